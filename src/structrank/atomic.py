@@ -1,0 +1,46 @@
+"""Atomic file writes: a crash never leaves a half-written file where a good one was.
+
+The content goes to a temporary file in the same folder, is flushed to disk, and is then
+renamed over the target (rename is atomic on POSIX and on Windows within one volume).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode="w", encoding="utf-8"):
+    """Open ``path`` for writing through a temporary file that replaces it on success.
+
+    On an exception inside the block the temporary file is removed and ``path`` is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    binary = "b" in mode
+    try:
+        with os.fdopen(fd, mode, **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_open(path, "w") as fh:
+        fh.write(text)
+
+
+def write_bytes_atomic(path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_open(path, "wb") as fh:
+        fh.write(data)

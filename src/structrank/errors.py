@@ -1,0 +1,43 @@
+"""structrank's own error types.
+
+Every problem with a user's input surfaces as one of these, with the file, the line and the
+field named, never as a traceback from deep inside numpy or scipy.
+"""
+
+from __future__ import annotations
+
+
+class StructRankError(Exception):
+    """Base class of every error structrank raises on purpose."""
+
+
+class DataFormatError(StructRankError, ValueError):
+    """A data, scores or model file that cannot be read as it stands.
+
+    Parameters
+    ----------
+    path : str or None
+        The file the problem is in.
+    line : int or None
+        1-based line number of the problem, when it has one.
+    problem : str
+        What is wrong, in words a user can act on.
+    field : str or None
+        The field of the line the problem is in (``"label"``, ``"qid"``, ``"feature 7"`` ...).
+    """
+
+    def __init__(self, path, line, problem, field=None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.field = field
+        self.problem = problem
+        where = self.path or "<input>"
+        if line is not None:
+            where += f", line {line}"
+        if field is not None:
+            where += f", {field}"
+        super().__init__(f"{where}: {problem}")
+
+
+class DataValidationError(StructRankError, ValueError):
+    """Arrays handed to structrank that do not fit together (lengths, groups, values)."""
