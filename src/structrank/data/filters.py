@@ -1,0 +1,54 @@
+"""Query filters used by the papers' data preparation.
+
+Each returns a new dataset and leaves the input untouched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from structrank.data.dataset import RankingDataset
+
+
+def _per_query_counts(ds: RankingDataset, mask):
+    if ds.n_rows == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.add.reduceat(mask.astype(np.int64), ds.offsets[:-1])
+
+
+def keep_queries(ds: RankingDataset, keep) -> RankingDataset:
+    """The dataset restricted to the queries where the boolean ``keep`` (one per query) is true."""
+    return ds.take_queries(np.flatnonzero(np.asarray(keep, dtype=bool)))
+
+
+def drop_queries_without_relevant(ds: RankingDataset, min_label: int = 1) -> RankingDataset:
+    """Drop queries that have no document with label >= ``min_label``."""
+    return keep_queries(ds, _per_query_counts(ds, ds.y >= min_label) > 0)
+
+
+def drop_queries_without_irrelevant(ds: RankingDataset, min_label: int = 1) -> RankingDataset:
+    """Drop queries whose every document has label >= ``min_label``."""
+    return keep_queries(ds, _per_query_counts(ds, ds.y < min_label) > 0)
+
+
+def keep_queries_with_both(ds: RankingDataset, min_label: int = 1) -> RankingDataset:
+    """Keep queries with at least one relevant and one irrelevant document (WikiQA's filter)."""
+    return drop_queries_without_irrelevant(drop_queries_without_relevant(ds, min_label), min_label)
+
+
+def cap_candidates(ds: RankingDataset, max_per_query: int, random_state=None) -> RankingDataset:
+    """Keep at most ``max_per_query`` documents of each query.
+
+    With ``random_state=None`` the first documents are kept (the order of the file, which for
+    candidate lists is the retrieval order); otherwise a seeded uniform sample, in file order.
+    """
+    if max_per_query < 1:
+        raise ValueError(f"max_per_query must be >= 1, got {max_per_query}")
+    rng = None if random_state is None else np.random.default_rng(random_state)
+    rows = []
+    for piece in ds.query_slices():
+        idx = np.arange(piece.start, piece.stop)
+        if idx.size > max_per_query:
+            idx = idx[:max_per_query] if rng is None else np.sort(rng.choice(idx, max_per_query, replace=False))
+        rows.append(idx)
+    return ds.take_rows(np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64))

@@ -1,0 +1,301 @@
+"""LETOR / SVMlight text files (plain or .gz), their ``.query`` group files, and scores files.
+
+A line is ``label qid:Q idx:value ... # comment``; LETOR puts ``docid = ID`` (and for LETOR 4.0
+``inc`` and ``prob``) in the comment. Parsing is sklearn's ``load_svmlight_file`` (compiled,
+fast); this module adds what it does not do: document ids from the comments, group sizes from a
+LightGBM-style ``FILE.query`` file when rows carry no qid, and checks that name the file, the
+line and the field of a problem (sklearn reports neither, and silently accepts NaN, fractional
+labels and lines without a qid among lines with one).
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import math
+import re
+import zlib
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+from structrank.atomic import atomic_open
+from structrank.data.dataset import RankingDataset
+from structrank.errors import DataFormatError
+
+_DOCID = re.compile(rb"docid\s*=\s*(\S+)")
+
+
+def read_bytes(path) -> bytes:
+    """The bytes of a file, decompressed when it is gzip (by magic number, not by name)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataFormatError(path, None, "file not found") from None
+    except IsADirectoryError:
+        raise DataFormatError(path, None, "is a folder, not a file") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise DataFormatError(path, None, f"corrupt or truncated gzip data ({exc})") from None
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    return raw
+
+
+def _scan_lines(raw: bytes):
+    """Line numbers, presence of a qid, and comments of the data rows (blank and '#' lines skipped)."""
+    line_numbers, has_qid, comments = [], [], []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        data, hash_, comment = line.partition(b"#")
+        if not data.strip():
+            continue
+        line_numbers.append(number)
+        has_qid.append(b"qid:" in data)
+        comments.append(comment.strip() if hash_ else None)
+    return np.asarray(line_numbers, dtype=np.int64), np.asarray(has_qid, dtype=bool), comments
+
+
+def _parse_number(path, number, token, field, kind=float):
+    try:
+        value = kind(token)
+    except ValueError:
+        raise DataFormatError(path, number, f"{token.decode(errors='replace')!r} is not a number", field) from None
+    return value
+
+
+def _locate_parse_error(path, raw: bytes, original: Exception):
+    """Re-read line by line to name the line and field that sklearn's parser rejected."""
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        data = line.partition(b"#")[0]
+        tokens = data.split()
+        if not tokens:
+            continue
+        _parse_number(path, number, tokens[0], "label")
+        last = 0
+        for position, token in enumerate(tokens[1:], start=2):
+            name, colon, value = token.partition(b":")
+            if not colon or not name or not value:
+                raise DataFormatError(
+                    path, number, f"token {position} {token.decode(errors='replace')!r} is not 'index:value'"
+                )
+            if name == b"qid":
+                if position != 2:
+                    raise DataFormatError(path, number, "qid must come right after the label", "qid")
+                _parse_number(path, number, value, "qid", int)
+                continue
+            index = _parse_number(path, number, name, f"feature index {name.decode(errors='replace')}", int)
+            _parse_number(path, number, value, f"feature {index}")
+            if index < 1:
+                raise DataFormatError(path, number, f"feature index {index} < 1 (indices are 1-based)", f"feature {index}")
+            if index <= last:
+                raise DataFormatError(
+                    path, number, f"feature index {index} after {last}: indices must increase", f"feature {index}"
+                )
+            last = index
+    raise DataFormatError(path, None, f"cannot be parsed as SVMlight/LETOR: {original}")
+
+
+def _read_group_sizes(path, n_rows) -> np.ndarray:
+    raw = read_bytes(path)
+    sizes = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        token = line.strip()
+        if not token:
+            continue
+        size = _parse_number(path, number, token, "group size", int)
+        if size <= 0:
+            raise DataFormatError(path, number, f"group size {size} is not positive", "group size")
+        sizes.append(size)
+    total = int(np.sum(sizes)) if sizes else 0
+    if total != n_rows:
+        raise DataFormatError(path, None, f"group sizes add up to {total}, but the data file has {n_rows} rows")
+    return np.asarray(sizes, dtype=np.int64)
+
+
+def query_file_for(path) -> Path | None:
+    """The LightGBM-style group file beside ``path`` (``train.txt.query``; for ``train.txt.gz``
+    also ``train.txt.gz.query``), if there is one."""
+    path = Path(path)
+    candidates = [Path(str(path) + ".query")]
+    if path.suffix == ".gz":
+        candidates.append(path.with_suffix(".query"))  # train.txt.gz -> train.txt.query
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> RankingDataset:
+    """Read a LETOR/SVMlight file (plain or .gz) into a RankingDataset.
+
+    Parameters
+    ----------
+    path : str or Path
+    n_features : int, optional
+        Number of columns (so that train and test files agree); the largest index seen by default.
+    dtype : numpy dtype of X (float64 by default, float32 to halve memory).
+    query_file : str or Path, optional
+        Group sizes, one per line (LightGBM's ``.query`` format). Used when the rows carry no
+        qid; found beside ``path`` automatically when not given.
+
+    Returns
+    -------
+    RankingDataset with CSR ``X``, int labels, qids, docids (from ``#docid = ...``; None when
+    the file has none) and the comments.
+
+    Raises
+    ------
+    DataFormatError naming the file, the line and the field of the first problem.
+
+    Notes
+    -----
+    Rows whose query's rows are not contiguous are grouped stably by qid with a warning; the
+    dataset's ``row_order`` then maps rows back to the file so scores are written in file order.
+
+    Examples
+    --------
+    >>> ds = read_letor("MQ2008/Fold1/test.txt.gz")   # doctest: +SKIP
+    >>> ds.n_queries, ds.docids[0]                     # doctest: +SKIP
+    (156, 'GX004-93-7097963')
+    """
+    path = Path(path)
+    raw = read_bytes(path)
+    line_numbers, has_qid, comments = _scan_lines(raw)
+    if line_numbers.size == 0:
+        raise DataFormatError(path, None, "holds no data rows (empty file)")
+    try:
+        X, y, qid = load_svmlight_file(
+            io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True, zero_based=False
+        )
+    except ValueError as exc:
+        _locate_parse_error(path, raw, exc)
+    if X.shape[0] != line_numbers.size:  # sklearn skipped or merged something we did not expect
+        _locate_parse_error(path, raw, ValueError(f"{X.shape[0]} rows parsed from {line_numbers.size} lines"))
+
+    if has_qid.any() and not has_qid.all():
+        bad = int(np.flatnonzero(~has_qid)[0])
+        raise DataFormatError(path, int(line_numbers[bad]), "no qid on this row while other rows have one", "qid")
+    if not has_qid.any():
+        group_path = Path(query_file) if query_file is not None else query_file_for(path)
+        if group_path is None:
+            raise DataFormatError(
+                path, int(line_numbers[0]), "rows carry no qid and there is no FILE.query with group sizes beside it",
+                "qid",
+            )
+        sizes = _read_group_sizes(group_path, X.shape[0])
+        qid = np.repeat(np.arange(1, sizes.size + 1), sizes)
+
+    _check_labels(path, y, line_numbers)
+    _check_finite(path, X, line_numbers)
+
+    docids = None
+    if any(c is not None and _DOCID.search(c) for c in comments[:1] + comments[-1:]):
+        docids = []
+        for row, comment in enumerate(comments):
+            match = _DOCID.search(comment) if comment is not None else None
+            if match is None:
+                raise DataFormatError(path, int(line_numbers[row]), "no '#docid = ...' comment while other rows have one", "docid")
+            docids.append(match.group(1).decode("utf-8", errors="replace"))
+    text_comments = np.array([(c or b"").decode("utf-8", errors="replace") for c in comments], dtype=object)
+    return RankingDataset.from_arrays(
+        X, y, qid, docids=docids, comments=text_comments, source=str(path)
+    )
+
+
+def _check_labels(path, y, line_numbers):
+    bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y != np.round(y)))
+    if bad.size:
+        row = int(bad[0])
+        raise DataFormatError(
+            path, int(line_numbers[row]), f"label {y[row]!r} is not a non-negative integer", "label"
+        )
+
+
+def _check_finite(path, X, line_numbers):
+    bad = np.flatnonzero(~np.isfinite(X.data))
+    if bad.size:
+        position = int(bad[0])
+        row = int(np.searchsorted(X.indptr, position, side="right") - 1)
+        column = int(X.indices[position]) + 1
+        raise DataFormatError(
+            path, int(line_numbers[row]), f"value {X.data[position]!r} is not finite", f"feature {column}"
+        )
+
+
+def _format_value(value: float) -> str:
+    # Shortest text that reads back to the same float; integers without a trailing '.0'.
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+def write_letor(path, dataset: RankingDataset, zero_features=None) -> None:
+    """Write a dataset as a LETOR/SVMlight file (gzip when the name ends in .gz), atomically.
+
+    Rows are written in the dataset's order with ``qid:`` and, when the dataset has them, the
+    original comments (or ``#docid = ...``). Dense matrices are written with every feature, as
+    LETOR does; sparse ones with their stored entries only (``zero_features=True`` forces all).
+    """
+    X = dataset.X
+    dense = not sp.issparse(X) if zero_features is None else zero_features
+    X = sp.csr_matrix(X)
+    path = Path(path)
+    lines = []
+    for row in range(X.shape[0]):
+        start, end = X.indptr[row], X.indptr[row + 1]
+        if dense:
+            values = np.zeros(X.shape[1])
+            values[X.indices[start:end]] = X.data[start:end]
+            pairs = enumerate(values, start=1)
+        else:
+            pairs = zip(X.indices[start:end] + 1, X.data[start:end])
+        parts = [str(int(dataset.y[row])), f"qid:{dataset.qid[row]}"]
+        parts += [f"{i}:{_format_value(v)}" for i, v in pairs]
+        if dataset.comments is not None and dataset.comments[row]:
+            parts.append("#" + str(dataset.comments[row]))
+        elif dataset.docids is not None:
+            parts.append(f"#docid = {dataset.docids[row]}")
+        lines.append(" ".join(parts))
+    text = ("\n".join(lines) + "\n").encode("utf-8")
+    if path.name.endswith(".gz"):
+        text = gzip.compress(text, mtime=0)
+    with atomic_open(path, "wb") as fh:
+        fh.write(text)
+
+
+def read_scores(path, n_rows=None, data_path=None) -> np.ndarray:
+    """Read a scores file: one float per line, in the order of the data file's rows.
+
+    Raises DataFormatError for a line that is not a finite number, or when ``n_rows`` is given
+    and the count differs (naming ``data_path`` in the message).
+    """
+    raw = read_bytes(path)
+    lines = raw.split(b"\n")
+    if lines and lines[-1].strip() == b"":
+        lines = lines[:-1]  # the final newline
+    scores = np.empty(len(lines), dtype=np.float64)
+    for number, line in enumerate(lines, start=1):
+        token = line.strip()
+        if not token:
+            raise DataFormatError(path, number, "empty line where a score was expected", "score")
+        try:
+            value = float(token)
+        except ValueError:
+            raise DataFormatError(path, number, f"{token.decode(errors='replace')!r} is not a number", "score") from None
+        if not math.isfinite(value):
+            raise DataFormatError(path, number, f"score {value} is not finite", "score")
+        scores[number - 1] = value
+    if n_rows is not None and scores.shape[0] != n_rows:
+        against = f" {data_path}" if data_path is not None else " the data"
+        raise DataFormatError(path, None, f"has {scores.shape[0]} scores but{against} has {n_rows} rows")
+    return scores
+
+
+def write_scores(path, scores) -> None:
+    """Write one score per line (shortest round-trip text), atomically."""
+    scores = np.asarray(scores, dtype=np.float64).ravel()
+    with atomic_open(path, "w") as fh:
+        fh.write("".join(f"{float(s)!r}\n" for s in scores))

@@ -1,0 +1,192 @@
+"""Run a list of experiment runs once each, resumably, optionally in parallel.
+
+Every ``structrank reproduce EXPERIMENT`` builds its list of :class:`RunSpec` and hands it to
+:func:`run_all` with a function that performs one run. Finished runs go to a
+:class:`~structrank.experiments.store.ResultStore` as they finish, so an interrupted
+reproduction started again does only the runs that had not finished.
+
+Example
+-------
+>>> import tempfile, os
+>>> from structrank.experiments import ResultStore, RunSpec, run_all
+>>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "runs.sqlite"))
+>>> specs = [RunSpec("demo2024", "toy", fold=f, model="mean") for f in range(3)]
+>>> def run_fn(spec):
+...     return [("map", "letor4", 0.5 + 0.1 * spec.fold)]
+>>> rows = run_all(specs, run_fn, store, progress=False)
+>>> [round(r["value"], 2) for r in rows]
+[0.5, 0.6, 0.7]
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from tqdm.auto import tqdm
+
+from structrank.errors import StructRankError
+from structrank.experiments.store import ResultStore, RunKey, _measurement
+
+#: A run to do is fully described by its key: the parameters say everything the run needs.
+RunSpec = RunKey
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured value of a run (what ``run_fn`` may return a list of).
+
+    >>> Measurement("ndcg@10", "letor4", 0.42)
+    Measurement(metric='ndcg@10', convention='letor4', value=0.42)
+    """
+
+    metric: str
+    convention: str
+    value: float
+
+
+class RunFailedError(StructRankError):
+    """A run raised; nothing of it was recorded (the runs finished before it were).
+
+    The original exception is the ``__cause__``; ``spec`` is the run that failed.
+    """
+
+    def __init__(self, spec: RunKey, detail: str = ""):
+        self.spec = spec
+        message = f"run failed: {spec.label()}"
+        super().__init__(message + ("\n" + detail if detail else ""))
+
+
+@dataclass
+class _Outcome:
+    spec: RunKey
+    rows: list | None
+    seconds: float
+    error: BaseException | None = None
+    detail: str = ""
+
+
+def _timed_call(run_fn: Callable[[RunKey], Any], spec: RunKey) -> _Outcome:
+    """Perform one run, timing it; an error is returned (not raised) so we know whose it was."""
+    start = time.perf_counter()
+    try:
+        # Checking the values here (in the worker) makes a malformed result a failure of this
+        # run, reported with its spec, rather than an obscure error in the parent.
+        rows = [_measurement(row) for row in run_fn(spec)]
+        if not rows:
+            raise ValueError("run_fn returned no measurements")
+    except Exception as exc:  # noqa: BLE001 -- reported to the caller as RunFailedError
+        return _Outcome(spec, None, time.perf_counter() - start, exc, traceback.format_exc())
+    return _Outcome(spec, rows, time.perf_counter() - start)
+
+
+def _unique(specs: Iterable[RunKey]) -> list[RunKey]:
+    seen, unique = set(), []
+    for spec in specs:
+        if not isinstance(spec, RunKey):
+            raise TypeError(f"specs must be RunSpec objects, got {type(spec).__name__}")
+        if spec not in seen:
+            seen.add(spec)
+            unique.append(spec)
+    return unique
+
+
+def _outcomes(run_fn, todo, n_jobs, backend):
+    """Yield each run's outcome as it finishes."""
+    if n_jobs in (None, 1) or len(todo) <= 1:
+        # In-process: simplest to debug, and no pickling of run_fn.
+        for spec in todo:
+            yield _timed_call(run_fn, spec)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
+    results = parallel(delayed(_timed_call)(run_fn, spec) for spec in todo)
+    try:
+        yield from results
+    finally:
+        # Closing the generator cancels the runs not yet started when we stop early.
+        results.close()
+
+
+def run_all(
+    specs: Iterable[RunKey],
+    run_fn: Callable[[RunKey], Iterable],
+    store: ResultStore,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    desc: str | None = None,
+    backend: str | None = None,
+) -> list[dict]:
+    """Run every spec not yet in ``store``, record each as it finishes, return all results.
+
+    Parameters
+    ----------
+    specs : iterable of RunSpec
+        The runs of the experiment; duplicates are run once.
+    run_fn : callable
+        ``run_fn(spec)`` performs one run and returns its measured values: an iterable of
+        ``(metric, convention, value)`` tuples or :class:`Measurement` objects. With
+        ``n_jobs != 1`` it must be picklable (a module-level function).
+    store : ResultStore
+        Where finished runs are recorded, and looked up to skip them.
+    n_jobs : int, default 1
+        Runs in parallel, through ``joblib.Parallel`` (``-1``: all cores). The parent process
+        records each run as it finishes, whatever the order.
+    progress : bool, default True
+        Show a progress bar over the runs (tqdm; it stays quiet when stderr is not a terminal).
+    desc : str, optional
+        The progress bar's label; the experiment name by default.
+    backend : str, optional
+        joblib backend (``"loky"`` by default, ``"threading"`` for run functions that release
+        the GIL).
+
+    Returns
+    -------
+    list of dict
+        The long-form records (:data:`~structrank.experiments.store.COLUMNS`) of all ``specs``,
+        read back from the store in a fixed order, so the table is the same whether the runs
+        happened now, earlier, in parallel or not.
+
+    Raises
+    ------
+    RunFailedError
+        When a run raises (its exception is the ``__cause__``). Nothing of that run is
+        recorded; the runs that finished before it stay recorded, so calling ``run_all`` again
+        resumes from there.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "runs.sqlite"))
+    >>> specs = [RunSpec("e", "d", seed=s, model="m") for s in range(2)]
+    >>> calls = []
+    >>> def run_fn(spec):
+    ...     calls.append(spec.seed)
+    ...     return [Measurement("map", "trec", 1.0)]
+    >>> len(run_all(specs, run_fn, store, progress=False))
+    2
+    >>> len(run_all(specs, run_fn, store, progress=False)), calls   # the second call runs nothing
+    (2, [0, 1])
+    """
+    specs = _unique(specs)
+    done = store.completed_keys()
+    todo = [spec for spec in specs if spec not in done]
+    if desc is None:
+        names = sorted({spec.experiment for spec in specs})
+        desc = names[0] if len(names) == 1 else "runs"
+    # disable=None lets tqdm switch itself off when stderr is not a terminal (logs, CI).
+    bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc=desc, unit="run",
+               disable=None if progress else True)
+    try:
+        for outcome in _outcomes(run_fn, todo, n_jobs, backend):
+            if outcome.error is not None:
+                raise RunFailedError(outcome.spec, outcome.detail) from outcome.error
+            store.record(outcome.spec, outcome.rows, outcome.seconds)
+            bar.update(1)
+    finally:
+        bar.close()
+    return store.rows(specs)

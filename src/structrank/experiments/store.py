@@ -1,0 +1,417 @@
+"""A durable record of finished experiment runs, in one SQLite file.
+
+A *run* is one model trained and evaluated once: it is identified by a :class:`RunKey`
+(experiment, dataset, split, fold, seed, model, params) and produces many measured values
+(metric, convention, value). The store writes a run's values, its seconds and its finish time in
+one transaction, so after a crash a run is either wholly recorded or not at all, and a resumed
+experiment can skip exactly the runs that finished.
+
+SQLite runs in WAL mode with a busy timeout, so several processes may open the same file and
+record runs into it (readers never block the writer).
+
+Example
+-------
+>>> import tempfile, os
+>>> from structrank.experiments.store import ResultStore, RunKey
+>>> path = os.path.join(tempfile.mkdtemp(), "runs.sqlite")
+>>> key = RunKey("demo2024", "toy", model="svm-map", params={"C": 1.0})
+>>> store = ResultStore(path)
+>>> store.record(key, [("map", "letor4", 0.5), ("ndcg@10", "letor4", 0.75)], seconds=1.5)
+True
+>>> store.has(key), len(store.rows())
+(True, 2)
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from structrank.atomic import atomic_open
+from structrank.errors import StructRankError
+
+#: Columns of ``results.csv`` and of every record :meth:`ResultStore.rows` returns, in order.
+COLUMNS = (
+    "experiment", "dataset", "split", "fold", "seed", "model", "params",
+    "metric", "convention", "value", "seconds",
+)
+KEY_FIELDS = ("experiment", "dataset", "split", "fold", "seed", "model", "params")
+
+_SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      INTEGER PRIMARY KEY,
+    experiment  TEXT NOT NULL,
+    dataset     TEXT NOT NULL,
+    split       TEXT NOT NULL,
+    fold        NOT NULL,            -- no type: an int fold stays an int, a named fold a str
+    seed        INTEGER NOT NULL,
+    model       TEXT NOT NULL,
+    params      TEXT NOT NULL,       -- canonical JSON (sorted keys), part of the identity
+    seconds     REAL NOT NULL,
+    finished_at TEXT NOT NULL,
+    UNIQUE (experiment, dataset, split, fold, seed, model, params)
+);
+CREATE TABLE IF NOT EXISTS measurements (
+    run_id     INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    metric     TEXT NOT NULL,
+    convention TEXT NOT NULL,
+    value      REAL,                 -- NULL stands for NaN (SQLite stores no NaN)
+    PRIMARY KEY (run_id, metric, convention)
+);
+"""
+
+
+def _jsonable(obj):
+    # numpy scalars and arrays show up in parameter grids; JSON knows neither.
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    raise TypeError(f"parameter value {obj!r} of type {type(obj).__name__} is not JSON-serialisable")
+
+
+def canonical_params(params: Mapping[str, Any] | str | None) -> str:
+    """The canonical JSON text of a parameter dict: sorted keys, no spaces.
+
+    Two dicts with the same items give the same text whatever their insertion order, so the text
+    can be part of a run's identity. Note that ``1`` and ``1.0`` stay different.
+
+    >>> canonical_params({"b": 2, "a": 1.0})
+    '{"a":1.0,"b":2}'
+    """
+    if params is None:
+        params = {}
+    if isinstance(params, str):
+        params = json.loads(params)
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    return json.dumps(dict(params), sort_keys=True, separators=(",", ":"), default=_jsonable,
+                      allow_nan=True)
+
+
+@dataclass(frozen=True, eq=False)
+class RunKey:
+    """The identity of one run: what was trained, on what, and how.
+
+    Parameters
+    ----------
+    experiment : str
+        Experiment name (``"chakrabarti2008"``).
+    dataset : str
+        Dataset name (``"MQ2008"``).
+    split : str, default "test"
+        Which part of the data the values were measured on.
+    fold : int or str, default 0
+        Cross-validation fold (an index or a name such as ``"Fold1"``).
+    seed : int, default 0
+        Random seed of the run.
+    model : str
+        Model short name (``"svm-map"``).
+    params : dict
+        Model and run parameters; compared through their canonical JSON text.
+
+    Examples
+    --------
+    >>> RunKey("e", "d", model="m", params={"a": 1, "b": 2}) == RunKey(
+    ...     "e", "d", model="m", params={"b": 2, "a": 1})
+    True
+    """
+
+    experiment: str
+    dataset: str
+    split: str = "test"
+    fold: int | str = 0
+    seed: int = 0
+    model: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("experiment", "dataset", "split", "model"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"RunKey.{name} must be a non-empty string, got {value!r}")
+        fold = self.fold
+        if hasattr(fold, "item"):  # numpy integer
+            fold = fold.item()
+        if isinstance(fold, bool) or not isinstance(fold, (int, str)):
+            raise ValueError(f"RunKey.fold must be an int or a str, got {self.fold!r}")
+        object.__setattr__(self, "fold", fold)
+        object.__setattr__(self, "seed", int(self.seed))
+        params = json.loads(self.params) if isinstance(self.params, str) else dict(self.params)
+        object.__setattr__(self, "params", params)
+        # Computing it now also rejects parameters that cannot be stored.
+        object.__setattr__(self, "_params_json", canonical_params(params))
+
+    @property
+    def params_json(self) -> str:
+        """The canonical JSON text of :attr:`params`."""
+        return self._params_json
+
+    def as_tuple(self) -> tuple:
+        """The key as stored: the seven key fields, params as canonical JSON."""
+        return (self.experiment, self.dataset, self.split, self.fold, self.seed, self.model,
+                self._params_json)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "RunKey":
+        """The key of a long-form record (a dict with the key columns)."""
+        return cls(**{name: record[name] for name in KEY_FIELDS})
+
+    def label(self) -> str:
+        """A short human-readable name, for logs and progress bars."""
+        return (f"{self.experiment}/{self.dataset}/{self.split}/fold={self.fold}/"
+                f"seed={self.seed}/{self.model}{self._params_json}")
+
+    # Equality and hashing go through the canonical tuple: params is a dict (unhashable), and
+    # {"C": 1} must equal itself however it was built.
+    def __eq__(self, other):
+        if not isinstance(other, RunKey):
+            return NotImplemented
+        return self.as_tuple() == other.as_tuple()
+
+    def __hash__(self):
+        return hash(self.as_tuple())
+
+
+def _as_key(key) -> RunKey:
+    if isinstance(key, RunKey):
+        return key
+    if isinstance(key, Mapping):
+        return RunKey.from_record(key)
+    raise TypeError(f"expected a RunKey, got {type(key).__name__}")
+
+
+def _measurement(row) -> tuple[str, str, float | None]:
+    """(metric, convention, value) from a tuple, a mapping or an object with those attributes."""
+    if isinstance(row, Mapping):
+        metric, convention, value = row["metric"], row["convention"], row["value"]
+    elif hasattr(row, "metric"):
+        metric, convention, value = row.metric, row.convention, row.value
+    else:
+        metric, convention, value = row
+    if not isinstance(metric, str) or not metric or not isinstance(convention, str):
+        raise ValueError(f"a measurement needs a metric name and a convention, got {row!r}")
+    value = float(value)
+    return metric, convention, (None if math.isnan(value) else value)
+
+
+class ResultStore:
+    """Finished runs and their measured values, kept in a SQLite file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The database file; created (with its folder) when missing.
+    timeout : float, default 60
+        Seconds to wait for another process's write lock before giving up.
+
+    Notes
+    -----
+    The object may be pickled (to joblib workers, say): the connection is not, and is opened
+    again in the process that uses it.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "r.sqlite"))
+    >>> key = RunKey("e", "d", model="m")
+    >>> store.record(key, [("map", "letor4", 0.25)], seconds=0.1)
+    True
+    >>> store.rows()[0]["value"]
+    0.25
+    >>> store.close()
+    """
+
+    def __init__(self, path, timeout: float = 60.0):
+        self.path = Path(path)
+        self.timeout = float(timeout)
+        self._conn = None
+        self._pid = None
+        self._connect()
+
+    # -- connection ---------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        # A connection must not cross a fork, so each process opens its own.
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: we issue BEGIN ourselves, so a run's rows share one transaction.
+        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
+                               check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, _SCHEMA_VERSION):
+                raise StructRankError(
+                    f"{self.path}: result store schema version {version}, expected "
+                    f"{_SCHEMA_VERSION}; move the old file away to start afresh")
+            # One statement at a time: executescript() would COMMIT our transaction early.
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            conn.close()
+            raise
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    def close(self) -> None:
+        """Close the connection (it is opened again when the store is used)."""
+        if self._conn is not None and self._pid == os.getpid():
+            self._conn.close()
+        self._conn = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __getstate__(self):
+        return {"path": self.path, "timeout": self.timeout}
+
+    def __setstate__(self, state):
+        self.path, self.timeout = state["path"], state["timeout"]
+        self._conn = self._pid = None
+
+    def __repr__(self):
+        return f"ResultStore({str(self.path)!r})"
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def record(self, key, rows: Iterable, seconds: float) -> bool:
+        """Record one finished run: all its measured values, its seconds and the time, at once.
+
+        Parameters
+        ----------
+        key : RunKey
+            The run.
+        rows : iterable
+            Its measured values, each a ``(metric, convention, value)`` tuple, a mapping with
+            those keys, or an object with those attributes. NaN values are kept as NaN.
+        seconds : float
+            Wall-clock seconds the run took.
+
+        Returns
+        -------
+        bool
+            True when recorded; False when the run was already recorded (by another process,
+            say) -- the first finished result is kept, the new one dropped.
+
+        Raises
+        ------
+        ValueError
+            When ``rows`` is empty, malformed, or names a (metric, convention) twice; nothing is
+            recorded then.
+        """
+        key = _as_key(key)
+        measured = [_measurement(row) for row in rows]
+        if not measured:
+            raise ValueError(f"run {key.label()} measured nothing; a run needs at least one value")
+        pairs = [(m, c) for m, c, _ in measured]
+        if len(set(pairs)) != len(pairs):
+            raise ValueError(f"run {key.label()} measured a (metric, convention) twice: {pairs}")
+        finished = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        conn = self._connect()
+        # IMMEDIATE takes the write lock now, so the existence check and the insert cannot be
+        # interleaved with another process's insert of the same key.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO runs (experiment, dataset, split, fold, seed, model, params,"
+                " seconds, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key.as_tuple(), float(seconds), finished))
+            if cursor.rowcount == 0:
+                conn.execute("ROLLBACK")
+                return False
+            run_id = cursor.lastrowid
+            conn.executemany(
+                "INSERT INTO measurements (run_id, metric, convention, value) VALUES (?, ?, ?, ?)",
+                [(run_id, m, c, v) for m, c, v in measured])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return True
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def has(self, key) -> bool:
+        """Whether the run ``key`` is recorded."""
+        key = _as_key(key)
+        row = self._connect().execute(
+            "SELECT 1 FROM runs WHERE experiment=? AND dataset=? AND split=? AND fold=? AND seed=?"
+            " AND model=? AND params=?", key.as_tuple()).fetchone()
+        return row is not None
+
+    def completed_keys(self) -> set[RunKey]:
+        """The keys of every recorded run."""
+        cursor = self._connect().execute(
+            "SELECT experiment, dataset, split, fold, seed, model, params FROM runs")
+        return {RunKey(*row) for row in cursor}
+
+    def __len__(self) -> int:
+        """The number of recorded runs."""
+        return self._connect().execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+    def rows(self, keys: Iterable | None = None) -> list[dict]:
+        """Every measured value in long form, one dict per value with the :data:`COLUMNS`.
+
+        Parameters
+        ----------
+        keys : iterable of RunKey, optional
+            Only the values of these runs (those recorded); all runs when None.
+
+        Returns
+        -------
+        list of dict
+            Sorted by the key fields, then metric and convention, so the order never depends
+            on the order the runs finished in. ``params`` is the canonical JSON text; a stored
+            NaN comes back as ``float("nan")``.
+        """
+        cursor = self._connect().execute(
+            "SELECT r.experiment, r.dataset, r.split, r.fold, r.seed, r.model, r.params,"
+            " m.metric, m.convention, m.value, r.seconds"
+            " FROM runs r JOIN measurements m ON m.run_id = r.run_id"
+            " ORDER BY r.experiment, r.dataset, r.split, r.fold, r.seed, r.model, r.params,"
+            " m.metric, m.convention")
+        wanted = None if keys is None else {_as_key(k).as_tuple() for k in keys}
+        records = []
+        for row in cursor:
+            if wanted is not None and row[:7] not in wanted:
+                continue
+            record = dict(zip(COLUMNS, row))
+            if record["value"] is None:
+                record["value"] = float("nan")
+            records.append(record)
+        return records
+
+    def to_csv(self, path, keys: Iterable | None = None) -> Path:
+        """Write :meth:`rows` to ``path`` as CSV (header :data:`COLUMNS`), atomically.
+
+        Floats are written with ``repr``, so reading the file gives back the same numbers.
+        """
+        path = Path(path)
+        with atomic_open(path, "w") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(COLUMNS)
+            for record in self.rows(keys):
+                writer.writerow([repr(v) if isinstance(v, float) else v
+                                 for v in (record[c] for c in COLUMNS)])
+        return path

@@ -1,0 +1,27 @@
+"""Ranking metrics under named conventions (letor4, letor3, mslr, trec, semeval).
+
+See ``structrank.metrics.conventions`` for the rules of each; every function here takes the
+convention by name and every result carries it.
+"""
+
+from structrank.metrics.conventions import CONVENTIONS, Convention, get_convention
+from structrank.metrics.evaluate import (
+    DEFAULT_METRICS,
+    EvaluationResult,
+    canonical_name,
+    evaluate,
+    parse_metric,
+    rank_order,
+)
+
+__all__ = [
+    "CONVENTIONS",
+    "DEFAULT_METRICS",
+    "Convention",
+    "EvaluationResult",
+    "canonical_name",
+    "evaluate",
+    "get_convention",
+    "parse_metric",
+    "rank_order",
+]

@@ -1,0 +1,120 @@
+"""Named metric conventions: the rules of each official evaluation tool, stated in one place.
+
+The same ranking scores differently under different tools (labels [2, 0, 1, 0, 0] in score
+order: NDCG@3 = 0.9502 under "trec", 0.9077 under "letor4"), so every number structrank reports
+carries the name of the convention it was computed under. Each convention fixes:
+
+- gain: the NDCG gain of a label;
+- discount: the NDCG discount of a rank;
+- relevant: the smallest label that counts as relevant for AP, P@k, RR and AUC;
+- ties: how documents with equal scores are ordered;
+- short lists: NDCG@k and P@k of a query with fewer than k documents;
+- empty queries: what a query without relevant documents scores (it always counts in the mean).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Convention:
+    """The rules of one evaluation tool.
+
+    Attributes
+    ----------
+    name : str
+    tool : str
+        The official tool this convention transcribes.
+    gain : {"exp2", "exp2_to2", "linear"}
+        ``exp2``: 2^l - 1; ``exp2_to2``: 2^l - 1 for labels 0, 1, 2 and 0 for any other label
+        (the LETOR 4.0 script's gain table); ``linear``: l.
+    discount : {"letor", "log2_rank_plus_1"}
+        ``letor``: 1 at ranks 1 and 2, 1/log2(p) at rank p >= 3; ``log2_rank_plus_1``: 1/log2(p+1).
+    relevant_from : int
+        Labels >= this are relevant for AP, P@k, RR and AUC.
+    ties : {"input", "docid_desc"}
+        ``input``: stable sort by descending score (equal scores keep the input order);
+        ``docid_desc``: equal scores ordered by document id in descending string order (trec_eval).
+    ndcg_short_zero : bool
+        NDCG@k is 0 for a query with fewer than k documents (else computed over the n there are).
+    precision_short : {"pad", "zero"}
+        P@k of a query with n < k documents: ``pad`` = relevant in the top n divided by k;
+        ``zero`` = 0.
+    ap_cutoff : int or None
+        AP only looks at the top ``ap_cutoff`` documents ("map" means MAP@10 for SemEval).
+    ap_denominator : {"relevant", "relevant_in_cutoff"}
+        AP divides by all relevant documents of the query, or by those found within the cutoff.
+    empty_value : float
+        The value of every metric for a query without a relevant document; it counts in the mean.
+    """
+
+    name: str
+    tool: str
+    gain: str
+    discount: str
+    relevant_from: int
+    ties: str
+    ndcg_short_zero: bool
+    precision_short: str
+    ap_cutoff: int | None
+    ap_denominator: str
+    empty_value: float = 0.0
+
+    def gains(self, labels) -> np.ndarray:
+        """NDCG gain of each label."""
+        labels = np.asarray(labels, dtype=np.float64)
+        if self.gain == "linear":
+            return labels
+        gains = np.exp2(labels) - 1.0
+        if self.gain == "exp2_to2":
+            gains[labels > 2] = 0.0
+        return gains
+
+    def discounts(self, n: int) -> np.ndarray:
+        """Discount of ranks 1..n (index 0 is rank 1)."""
+        ranks = np.arange(1, n + 1, dtype=np.float64)
+        if self.discount == "letor":
+            out = np.ones(n)
+            out[2:] = 1.0 / np.log2(ranks[2:])
+            return out
+        return 1.0 / np.log2(ranks + 1.0)
+
+    def describe(self) -> str:
+        """One paragraph a user can read next to a number."""
+        gain = {"exp2": "2^l - 1", "exp2_to2": "2^l - 1 for labels 0-2, 0 otherwise", "linear": "l (linear)"}[self.gain]
+        discount = {"letor": "1 at ranks 1-2, 1/log2(p) at rank p >= 3", "log2_rank_plus_1": "1/log2(p + 1)"}[self.discount]
+        ties = {"input": "stable by descending score (input order)", "docid_desc": "by document id, descending"}[self.ties]
+        ap = "AP" if self.ap_cutoff is None else f"AP@{self.ap_cutoff}"
+        denominator = "all relevant documents" if self.ap_denominator == "relevant" else "relevant documents found in the cut-off"
+        return (
+            f"{self.name} ({self.tool}): gain {gain}; discount {discount}; relevant = label >= {self.relevant_from}; "
+            f"ties {ties}; NDCG@k of a query with n < k documents "
+            f"{'is 0' if self.ndcg_short_zero else 'uses its n documents'}; P@k with n < k "
+            f"{'divides by k' if self.precision_short == 'pad' else 'is 0'}; {ap} divides by {denominator}; "
+            f"a query without relevant documents scores {self.empty_value:g} and counts in the mean."
+        )
+
+
+CONVENTIONS: dict[str, Convention] = {
+    c.name: c
+    for c in (
+        Convention("letor4", "LETOR 4.0 Eval-Score-4.0.pl", "exp2_to2", "letor", 1, "input", True, "pad", None, "relevant"),
+        Convention("letor3", "LETOR 3.0 Eval-Score-3.0.pl", "exp2_to2", "letor", 1, "input", True, "zero", None, "relevant"),
+        Convention("mslr", "MSLR-WEB evaluation script", "exp2", "letor", 2, "input", True, "pad", None, "relevant"),
+        Convention("trec", "trec_eval (pytrec_eval)", "linear", "log2_rank_plus_1", 1, "docid_desc", False, "pad", None, "relevant"),
+        Convention("semeval", "SemEval-2016 Task 3 scorer", "linear", "log2_rank_plus_1", 1, "input", False, "pad", 10, "relevant_in_cutoff"),
+    )
+}
+
+
+def get_convention(convention) -> Convention:
+    """A Convention from its name (or itself)."""
+    if isinstance(convention, Convention):
+        return convention
+    try:
+        return CONVENTIONS[str(convention).lower()]
+    except KeyError:
+        raise ValueError(f"unknown convention {convention!r}; known: {', '.join(CONVENTIONS)}") from None

@@ -1,0 +1,192 @@
+"""evaluate(): per-query and mean metrics of scored documents under a named convention."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from structrank.errors import DataValidationError
+from structrank.metrics import kernels
+from structrank.metrics.conventions import Convention, get_convention
+
+_METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|auc)(?:@(\d+))?$")
+_ALIASES = {"ap": "map", "rr": "mrr", "precision": "p"}
+
+DEFAULT_METRICS = ("map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
+
+
+def parse_metric(name: str) -> tuple[str, int]:
+    """Split a metric name into its family and cut-off (0 for none): ``"ndcg@10" -> ("ndcg", 10)``."""
+    match = _METRIC.match(name.strip().lower())
+    if match is None or (match.group(1) in ("p", "precision") and match.group(2) is None):
+        raise ValueError(
+            f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k or auc"
+        )
+    family = _ALIASES.get(match.group(1), match.group(1))
+    k = int(match.group(2) or 0)
+    if match.group(2) is not None and k < 1:
+        raise ValueError(f"metric {name!r}: the cut-off must be >= 1")
+    if family == "auc" and k:
+        raise ValueError("auc takes no cut-off")
+    return family, k
+
+
+def canonical_name(name: str) -> str:
+    family, k = parse_metric(name)
+    return f"{family}@{k}" if k else family
+
+
+@dataclass
+class EvaluationResult:
+    """Per-query and mean values of some metrics under one convention.
+
+    Attributes
+    ----------
+    metrics : dict {name: mean over queries}
+    per_query : dict {name: ndarray, aligned with ``qids``}
+    qids : ndarray, each query's id in order of first appearance
+    convention : str
+    """
+
+    metrics: dict
+    per_query: dict
+    qids: np.ndarray
+    convention: str
+    n_queries: int = field(init=False)
+
+    def __post_init__(self):
+        self.n_queries = int(self.qids.shape[0])
+
+    def to_dict(self, per_query: bool = True) -> dict:
+        """The JSON form of ``structrank evaluate --json``."""
+        out = {"convention": self.convention, "queries": self.n_queries, "metrics": dict(self.metrics)}
+        if per_query:
+            names = list(self.per_query)
+            out["per_query"] = {
+                str(q): {name: float(self.per_query[name][i]) for name in names} for i, q in enumerate(self.qids)
+            }
+        return out
+
+    def __getitem__(self, name):
+        return self.metrics[canonical_name(name)]
+
+
+def rank_order(scores, qid, docids=None, ties: str = "input"):
+    """Row order that ranks every query's documents, queries in order of first appearance.
+
+    Returns ``(order, offsets, query_ids)``: ``order[offsets[q]:offsets[q+1]]`` are the rows of
+    query q from best to worst.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    qid = np.asarray(qid)
+    n = scores.shape[0]
+    uniques, first, codes = np.unique(qid, return_index=True, return_inverse=True)
+    codes = codes.ravel()
+    # Queries are numbered by first appearance so that results follow the input's order.
+    appearance = np.empty(uniques.shape[0], dtype=np.int64)
+    appearance[np.argsort(first, kind="stable")] = np.arange(uniques.shape[0])
+    query_code = appearance[codes]
+    if ties == "input":
+        tiebreak = np.arange(n)
+    elif ties == "docid_desc":
+        if docids is None:
+            raise DataValidationError(
+                "this convention breaks ties by document id (trec_eval); pass docids"
+            )
+        _, docid_codes = np.unique(np.asarray(docids).astype(str), return_inverse=True)
+        tiebreak = -docid_codes.ravel()
+    else:
+        raise ValueError(f"unknown tie rule {ties!r}")
+    order = np.lexsort((tiebreak, -scores, query_code))
+    counts = np.bincount(query_code, minlength=uniques.shape[0])
+    offsets = np.zeros(uniques.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    query_ids = qid[np.sort(first)]
+    return order, offsets, query_ids
+
+
+def _check_inputs(y, scores, qid, docids):
+    y = np.asarray(y)
+    scores = np.asarray(scores, dtype=np.float64)
+    qid = np.asarray(qid)
+    if y.ndim != 1 or scores.ndim != 1 or qid.ndim != 1:
+        raise DataValidationError("y, scores and qid must be 1-dimensional")
+    if not (y.shape[0] == scores.shape[0] == qid.shape[0]):
+        raise DataValidationError(
+            f"y, scores and qid must have the same length, got {y.shape[0]}, {scores.shape[0]}, {qid.shape[0]}"
+        )
+    if docids is not None and np.asarray(docids).shape[0] != y.shape[0]:
+        raise DataValidationError(f"docids has {np.asarray(docids).shape[0]} entries for {y.shape[0]} rows")
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.size:
+        raise DataValidationError(f"score of row {int(bad[0])} is {scores[bad[0]]}: scores must be finite")
+    if y.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(y) | (y != np.round(y)) | (y < 0))
+    else:
+        bad = np.flatnonzero(y < 0)
+    if bad.size:
+        raise DataValidationError(f"label of row {int(bad[0])} is {y[bad[0]]!r}: labels must be non-negative integers")
+    return y.astype(np.int64), scores, qid
+
+
+def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docids=None) -> EvaluationResult:
+    """Per-query and mean ranking metrics of ``scores`` under a named convention.
+
+    Parameters
+    ----------
+    y : array of int, shape (n_rows,)
+        Relevance labels.
+    scores : array of float, shape (n_rows,)
+        Higher is better.
+    qid : array, shape (n_rows,)
+        Query of each row; rows of a query need not be contiguous.
+    metrics : iterable of str
+        Names such as ``"map"``, ``"mrr"``, ``"mrr@10"``, ``"ndcg@10"``, ``"ndcg"``, ``"p@5"``, ``"auc"``.
+    convention : str or Convention
+        ``"letor4"``, ``"letor3"``, ``"mslr"``, ``"trec"`` or ``"semeval"`` (see
+        ``structrank.metrics.CONVENTIONS``).
+    docids : array of str, optional
+        Needed by conventions that break ties by document id ("trec").
+
+    Returns
+    -------
+    EvaluationResult
+
+    Examples
+    --------
+    >>> r = evaluate([2, 0, 1, 0, 0], [5, 4, 3, 2, 1], [1] * 5, ["ndcg@3"], "letor4")
+    >>> round(r.metrics["ndcg@3"], 4)
+    0.9077
+    >>> r = evaluate([2, 0, 1, 0, 0], [5, 4, 3, 2, 1], [1] * 5, ["ndcg@3"], "trec", docids=list("abcde"))
+    >>> round(r.metrics["ndcg@3"], 4)
+    0.9502
+    """
+    conv: Convention = get_convention(convention)
+    names = [canonical_name(m) for m in metrics]
+    y, scores, qid = _check_inputs(y, scores, qid, docids)
+    order, offsets, query_ids = rank_order(scores, qid, docids, conv.ties)
+    labels = y[order]
+    relevant = (labels >= conv.relevant_from).astype(np.int8)
+    gains = conv.gains(labels)
+    sizes = np.diff(offsets)
+    discount = conv.discounts(int(sizes.max()) if sizes.size else 0)
+    per_query = {}
+    for name in dict.fromkeys(names):
+        family, k = parse_metric(name)
+        if family == "ndcg":
+            values = kernels.ndcg_kernel(gains, offsets, discount, k, conv.ndcg_short_zero, conv.empty_value)
+        elif family == "map":
+            cutoff = k or (conv.ap_cutoff or 0)
+            in_cutoff = conv.ap_denominator == "relevant_in_cutoff"
+            values = kernels.ap_kernel(relevant, offsets, cutoff, in_cutoff, conv.empty_value)
+        elif family == "mrr":
+            values = kernels.rr_kernel(relevant, offsets, k, conv.empty_value)
+        elif family == "p":
+            values = kernels.precision_kernel(relevant, offsets, k, conv.precision_short == "pad", conv.empty_value)
+        else:
+            values = kernels.auc_kernel(relevant, offsets, conv.empty_value)
+        per_query[name] = values
+    means = {name: float(np.mean(v)) if v.size else float("nan") for name, v in per_query.items()}
+    return EvaluationResult(means, per_query, query_ids, conv.name)

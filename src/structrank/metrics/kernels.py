@@ -1,0 +1,135 @@
+"""Per-query metric kernels: numba loops over flat arrays.
+
+Every kernel takes the query's documents already in rank order (``offsets[q]:offsets[q+1]``
+are query q's documents, best-ranked first) and writes one value per query. The Python layer
+(``evaluate``) only sorts and arranges; the rules of each convention arrive as plain arguments.
+Compiled with ``cache=True`` so that a second process does not compile again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def ndcg_kernel(gains, offsets, discount, k, short_zero, empty_value):
+    """NDCG@k per query (k <= 0: the whole list). ``gains`` are in rank order."""
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        start, end = offsets[q], offsets[q + 1]
+        n = end - start
+        depth = n if k <= 0 else min(k, n)
+        ideal = np.sort(gains[start:end])[::-1]
+        idcg = 0.0
+        for i in range(depth):
+            idcg += ideal[i] * discount[i]
+        if idcg <= 0.0:
+            out[q] = empty_value
+            continue
+        if short_zero and k > 0 and n < k:
+            out[q] = 0.0
+            continue
+        dcg = 0.0
+        for i in range(depth):
+            dcg += gains[start + i] * discount[i]
+        out[q] = dcg / idcg
+    return out
+
+
+@njit(cache=True)
+def ap_kernel(relevant, offsets, cutoff, denominator_in_cutoff, empty_value):
+    """Average precision per query; ``cutoff`` <= 0 means the whole list."""
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        start, end = offsets[q], offsets[q + 1]
+        n = end - start
+        depth = n if cutoff <= 0 else min(cutoff, n)
+        total = 0
+        for i in range(start, end):
+            total += relevant[i]
+        found = 0
+        precision_sum = 0.0
+        for i in range(depth):
+            if relevant[start + i]:
+                found += 1
+                precision_sum += found / (i + 1.0)
+        denominator = found if denominator_in_cutoff else total
+        out[q] = empty_value if total == 0 or denominator == 0 else precision_sum / denominator
+    return out
+
+
+@njit(cache=True)
+def precision_kernel(relevant, offsets, k, pad, empty_value):
+    """P@k per query: relevant in the top min(k, n) over k (``pad``), or 0 when n < k."""
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        start, end = offsets[q], offsets[q + 1]
+        n = end - start
+        total = 0
+        hits = 0
+        for i in range(n):
+            total += relevant[start + i]
+            if i < k:
+                hits += relevant[start + i]
+        if total == 0:
+            out[q] = empty_value
+        elif n < k and not pad:
+            out[q] = 0.0
+        else:
+            out[q] = hits / k
+    return out
+
+
+@njit(cache=True)
+def rr_kernel(relevant, offsets, k, empty_value):
+    """Reciprocal rank of the first relevant document within the top k (k <= 0: anywhere)."""
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        start, end = offsets[q], offsets[q + 1]
+        n = end - start
+        depth = n if k <= 0 else min(k, n)
+        out[q] = 0.0
+        total = 0
+        for i in range(n):
+            total += relevant[start + i]
+        if total == 0:
+            out[q] = empty_value
+            continue
+        for i in range(depth):
+            if relevant[start + i]:
+                out[q] = 1.0 / (i + 1.0)
+                break
+    return out
+
+
+@njit(cache=True)
+def auc_kernel(relevant, offsets, empty_value):
+    """Fraction of (relevant, irrelevant) pairs ranked in the right order.
+
+    A query without a relevant document scores ``empty_value``; one without an irrelevant
+    document is ranked perfectly whatever the order, and scores 1.
+    """
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        start, end = offsets[q], offsets[q + 1]
+        positives = 0
+        correct = 0
+        for i in range(start, end):
+            if relevant[i]:
+                positives += 1
+            else:
+                correct += positives  # every relevant document seen so far is above this one
+        negatives = (end - start) - positives
+        if positives == 0:
+            out[q] = empty_value
+        elif negatives == 0:
+            out[q] = 1.0
+        else:
+            out[q] = correct / (positives * negatives)
+    return out
