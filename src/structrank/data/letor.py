@@ -210,7 +210,7 @@ def _check_labels(path, y, line_numbers):
     if bad.size:
         row = int(bad[0])
         raise DataFormatError(
-            path, int(line_numbers[row]), f"label {y[row]!r} is not a non-negative integer", "label"
+            path, int(line_numbers[row]), f"label {float(y[row]):g} is not a non-negative integer", "label"
         )
 
 
@@ -221,7 +221,7 @@ def _check_finite(path, X, line_numbers):
         row = int(np.searchsorted(X.indptr, position, side="right") - 1)
         column = int(X.indices[position]) + 1
         raise DataFormatError(
-            path, int(line_numbers[row]), f"value {X.data[position]!r} is not finite", f"feature {column}"
+            path, int(line_numbers[row]), f"value {float(X.data[position])} is not finite", f"feature {column}"
         )
 
 

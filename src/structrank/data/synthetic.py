@@ -13,7 +13,7 @@ def make_ranking_dataset(
     docs_per_query=(5, 40),
     n_features=20,
     n_levels=3,
-    noise=1.0,
+    noise=0.5,
     no_relevant_fraction=0.0,
     sparse=False,
     dtype=np.float64,
@@ -30,8 +30,8 @@ def make_ranking_dataset(
     n_levels : int
         Labels are 0 .. n_levels - 1; about 30% of documents are relevant (label >= 1).
     noise : float
-        Standard deviation of the noise added to the hidden score (1.0 gives NDCG@10 of a good
-        linear model near 0.7, like LETOR).
+        Standard deviation of the noise added to the hidden score (the signal's is about 0.9):
+        larger values make the labels harder to predict from X.
     no_relevant_fraction : float
         Fraction of queries whose labels are all 0 (MQ2008 has 28%).
     sparse : bool

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -108,8 +109,11 @@ def _outcomes(run_fn, todo, n_jobs, backend):
     try:
         yield from results
     finally:
-        # Closing the generator cancels the runs not yet started when we stop early.
-        results.close()
+        # Closing the generator cancels the runs still pending when we stop early (a run
+        # failed); joblib warns about that, but here it is what we want.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*cancelled", category=UserWarning)
+            results.close()
 
 
 def run_all(

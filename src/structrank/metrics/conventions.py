@@ -28,13 +28,15 @@ class Convention:
     name : str
     tool : str
         The official tool this convention transcribes.
-    gain : {"exp2", "exp2_to2", "linear"}
-        ``exp2``: 2^l - 1; ``exp2_to2``: 2^l - 1 for labels 0, 1, 2 and 0 for any other label
-        (the LETOR 4.0 script's gain table); ``linear``: l.
+    gain : {"exp2", "linear"}
+        ``exp2``: 2^l - 1 (up to ``label_max``); ``linear``: l.
     discount : {"letor", "log2_rank_plus_1"}
         ``letor``: 1 at ranks 1 and 2, 1/log2(p) at rank p >= 3; ``log2_rank_plus_1``: 1/log2(p+1).
     relevant_from : int
         Labels >= this are relevant for AP, P@k, RR and AUC.
+    label_max : int or None
+        The LETOR scripts look labels up in fixed tables (``%hsNdcgRelScore``,
+        ``%hsPrecisionRel``): a label above ``label_max`` has gain 0 and is not relevant.
     ties : {"input", "docid_desc"}
         ``input``: stable sort by descending score (equal scores keep the input order);
         ``docid_desc``: equal scores ordered by document id in descending string order (trec_eval).
@@ -49,6 +51,13 @@ class Convention:
         AP divides by all relevant documents of the query, or by those found within the cutoff.
     empty_value : float
         The value of every metric for a query without a relevant document; it counts in the mean.
+    label_max : int or None
+
+    Notes
+    -----
+    The LETOR scripts key documents by (qid, docid): a docid repeated within a query counts
+    once there. structrank keeps every row (as the MSLR script and trec_eval's run do); the LETOR
+    data sets have no repeated (qid, docid).
     """
 
     name: str
@@ -62,6 +71,15 @@ class Convention:
     ap_cutoff: int | None
     ap_denominator: str
     empty_value: float = 0.0
+    label_max: int | None = None
+
+    def relevant(self, labels) -> np.ndarray:
+        """1 where a label counts as relevant for AP, P@k, RR and AUC, else 0 (int8)."""
+        labels = np.asarray(labels)
+        relevant = labels >= self.relevant_from
+        if self.label_max is not None:
+            relevant &= labels <= self.label_max
+        return relevant.astype(np.int8)
 
     def gains(self, labels) -> np.ndarray:
         """NDCG gain of each label."""
@@ -69,8 +87,8 @@ class Convention:
         if self.gain == "linear":
             return labels
         gains = np.exp2(labels) - 1.0
-        if self.gain == "exp2_to2":
-            gains[labels > 2] = 0.0
+        if self.label_max is not None:
+            gains[labels > self.label_max] = 0.0
         return gains
 
     def discounts(self, n: int) -> np.ndarray:
@@ -84,13 +102,16 @@ class Convention:
 
     def describe(self) -> str:
         """One paragraph a user can read next to a number."""
-        gain = {"exp2": "2^l - 1", "exp2_to2": "2^l - 1 for labels 0-2, 0 otherwise", "linear": "l (linear)"}[self.gain]
+        gain = {"exp2": "2^l - 1", "linear": "l (linear)"}[self.gain]
+        if self.label_max is not None:
+            gain += f" for labels 0-{self.label_max}, 0 above"
         discount = {"letor": "1 at ranks 1-2, 1/log2(p) at rank p >= 3", "log2_rank_plus_1": "1/log2(p + 1)"}[self.discount]
         ties = {"input": "stable by descending score (input order)", "docid_desc": "by document id, descending"}[self.ties]
         ap = "AP" if self.ap_cutoff is None else f"AP@{self.ap_cutoff}"
         denominator = "all relevant documents" if self.ap_denominator == "relevant" else "relevant documents found in the cut-off"
         return (
-            f"{self.name} ({self.tool}): gain {gain}; discount {discount}; relevant = label >= {self.relevant_from}; "
+            f"{self.name} ({self.tool}): gain {gain}; discount {discount}; relevant = label "
+            f"{f'>= {self.relevant_from}' if self.label_max is None else f'in {self.relevant_from}..{self.label_max}'}; "
             f"ties {ties}; NDCG@k of a query with n < k documents "
             f"{'is 0' if self.ndcg_short_zero else 'uses its n documents'}; P@k with n < k "
             f"{'divides by k' if self.precision_short == 'pad' else 'is 0'}; {ap} divides by {denominator}; "
@@ -101,9 +122,12 @@ class Convention:
 CONVENTIONS: dict[str, Convention] = {
     c.name: c
     for c in (
-        Convention("letor4", "LETOR 4.0 Eval-Score-4.0.pl", "exp2_to2", "letor", 1, "input", True, "pad", None, "relevant"),
-        Convention("letor3", "LETOR 3.0 Eval-Score-3.0.pl", "exp2_to2", "letor", 1, "input", True, "zero", None, "relevant"),
-        Convention("mslr", "MSLR-WEB evaluation script", "exp2", "letor", 2, "input", True, "pad", None, "relevant"),
+        Convention("letor4", "LETOR 4.0 Eval-Score-4.0.pl", "exp2", "letor", 1, "input", True, "pad", None, "relevant",
+                   label_max=2),
+        Convention("letor3", "LETOR 3.0 Eval-Score-3.0.pl", "exp2", "letor", 1, "input", True, "zero", None, "relevant",
+                   label_max=2),
+        Convention("mslr", "MSLR-WEB evaluation script", "exp2", "letor", 2, "input", True, "pad", None, "relevant",
+                   label_max=4),
         Convention("trec", "trec_eval (pytrec_eval)", "linear", "log2_rank_plus_1", 1, "docid_desc", False, "pad", None, "relevant"),
         Convention("semeval", "SemEval-2016 Task 3 scorer", "linear", "log2_rank_plus_1", 1, "input", False, "pad", 10, "relevant_in_cutoff"),
     )

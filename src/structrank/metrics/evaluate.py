@@ -168,7 +168,7 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     y, scores, qid = _check_inputs(y, scores, qid, docids)
     order, offsets, query_ids = rank_order(scores, qid, docids, conv.ties)
     labels = y[order]
-    relevant = (labels >= conv.relevant_from).astype(np.int8)
+    relevant = conv.relevant(labels)
     gains = conv.gains(labels)
     sizes = np.diff(offsets)
     discount = conv.discounts(int(sizes.max()) if sizes.size else 0)

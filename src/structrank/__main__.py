@@ -1,0 +1,5 @@
+import sys
+
+from structrank.cli import main
+
+sys.exit(main())

@@ -1,0 +1,89 @@
+"""``structrank bench``: speed benchmarks that print their figures.
+
+Evaluation: the ten LETOR test folds (MQ2008 and OHSUMED, 5 each), scored by a seeded random
+model with many ties, evaluated for MAP, MRR, NDCG@1,3,5,10 and P@1,5,10. Reading the files is
+not timed; the numba kernels are compiled (or loaded from the cache) before timing. When ranx
+is installed (a test dependency) the same runs are timed with it for comparison.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from structrank.data import letor_folds, letor_root, read_letor
+from structrank.metrics import evaluate
+
+BENCH_METRICS = ("map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
+
+
+def _test_folds():
+    folds = []
+    for name in ("MQ2008", "OHSUMED"):
+        root = letor_root(name)
+        if root is not None:
+            folds += [(f"{name}/{f.name}", read_letor(f.test)) for f in letor_folds(root)]
+    return folds
+
+
+def _best_of(fn, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bench_evaluate(repeat=5, convention="letor4"):
+    """Time evaluating all LETOR test folds; returns a dict of figures."""
+    folds = _test_folds()
+    if not folds:
+        print("bench evaluate: no LETOR data found (set STRUCTRANK_DATA); skipped")
+        return {}
+    rng = np.random.default_rng(0)
+    runs = [(name, ds, rng.integers(0, 4, ds.n_rows).astype(np.float64)) for name, ds in folds]
+    evaluate(runs[0][1].y, runs[0][2], runs[0][1].qid, BENCH_METRICS, convention)  # compile / load cache
+
+    def ours():
+        for _, ds, scores in runs:
+            evaluate(ds.y, scores, ds.qid, BENCH_METRICS, convention)
+
+    figures = {"files": len(runs), "documents": sum(ds.n_rows for _, ds, _ in runs),
+               "queries": sum(ds.n_queries for _, ds, _ in runs), "structrank_s": _best_of(ours, repeat)}
+    try:
+        import ranx
+    except ImportError:
+        ranx = None
+    if ranx is not None:
+        ranx_metrics = ["map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "precision@1", "precision@5", "precision@10"]
+        pairs = []
+        for _, ds, scores in runs:
+            ids = [str(i) for i in range(ds.n_rows)]
+            qrels, run = {}, {}
+            for q, d, label, s in zip(ds.qid.astype(str), ids, ds.y, scores):
+                qrels.setdefault(q, {})[d] = int(label)
+                run.setdefault(q, {})[d] = float(s)
+            pairs.append((ranx.Qrels(qrels), ranx.Run(run)))
+        ranx.evaluate(*pairs[0], ranx_metrics)  # compile
+
+        def theirs():
+            for qrels, run in pairs:
+                ranx.evaluate(qrels, run, ranx_metrics, make_comparable=True)
+
+        figures["ranx_s"] = _best_of(theirs, repeat)
+    return figures
+
+
+def run_benchmarks(repeat=5):
+    figures = bench_evaluate(repeat)
+    if figures:
+        print(f"evaluate: {figures['files']} LETOR test files, {figures['queries']} queries, "
+              f"{figures['documents']} documents, {len(BENCH_METRICS)} metrics")
+        print(f"  structrank: {figures['structrank_s'] * 1000:.1f} ms (best of {repeat})")
+        if "ranx_s" in figures:
+            print(f"  ranx:       {figures['ranx_s'] * 1000:.1f} ms (best of {repeat}, Qrels/Run built beforehand)")
+        else:
+            print("  ranx:       not installed (pip install ranx) - no comparison")
+    return figures

@@ -1,0 +1,197 @@
+"""The ``structrank`` command: train, predict, evaluate, reproduce, demo, bench.
+
+Other tools and scripts depend on these names and formats (see DESIGN.md); keep them stable.
+Every input problem ends in one line naming the file, the line and the problem, and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from structrank.errors import StructRankError
+
+
+def _add_evaluate(sub):
+    from structrank.metrics import CONVENTIONS, DEFAULT_METRICS
+
+    p = sub.add_parser("evaluate", help="metrics of a scores file against a LETOR/SVMlight data file")
+    p.add_argument("--data", required=True, help="LETOR/SVMlight file (plain or .gz) with the labels")
+    p.add_argument("--scores", required=True, help="one score per line, in the order of the data file's rows")
+    p.add_argument("--metric", action="append", metavar="NAME",
+                   help=f"map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, auc (repeatable; default: {' '.join(DEFAULT_METRICS)})")
+    p.add_argument("--convention", default="letor4", choices=sorted(CONVENTIONS),
+                   help="the evaluation tool whose rules to follow (default letor4)")
+    p.add_argument("--per-query", action="store_true", help="also give every query's values")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    p.set_defaults(func=cmd_evaluate)
+
+
+def cmd_evaluate(args):
+    from structrank.data import read_letor, read_scores
+    from structrank.metrics import DEFAULT_METRICS, CONVENTIONS, evaluate
+
+    ds = read_letor(args.data)
+    scores = read_scores(args.scores, n_rows=ds.n_rows, data_path=args.data)
+    if ds.row_order is not None:  # the dataset's rows were regrouped by qid; scores are in file order
+        scores = scores[ds.row_order]
+    metrics = args.metric or list(DEFAULT_METRICS)
+    result = evaluate(ds.y, scores, ds.qid, metrics, args.convention, docids=ds.docids)
+    if args.json:
+        out = result.to_dict(per_query=args.per_query)
+        print(json.dumps(out))
+        return 0
+    print(f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents")
+    print(f"convention {CONVENTIONS[result.convention].describe()}")
+    width = max(len(m) for m in result.metrics)
+    for name, value in result.metrics.items():
+        print(f"  {name:<{width}}  {value:.6f}")
+    if args.per_query:
+        names = list(result.per_query)
+        print("\nqid\t" + "\t".join(names))
+        for i, q in enumerate(result.qids):
+            print(f"{q}\t" + "\t".join(f"{result.per_query[n][i]:.6f}" for n in names))
+    return 0
+
+
+def _add_train(sub):
+    from structrank.models import MODELS
+
+    listing = "\n".join(
+        f"  {spec.name:<10} {spec.help}; parameters: {', '.join(f'{k}={v}' for k, v in spec.make().get_params().items())}"
+        f"; grid on --vali: {spec.grid}"
+        for spec in MODELS.values()
+    )
+    p = sub.add_parser(
+        "train", help="train a model on a LETOR/SVMlight file",
+        description="Train MODEL. With --vali, parameters not fixed by --set are chosen on that file from the "
+                    "model's grid; without it, the defaults are used.\n\nmodels:\n" + listing,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("model", metavar="MODEL", choices=sorted(MODELS), help="one of: " + ", ".join(MODELS))
+    p.add_argument("--train", required=True, help="training file")
+    p.add_argument("--vali", help="validation file for choosing parameters from the grid")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
+    p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
+    p.set_defaults(func=cmd_train)
+
+
+def cmd_train(args):
+    from structrank.data import read_letor
+    from structrank.model_io import save_model
+    from structrank.models import get_model, parse_assignments, select_on_vali
+
+    spec = get_model(args.model)
+    fixed = parse_assignments(args.set)
+    spec.make(**fixed)  # unknown names fail here, before any work
+    train = read_letor(args.train)
+    if args.vali:
+        vali = read_letor(args.vali, n_features=train.n_features)
+        model, params, value = select_on_vali(
+            spec, train, vali, fixed,
+            report=lambda p, v: print(f"  {p}  vali {spec.metric} = {v:.4f}", file=sys.stderr),
+        )
+        print(f"chose {params} (vali {spec.metric} {value:.4f})", file=sys.stderr)
+    else:
+        model = spec.make(**fixed).fit(train)
+    save_model(model, args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _add_predict(sub):
+    p = sub.add_parser("predict", help="score a LETOR/SVMlight file with a trained model")
+    p.add_argument("--model", required=True, help="model file written by `structrank train`")
+    p.add_argument("--data", required=True, help="LETOR/SVMlight file")
+    p.add_argument("--out", required=True, help="scores file to write: one float per line, in the data file's order")
+    p.set_defaults(func=cmd_predict)
+
+
+def cmd_predict(args):
+    from structrank.data import read_letor, write_scores
+    from structrank.model_io import load_model
+
+    model = load_model(args.model)
+    ds = read_letor(args.data, n_features=model.n_features_in_)
+    write_scores(args.out, ds.to_file_order(model.predict(ds.X)))
+    print(f"wrote {ds.n_rows} scores to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _add_demo(sub):
+    p = sub.add_parser("demo", help="train the baselines on MQ2008 Fold1 (or synthetic data) and compare them")
+    p.add_argument("--data-dir", help="data folder (default: STRUCTRANK_DATA or ../shared/data)")
+    p.add_argument("--synthetic", action="store_true", help="use the synthetic generator even when data are present")
+    p.set_defaults(func=cmd_demo)
+
+
+def cmd_demo(args):
+    from structrank.demo import run_demo
+
+    run_demo(data_dir=args.data_dir, synthetic=args.synthetic)
+    return 0
+
+
+def _add_reproduce(sub):
+    from structrank.experiments.registry import EXPERIMENTS
+
+    p = sub.add_parser("reproduce", help="run a paper's experiments and write its tables and figures")
+    p.add_argument("experiment", choices=sorted(EXPERIMENTS), metavar="EXPERIMENT",
+                   help="one of: " + ", ".join(sorted(EXPERIMENTS)))
+    p.add_argument("--data-dir", help="data folder (default: STRUCTRANK_DATA or ../shared/data)")
+    p.add_argument("--quick", action="store_true", help="a small version that finishes in minutes")
+    p.add_argument("--out", default=None, help="output folder (default: out/EXPERIMENT)")
+    p.add_argument("--jobs", type=int, default=1, help="runs in parallel (joblib)")
+    p.set_defaults(func=cmd_reproduce)
+
+
+def cmd_reproduce(args):
+    from structrank.experiments.registry import EXPERIMENTS
+
+    out = Path(args.out or Path("out") / args.experiment)
+    EXPERIMENTS[args.experiment](out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=args.jobs)
+    return 0
+
+
+def _add_bench(sub):
+    p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
+    p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args):
+    from structrank.bench import run_benchmarks
+
+    run_benchmarks(repeat=args.repeat)
+    return 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="structrank", description="Structured, loss-sensitive learning to rank and reranking."
+    )
+    from structrank import __version__
+
+    parser.add_argument("--version", action="version", version=f"structrank {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_train, _add_predict, _add_evaluate, _add_reproduce, _add_demo, _add_bench):
+        add(sub)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    warnings.simplefilter("default")
+    try:
+        return args.func(args)
+    except (StructRankError, ValueError, FileNotFoundError) as exc:
+        print(f"structrank {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

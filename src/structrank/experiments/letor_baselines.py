@@ -1,0 +1,105 @@
+"""LETOR baselines: pointwise linear regression and pairwise RankSVM on every fold.
+
+``structrank reproduce letor-baselines`` trains each baseline on a fold's train file, picks its
+parameter from the model's grid on the vali file (MAP), and measures the test file under the
+data set's own convention (MQ2008: letor4, OHSUMED: letor3). The structured rankers of the later
+issues are measured the same way, so their numbers sit next to these.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+from structrank.data import letor_folds, letor_root, read_letor
+from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
+from structrank.experiments.runner import Measurement, RunSpec, run_all
+from structrank.experiments.store import ResultStore
+from structrank.metrics import evaluate
+
+EXPERIMENT = "letor-baselines"
+DATASETS = {"MQ2008": "letor4", "OHSUMED": "letor3"}
+METRICS = ("map", "mrr", "ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
+MODELS = ("linreg", "ranksvm")
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, n_features: int | None = None):
+    return read_letor(path, n_features=n_features)
+
+
+def fit_select_evaluate(model_name, train_path, vali_path, test_path, convention, metrics=METRICS):
+    """Fit every grid point on train, keep the best on vali (MAP), and measure it on test.
+
+    Returns (measurements, chosen parameters).
+    """
+    from structrank.models import get_model, select_on_vali
+
+    train = _load(str(train_path))
+    vali = _load(str(vali_path), train.n_features)
+    test = _load(str(test_path), train.n_features)
+    model, params, _ = select_on_vali(get_model(model_name), train, vali, convention=convention)
+    result = evaluate(test.y, model.predict(test.X), test.qid, metrics, convention, docids=test.docids)
+    return [Measurement(name, convention, value) for name, value in result.metrics.items()], params
+
+
+def _run(spec: RunSpec, root: str):
+    fold = next(f for f in letor_folds(root) if f.name == spec.fold)
+    measurements, _ = fit_select_evaluate(spec.model, fold.train, fold.vali, fold.test, DATASETS[spec.dataset])
+    return measurements
+
+
+class _Runner:
+    """A picklable run function (joblib workers need one) bound to the data set roots."""
+
+    def __init__(self, roots):
+        self.roots = roots
+
+    def __call__(self, spec):
+        return _run(spec, self.roots[spec.dataset])
+
+
+def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+    """Run the baselines on every fold (``quick``: MQ2008 Fold1-2) and write the report into ``out``."""
+    out = Path(out)
+    roots, specs = {}, []
+    for dataset in DATASETS:
+        root = letor_root(dataset, data_dir)
+        if root is None:
+            print(f"{dataset}: not in the data folder, skipped", file=sys.stderr)
+            continue
+        if quick and dataset != "MQ2008":
+            continue
+        roots[dataset] = str(root)
+        folds = letor_folds(root)[: 2 if quick else None]
+        specs += [RunSpec(EXPERIMENT, dataset, "test", f.name, 0, m, {"select": "vali-map"})
+                  for f in folds for m in MODELS]
+    if not specs:
+        raise FileNotFoundError("no LETOR data set found (looked for MQ2008 and OHSUMED under the data folder)")
+    out.mkdir(parents=True, exist_ok=True)
+    with ResultStore(out / "results.sqlite") as store:
+        rows = run_all(specs, _Runner(roots), store, n_jobs=n_jobs, desc=EXPERIMENT)
+        store.to_csv(out / "results.csv")
+    sections = []
+    for dataset in roots:
+        part = [r for r in rows if r["dataset"] == dataset]
+        convention = DATASETS[dataset]
+        sections.append((f"{dataset} test, mean ± std over folds ({convention} convention)",
+                         markdown_table(part, column_order=list(METRICS), std=True)))
+        fig = new_figure(figsize=(5, 3.5))
+        ax = fig.add_subplot()
+        for model in MODELS:
+            ks = [1, 2, 3, 4, 5, 10]
+            values = [sum(r["value"] for r in part if r["model"] == model and r["metric"] == f"ndcg@{k}")
+                      / max(1, len({r["fold"] for r in part})) for k in ks]
+            ax.plot(ks, values, marker="o", label=model)
+        ax.set_xlabel("k")
+        ax.set_ylabel(f"NDCG@k ({convention})")
+        ax.set_title(f"{dataset}: baselines, test folds")
+        ax.legend()
+        save_figure(fig, out / f"{dataset.lower()}_ndcg.png")
+        sections.append(f"![{dataset} NDCG@k]({dataset.lower()}_ndcg.png)")
+    write_report(out / "report.md", sections, title="LETOR baselines (linear regression, RankSVM)")
+    print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
+    return rows

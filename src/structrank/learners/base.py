@@ -1,0 +1,102 @@
+"""What every structrank ranker shares: scikit-learn conventions for ranking data.
+
+A ranker is fitted on rows grouped into queries: ``fit(X, y, qid=qid)`` (qid aligned with the
+rows, as in XGBoost's ranking API) or ``fit(dataset)`` with a RankingDataset. ``predict`` gives
+one score per row; ``score`` is the metric the ranker stands for, under a named convention.
+
+qid is requested through scikit-learn's metadata routing by default, so that with
+``sklearn.set_config(enable_metadata_routing=True)`` a GridSearchCV or cross_val_score passes
+it to ``fit``, to ``score`` and to the QueryKFold splitter without any further call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets
+from structrank.errors import DataValidationError
+from structrank.metrics import evaluate
+
+
+def unpack(X, y=None, qid=None):
+    """(X, y, qid) from either arrays or a RankingDataset passed as X."""
+    if isinstance(X, RankingDataset):
+        if y is not None or qid is not None:
+            raise DataValidationError("pass either a RankingDataset or (X, y, qid), not both")
+        return X.X, X.y, X.qid
+    return X, y, qid
+
+
+class BaseRanker(BaseEstimator):
+    """Base class of structrank's rankers (not used directly)."""
+
+    # qid is routed to fit and score by default (metadata routing).
+    __metadata_request__fit = {"qid": True}
+    __metadata_request__score = {"qid": True}
+
+    #: metric ``score`` reports, and its convention
+    _score_metric = "ndcg@10"
+    _score_convention = "letor4"
+
+    def _validate_fit_data(self, X, y, qid, dtype=(np.float64, np.float32)):
+        """Validated X, y, qid with each query's rows contiguous, and the query offsets."""
+        X, y, qid = unpack(X, y, qid)
+        if y is None:
+            raise DataValidationError(f"{type(self).__name__}.fit needs relevance labels y")
+        if qid is None:
+            raise DataValidationError(
+                f"{type(self).__name__}.fit needs qid (one query id per row). Inside GridSearchCV or "
+                "cross_val_score, enable metadata routing: sklearn.set_config(enable_metadata_routing=True)"
+            )
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True)
+        y = check_labels(y)
+        qid = np.asarray(qid)
+        if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
+            raise DataValidationError(f"qid must have one entry per row ({X.shape[0]}), got shape {qid.shape}")
+        order = contiguous_order(qid)
+        if order is not None:  # learners walk queries as contiguous blocks
+            X, y, qid = X[order], y[order], qid[order]
+        offsets, _ = group_offsets(qid)
+        return X, y, qid, offsets
+
+    def _validate_predict_data(self, X):
+        X, _, _ = unpack(X)
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+
+    def score(self, X, y=None, qid=None):
+        """Mean of the ranker's metric (``_score_metric`` under ``_score_convention``) over queries."""
+        X, y, qid = unpack(X, y, qid)
+        if qid is None:
+            raise DataValidationError(
+                f"{type(self).__name__}.score needs qid. Inside GridSearchCV or cross_val_score, enable "
+                "metadata routing: sklearn.set_config(enable_metadata_routing=True)"
+            )
+        result = evaluate(y, self.predict(X), qid, [self._score_metric], self._score_convention)
+        return next(iter(result.metrics.values()))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.required = True
+        return tags
+
+
+class LinearRankerMixin:
+    """predict for rankers that learn a weight vector ``coef_`` (and maybe ``intercept_``)."""
+
+    def predict(self, X):
+        """One score per row: ``X @ coef_``."""
+        X = self._validate_predict_data(X)
+        scores = X @ self.coef_
+        return np.asarray(scores).ravel() + getattr(self, "intercept_", 0.0)
+
+    def decision_function(self, X):
+        return self.predict(X)
+
+
+def as_csr(X):
+    return X if sp.issparse(X) else sp.csr_matrix(X)

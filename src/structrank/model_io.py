@@ -1,0 +1,116 @@
+"""Model files that loading cannot turn into code execution.
+
+A model file is a NumPy ``.npz`` archive read with ``allow_pickle=False``: one entry
+``__header__`` holds UTF-8 JSON (format name and version, the estimator's class name, its
+constructor parameters, the name, dtype and shape of every learned array), the other entries
+are the learned arrays. Loading accepts only classes from structrank's own registry, checks
+the version, the parameters, and every array's dtype and shape against the header, and writes
+nothing; saving is atomic.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+
+import structrank
+from structrank.atomic import atomic_open
+from structrank.errors import DataFormatError
+
+FORMAT_NAME = "structrank-model"
+FORMAT_VERSION = 1
+
+
+def _classes():
+    from structrank.learners import RANKER_CLASSES
+
+    return RANKER_CLASSES
+
+
+def _jsonable(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    raise TypeError(f"parameter value {value!r} cannot be saved in a model file")
+
+
+def save_model(model, path) -> None:
+    """Save a fitted structrank estimator to ``path`` (npz), atomically."""
+    name = type(model).__name__
+    if _classes().get(name) is not type(model):
+        raise TypeError(f"{name} is not a structrank ranker that can be saved")
+    arrays = {attr: np.asarray(getattr(model, attr)) for attr in model._saved_attributes}
+    header = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "structrank": structrank.__version__,
+        "class": name,
+        "params": _jsonable(model.get_params(deep=False)),
+        "arrays": {k: {"dtype": v.dtype.str, "shape": list(v.shape)} for k, v in arrays.items()},
+    }
+    for key, value in arrays.items():
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"attribute {key} of dtype {value.dtype} cannot be saved")
+    buffer = io.BytesIO()
+    np.savez(buffer, __header__=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8), **arrays)
+    with atomic_open(path, "wb") as fh:
+        fh.write(buffer.getvalue())
+
+
+def load_model(path):
+    """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise DataFormatError(path, None, "model file not found") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise DataFormatError(path, None, f"not a structrank model file ({exc})") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise DataFormatError(path, None, "not a structrank model file (a bare array, not an archive)")
+    with archive:
+        try:
+            header = json.loads(bytes(archive["__header__"]).decode("utf-8"))
+            arrays = {key: archive[key] for key in archive.files if key != "__header__"}
+        except KeyError:
+            raise DataFormatError(path, None, "not a structrank model file (no header)") from None
+        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise DataFormatError(path, None, f"damaged model file ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise DataFormatError(path, None, "not a structrank model file (wrong format name)")
+    if header.get("version") != FORMAT_VERSION:
+        raise DataFormatError(
+            path, None, f"model format version {header.get('version')!r}; this structrank reads version {FORMAT_VERSION}"
+        )
+    cls = _classes().get(header.get("class"))
+    if cls is None:
+        raise DataFormatError(path, None, f"unknown model class {header.get('class')!r}", "class")
+    params = header.get("params")
+    valid = cls().get_params(deep=False)
+    if not isinstance(params, dict) or set(params) - set(valid):
+        raise DataFormatError(path, None, f"parameters do not match {cls.__name__}", "params")
+    expected = header.get("arrays")
+    if not isinstance(expected, dict) or set(expected) != set(cls._saved_attributes) or set(arrays) != set(expected):
+        raise DataFormatError(path, None, f"learned arrays do not match {cls.__name__}", "arrays")
+    model = cls(**params)
+    for key, spec in expected.items():
+        value = arrays[key]
+        if value.dtype.str != spec.get("dtype") or list(value.shape) != spec.get("shape"):
+            raise DataFormatError(path, None, f"array {key} has dtype {value.dtype.str} shape {list(value.shape)}, "
+                                  f"the header says {spec}", key)
+        setattr(model, key, value.item() if value.ndim == 0 else value)
+    coef = getattr(model, "coef_", None)
+    if coef is not None and (coef.ndim != 1 or coef.shape[0] != model.n_features_in_):
+        raise DataFormatError(path, None, "coef_ does not have n_features_in_ entries", "coef_")
+    if coef is not None and not np.all(np.isfinite(coef)):
+        raise DataFormatError(path, None, "coef_ holds NaN or infinite values", "coef_")
+    return model

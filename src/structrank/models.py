@@ -1,0 +1,96 @@
+"""The models the command line knows: short name -> estimator, defaults and tuning grid.
+
+``structrank train --help`` lists them. A later method family adds its entries here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+
+from structrank.learners import LinearRegressionRanker, RankSVM
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A command-line model: its estimator class, fixed defaults and the grid tuned on --vali."""
+
+    name: str
+    cls: type
+    help: str
+    defaults: dict = field(default_factory=dict)
+    grid: dict = field(default_factory=dict)
+    metric: str = "map"  # the vali metric the grid is tuned on
+
+    def make(self, **params):
+        unknown = set(params) - set(self.cls().get_params(deep=False))
+        if unknown:
+            raise ValueError(
+                f"{self.name} has no parameter {', '.join(sorted(unknown))}; "
+                f"its parameters are: {', '.join(sorted(self.cls().get_params(deep=False)))}"
+            )
+        return self.cls(**{**self.defaults, **params})
+
+    def candidates(self, fixed: dict):
+        """Every grid point, with the parameters in ``fixed`` held at their given values."""
+        free = {k: v for k, v in self.grid.items() if k not in fixed}
+        keys = sorted(free)
+        for values in itertools.product(*(free[k] for k in keys)):
+            yield {**dict(zip(keys, values)), **fixed}
+
+
+MODELS = {
+    spec.name: spec
+    for spec in (
+        ModelSpec("linreg", LinearRegressionRanker, "pointwise least-squares regression of the labels",
+                  {"alpha": 0.0}, {"alpha": [0.0, 0.1, 1.0, 10.0]}),
+        ModelSpec("ranksvm", RankSVM, "pairwise RankSVM (Joachims 2002) with liblinear",
+                  {"C": 1.0}, {"C": [0.001, 0.01, 0.1, 1.0, 10.0]}),
+    )
+}
+
+
+def get_model(name: str) -> ModelSpec:
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ValueError(f"unknown model {name!r}; known: {', '.join(MODELS)}") from None
+
+
+def parse_assignments(items) -> dict:
+    """``["C=0.1", "loss=hinge"]`` -> ``{"C": 0.1, "loss": "hinge"}`` (values read as JSON when they can be)."""
+    params = {}
+    for item in items or ():
+        name, eq, text = item.partition("=")
+        if not eq or not name:
+            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        params[name.strip()] = value
+    return params
+
+
+def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4", report=None):
+    """Fit every grid point (``fixed`` parameters held) on ``train``; keep the best on ``vali``.
+
+    The vali metric is the model's ``spec.metric`` under ``convention``. ``report(params,
+    value)`` is called after each fit (progress on the command line).
+
+    Returns
+    -------
+    (model, params, vali_value)
+    """
+    from structrank.metrics import evaluate
+
+    best = None
+    for params in spec.candidates(fixed or {}):
+        model = spec.make(**params).fit(train)
+        value = evaluate(vali.y, model.predict(vali.X), vali.qid, [spec.metric], convention).metrics[spec.metric]
+        if report is not None:
+            report(params, value)
+        if best is None or value > best[2]:
+            best = (model, params, value)
+    return best

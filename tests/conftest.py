@@ -1,0 +1,24 @@
+"""Shared test fixtures. Data tests skip only when the data folder is absent, and never in CI."""
+
+import os
+
+import pytest
+
+from structrank.paths import data_dir
+
+DATA = data_dir()
+
+
+def pytest_sessionstart(session):
+    if os.environ.get("CI") and DATA is None:
+        raise pytest.UsageError("CI=true but the benchmark data folder is missing (set STRUCTRANK_DATA)")
+
+
+needs_data = pytest.mark.skipif(DATA is None, reason="benchmark data folder absent (set STRUCTRANK_DATA)")
+
+
+@pytest.fixture(scope="session")
+def data_root():
+    if DATA is None:
+        pytest.skip("benchmark data folder absent (set STRUCTRANK_DATA)")
+    return DATA
