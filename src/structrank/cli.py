@@ -156,16 +156,38 @@ def cmd_reproduce(args):
     return 0
 
 
+def _add_results(sub):
+    p = sub.add_parser("results", help="write a markdown page (docs/RESULTS.md) from result stores")
+    p.add_argument("stores", nargs="+", metavar="STORE", help="results.sqlite files written by `structrank reproduce`")
+    p.add_argument("--out", required=True, help="markdown file to write")
+    p.add_argument("--command", default=None, help="the command that made the stores (written in the header)")
+    p.set_defaults(func=cmd_results)
+
+
+def cmd_results(args):
+    from structrank.experiments import ResultStore, write_results_markdown
+
+    for path in args.stores:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{path}: no such result store")
+    stores = [ResultStore(p) for p in args.stores]
+    command = args.command or "structrank results " + " ".join(args.stores) + f" --out {args.out}"
+    write_results_markdown(stores, args.out, "structrank results", command)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
 def _add_bench(sub):
     p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
+    p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
     p.set_defaults(func=cmd_bench)
 
 
 def cmd_bench(args):
     from structrank.bench import run_benchmarks
 
-    run_benchmarks(repeat=args.repeat)
+    run_benchmarks(repeat=args.repeat, out=args.out)
     return 0
 
 
@@ -177,7 +199,7 @@ def build_parser():
 
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_train, _add_predict, _add_evaluate, _add_reproduce, _add_demo, _add_bench):
+    for add in (_add_train, _add_predict, _add_evaluate, _add_reproduce, _add_results, _add_demo, _add_bench):
         add(sub)
     return parser
 

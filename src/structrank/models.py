@@ -32,9 +32,9 @@ class ModelSpec:
             )
         return self.cls(**{**self.defaults, **params})
 
-    def candidates(self, fixed: dict):
-        """Every grid point, with the parameters in ``fixed`` held at their given values."""
-        free = {k: v for k, v in self.grid.items() if k not in fixed}
+    def candidates(self, fixed: dict, grid: dict | None = None):
+        """Every grid point (of ``grid``, the model's own by default), ``fixed`` parameters held."""
+        free = {k: v for k, v in (self.grid if grid is None else grid).items() if k not in fixed}
         keys = sorted(free)
         for values in itertools.product(*(free[k] for k in keys)):
             yield {**dict(zip(keys, values)), **fixed}
@@ -73,8 +73,10 @@ def parse_assignments(items) -> dict:
     return params
 
 
-def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4", report=None):
+def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4", report=None, grid=None):
     """Fit every grid point (``fixed`` parameters held) on ``train``; keep the best on ``vali``.
+
+    ``grid`` replaces the model's own grid (a smaller one for quick runs).
 
     The vali metric is the model's ``spec.metric`` under ``convention``. ``report(params,
     value)`` is called after each fit (progress on the command line).
@@ -86,7 +88,7 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
     from structrank.metrics import evaluate
 
     best = None
-    for params in spec.candidates(fixed or {}):
+    for params in spec.candidates(fixed or {}, grid):
         model = spec.make(**params).fit(train)
         value = evaluate(vali.y, model.predict(vali.X), vali.qid, [spec.metric], convention).metrics[spec.metric]
         if report is not None:

@@ -1,0 +1,63 @@
+"""`structrank reproduce` killed in the middle resumes without redoing finished runs."""
+
+import csv
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+def _reproduce(out, data_root):
+    env = {**os.environ, "STRUCTRANK_DATA": str(data_root)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "structrank", "reproduce", "letor-baselines", "--quick", "--out", str(out)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def _finished_runs(store):
+    """{run identity: (seconds, finished_at)} of the runs recorded in the store so far."""
+    if not store.exists():
+        return {}
+    try:
+        with sqlite3.connect(store, timeout=5) as db:
+            rows = db.execute("select experiment, dataset, split, fold, seed, model, params, seconds, finished_at "
+                              "from runs").fetchall()
+    except sqlite3.OperationalError:  # the schema is not written yet
+        return {}
+    return {row[:7]: row[7:] for row in rows}
+
+
+def _table(path):
+    with open(path, newline="") as fh:
+        return sorted(tuple(v for k, v in row.items() if k != "seconds") for row in csv.DictReader(fh))
+
+
+@pytest.mark.data
+def test_reproduce_killed_and_restarted_finishes_with_the_same_table(tmp_path, data_root):
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    assert _reproduce(clean, data_root).wait(timeout=300) == 0
+
+    process = _reproduce(killed, data_root)
+    store = killed / "results.sqlite"
+    deadline = time.time() + 240
+    while len(_finished_runs(store)) < 1 and process.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before it could be killed; make it longer"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    before = _finished_runs(store)
+    assert 1 <= len(before) < 4, "the kill should land after some runs and before the last"
+    assert not (killed / "results.csv").exists()
+
+    restarted = _reproduce(killed, data_root)
+    assert restarted.wait(timeout=300) == 0, restarted.stderr.read().decode()
+    after = _finished_runs(store)
+    assert len(after) == 4
+    for key, row in before.items():  # finished runs were not redone: their rows are untouched
+        assert after[key] == row
+    assert _table(killed / "results.csv") == _table(clean / "results.csv")
