@@ -157,9 +157,13 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> Rank
 
     Examples
     --------
-    >>> ds = read_letor("MQ2008/Fold1/test.txt.gz")   # doctest: +SKIP
-    >>> ds.n_queries, ds.docids[0]                     # doctest: +SKIP
-    (156, 'GX004-93-7097963')
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "test.txt")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("2 qid:7 1:0.5 2:0.1 #docid = GX004\\n0 qid:7 1:0.2 2:0.9 #docid = GX010\\n")
+    >>> ds = read_letor(path)
+    >>> ds.n_queries, ds.y.tolist(), ds.docids.tolist()
+    (1, [2, 0], ['GX004', 'GX010'])
     """
     path = Path(path)
     raw = read_bytes(path)
