@@ -104,13 +104,21 @@ def load_model(path):
     model = cls(**params)
     for key, spec in expected.items():
         value = arrays[key]
-        if value.dtype.str != spec.get("dtype") or list(value.shape) != spec.get("shape"):
+        if not isinstance(spec, dict) or value.dtype.str != spec.get("dtype") or list(value.shape) != spec.get("shape"):
             raise DataFormatError(path, None, f"array {key} has dtype {value.dtype.str} shape {list(value.shape)}, "
                                   f"the header says {spec}", key)
+        # Learned arrays are real numbers: no text, objects or complex values, no NaN or inf.
+        if value.dtype.kind not in "biuf":
+            raise DataFormatError(path, None, f"array {key} has dtype {value.dtype}, not a real number type", key)
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+            raise DataFormatError(path, None, f"array {key} holds NaN or infinite values", key)
+        if key.startswith("n_") and (value.ndim != 0 or value.dtype.kind not in "iu" or value < 0):
+            raise DataFormatError(path, None, f"{key} must be a non-negative integer scalar", key)
         setattr(model, key, value.item() if value.ndim == 0 else value)
     coef = getattr(model, "coef_", None)
     if coef is not None and (coef.ndim != 1 or coef.shape[0] != model.n_features_in_):
         raise DataFormatError(path, None, "coef_ does not have n_features_in_ entries", "coef_")
-    if coef is not None and not np.all(np.isfinite(coef)):
-        raise DataFormatError(path, None, "coef_ holds NaN or infinite values", "coef_")
+    intercept = getattr(model, "intercept_", None)
+    if intercept is not None and np.ndim(intercept) != 0:
+        raise DataFormatError(path, None, "intercept_ must be a scalar", "intercept_")
     return model

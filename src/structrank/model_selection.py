@@ -15,6 +15,7 @@ by default, so no ``set_*_request`` call is needed.
 from __future__ import annotations
 
 import numpy as np
+import sklearn
 from sklearn.metrics import make_scorer
 from sklearn.model_selection import GroupKFold
 
@@ -93,4 +94,7 @@ def ranking_scorer(metric="ndcg@10", convention="letor4", docids=None):
 
     ranking_metric.__name__ = f"{name}_{convention}"
     scorer = make_scorer(ranking_metric, response_method="predict")
-    return scorer.set_score_request(qid=True)
+    # sklearn only lets a request be set while routing is on; set it now, whatever the global
+    # setting, so that a scorer built before routing is enabled still asks for qid.
+    with sklearn.config_context(enable_metadata_routing=True):
+        return scorer.set_score_request(qid=True)

@@ -14,7 +14,6 @@ from structrank.learners.base import BaseRanker, LinearRankerMixin
 
 
 class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
-    _saved_attributes = ("coef_", "intercept_", "n_features_in_")
 
     """Pointwise baseline: least-squares regression of the labels, ranking by the prediction.
 
@@ -31,6 +30,8 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
     >>> model.predict(ds.X).shape == (ds.n_rows,)
     True
     """
+
+    _saved_attributes = ("coef_", "intercept_", "n_features_in_")
 
     def __init__(self, alpha=0.0):
         self.alpha = alpha
@@ -65,7 +66,6 @@ def preference_pairs(y, offsets, max_pairs_per_query=None, random_state=None):
 
 
 class RankSVM(LinearRankerMixin, BaseRanker):
-    _saved_attributes = ("coef_", "intercept_", "n_features_in_", "n_pairs_", "n_iter_")
 
     """Pairwise RankSVM (Joachims 2002) trained with liblinear on difference vectors.
 
@@ -93,6 +93,8 @@ class RankSVM(LinearRankerMixin, BaseRanker):
     >>> RankSVM(C=0.1).fit(ds).score(ds) > 0.5
     True
     """
+
+    _saved_attributes = ("coef_", "intercept_", "n_features_in_", "n_pairs_", "n_iter_")
 
     def __init__(self, C=1.0, loss="hinge", max_pairs_per_query=None, max_iter=100000, tol=1e-4, random_state=0):
         self.C = C

@@ -1,0 +1,399 @@
+"""The ``structrank`` command line: train, predict, evaluate, demo and help, on synthetic LETOR files."""
+
+import contextlib
+import io
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_svmlight_file
+
+from structrank.cli import main
+from structrank.data import make_ranking_dataset, read_letor, write_letor
+from structrank.learners import LinearRegressionRanker, RankSVM
+from structrank.metrics import CONVENTIONS, DEFAULT_METRICS, evaluate
+from structrank.model_io import load_model
+from structrank.models import MODELS
+
+N_FEATURES = 10
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """train/vali/test LETOR files.
+
+    They are query splits of one seeded dataset: make_ranking_dataset draws a new hidden model
+    for every seed, so files made with different seeds would not share a ranking to learn.
+    """
+    folder = tmp_path_factory.mktemp("letor")
+    full = make_ranking_dataset(n_queries=90, n_features=N_FEATURES, random_state=21)
+    paths = {}
+    for name, queries in (("train", range(0, 50)), ("vali", range(50, 70)), ("test", range(70, 90))):
+        paths[name] = folder / f"{name}.txt"
+        write_letor(paths[name], full.take_queries(np.array(list(queries))))
+    return paths
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def ranksvm_model(files, tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "ranksvm.npz"
+    assert main(["train", "ranksvm", "--train", str(files["train"]), "--out", str(path)]) == 0
+    return path
+
+
+# -- train / predict / evaluate -----------------------------------------------------------------
+
+
+def test_train_predict_evaluate_agrees_with_the_library(files, ranksvm_model, tmp_path, capsys):
+    test = read_letor(files["test"])
+    model = load_model(ranksvm_model)
+    assert isinstance(model, RankSVM) and model.C == 1.0
+    # the command trained what the library trains with the model's defaults
+    expected_model = RankSVM(C=1.0).fit(read_letor(files["train"]))
+    np.testing.assert_array_equal(model.coef_, expected_model.coef_)
+
+    scores = tmp_path / "scores.txt"
+    code, out, err = run(capsys, "predict", "--model", ranksvm_model, "--data", files["test"], "--out", scores)
+    assert code == 0, err
+    assert f"wrote {test.n_rows} scores" in err
+    written = np.loadtxt(scores)
+    np.testing.assert_array_equal(written, model.predict(test.X))
+
+    code, out, err = run(capsys, "evaluate", "--data", files["test"], "--scores", scores, "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    expected = evaluate(test.y, model.predict(test.X), test.qid, DEFAULT_METRICS, "letor4")
+    assert got["convention"] == "letor4"
+    assert got["queries"] == test.n_queries == 20
+    assert list(got["metrics"]) == list(DEFAULT_METRICS)
+    for name, value in expected.metrics.items():
+        assert got["metrics"][name] == pytest.approx(value, abs=1e-12), name
+    assert "per_query" not in got
+
+
+def test_evaluate_chosen_metrics_and_convention(files, ranksvm_model, tmp_path, capsys):
+    scores = tmp_path / "scores.txt"
+    assert run(capsys, "predict", "--model", ranksvm_model, "--data", files["test"], "--out", scores)[0] == 0
+    code, out, err = run(capsys, "evaluate", "--data", files["test"], "--scores", scores, "--json",
+                         "--metric", "map", "--metric", "ndcg@5", "--convention", "mslr")
+    assert code == 0, err
+    got = json.loads(out)
+    test = read_letor(files["test"])
+    expected = evaluate(test.y, np.loadtxt(scores), test.qid, ["map", "ndcg@5"], "mslr").metrics
+    assert got["convention"] == "mslr"
+    assert got["metrics"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_train_linreg_with_vali_chooses_from_the_grid(files, tmp_path, capsys):
+    out_path = tmp_path / "linreg.npz"
+    code, out, err = run(capsys, "train", "linreg", "--train", files["train"], "--vali", files["vali"],
+                         "--out", out_path)
+    assert code == 0, err
+    grid = MODELS["linreg"].grid["alpha"]
+    # one progress line per grid point, then the choice
+    assert len(re.findall(r"vali map = ", err)) == len(grid)
+    chosen = re.search(r"chose \{'alpha': ([0-9.]+)\}", err)
+    assert chosen is not None, err
+    model = load_model(out_path)
+    assert isinstance(model, LinearRegressionRanker)
+    assert model.alpha in grid and model.alpha == float(chosen.group(1))
+    # it is the grid point with the best vali MAP (the first of equal ones)
+    train, vali = read_letor(files["train"]), read_letor(files["vali"], n_features=N_FEATURES)
+    maps = [evaluate(vali.y, LinearRegressionRanker(alpha=a).fit(train).predict(vali.X), vali.qid, ["map"])
+            .metrics["map"] for a in grid]
+    assert model.alpha == grid[int(np.argmax(maps))]
+    np.testing.assert_allclose(model.coef_, LinearRegressionRanker(alpha=model.alpha).fit(train).coef_)
+
+
+def test_set_fixes_a_parameter(files, tmp_path, capsys):
+    out_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "ranksvm", "--train", files["train"], "--set", "C=0.5", "--out", out_path)
+    assert code == 0, err
+    model = load_model(out_path)
+    assert model.C == 0.5
+    np.testing.assert_array_equal(model.coef_, RankSVM(C=0.5).fit(read_letor(files["train"])).coef_)
+
+
+def test_set_holds_a_parameter_out_of_the_vali_grid(files, tmp_path, capsys):
+    out_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "ranksvm", "--train", files["train"], "--vali", files["vali"],
+                         "--set", "C=0.5", "--set", "loss=squared_hinge", "--out", out_path)
+    assert code == 0, err
+    assert len(re.findall(r"vali map = ", err)) == 1  # only C=0.5 was tried, not the 5-point grid
+    model = load_model(out_path)
+    assert model.C == 0.5 and model.loss == "squared_hinge"
+
+
+def test_set_unknown_parameter_exits_2_naming_it(files, tmp_path, capsys):
+    out_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "ranksvm", "--train", files["train"], "--set", "nope=1", "--out", out_path)
+    assert code == 2
+    assert "nope" in err and "error" in err
+    assert "C" in err  # it lists the parameters that exist
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out_path.exists()
+
+
+def test_set_without_equals_sign_exits_2(files, tmp_path, capsys):
+    code, out, err = run(capsys, "train", "ranksvm", "--train", files["train"], "--set", "C", "--out",
+                         tmp_path / "m.npz")
+    assert code == 2
+    assert "NAME=VALUE" in err
+
+
+def test_unknown_model_is_refused_by_the_parser(files, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["train", "lambdamart9", "--train", str(files["train"]), "--out", str(tmp_path / "m.npz")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "lambdamart9" in err and "ranksvm" in err
+
+
+def test_evaluate_scores_of_the_wrong_length_exits_2(files, tmp_path, capsys):
+    n_rows = read_letor(files["test"]).n_rows
+    scores = tmp_path / "short_scores.txt"
+    scores.write_text("".join(f"{v}\n" for v in range(5)))
+    code, out, err = run(capsys, "evaluate", "--data", files["test"], "--scores", scores)
+    assert code == 2
+    assert out == ""
+    assert str(scores) in err and str(files["test"]) in err
+    assert "5 scores" in err and f"{n_rows} rows" in err
+    assert "Traceback" not in err
+
+
+def test_malformed_data_line_exits_2_naming_file_and_line(files, ranksvm_model, tmp_path, capsys):
+    lines = files["test"].read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace(" 3:", " 3:abc", 1)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("".join(lines))
+    scores = tmp_path / "scores.txt"
+    scores.write_text("0\n" * len(lines))
+
+    code, out, err = run(capsys, "evaluate", "--data", bad, "--scores", scores)
+    assert code == 2
+    assert str(bad) in err and "line 3" in err and "feature 3" in err
+
+    code, out, err = run(capsys, "predict", "--model", ranksvm_model, "--data", bad, "--out", tmp_path / "s.txt")
+    assert code == 2
+    assert str(bad) in err and "line 3" in err
+    assert not (tmp_path / "s.txt").exists()
+
+    code, out, err = run(capsys, "train", "linreg", "--train", bad, "--out", tmp_path / "m.npz")
+    assert code == 2
+    assert str(bad) in err and "line 3" in err
+
+
+def test_bad_label_exits_2_naming_file_and_line(files, tmp_path, capsys):
+    lines = files["test"].read_text().splitlines(keepends=True)
+    lines[4] = "1.5" + lines[4][1:]
+    bad = tmp_path / "bad_label.txt"
+    bad.write_text("".join(lines))
+    code, out, err = run(capsys, "train", "ranksvm", "--train", bad, "--out", tmp_path / "m.npz")
+    assert code == 2
+    assert str(bad) in err and "line 5" in err and "label" in err
+
+
+def test_predict_with_a_damaged_model_file_exits_2(files, tmp_path, capsys):
+    model = tmp_path / "model.npz"
+    model.write_text("not a model")
+    code, out, err = run(capsys, "predict", "--model", model, "--data", files["test"], "--out", tmp_path / "s.txt")
+    assert code == 2
+    assert str(model) in err and "not a structrank model file" in err
+    code, out, err = run(capsys, "predict", "--model", tmp_path / "absent.npz", "--data", files["test"],
+                         "--out", tmp_path / "s.txt")
+    assert code == 2 and "absent.npz" in err and "not found" in err
+
+
+def test_evaluate_readable_output_shows_the_convention_and_metrics(files, ranksvm_model, tmp_path, capsys):
+    scores = tmp_path / "scores.txt"
+    assert run(capsys, "predict", "--model", ranksvm_model, "--data", files["test"], "--out", scores)[0] == 0
+    code, out, err = run(capsys, "evaluate", "--data", files["test"], "--scores", scores)
+    assert code == 0, err
+    test = read_letor(files["test"])
+    assert f"{test.n_queries} queries, {test.n_rows} documents" in out
+    assert CONVENTIONS["letor4"].describe() in out
+    assert "letor4" in out
+    expected = evaluate(test.y, np.loadtxt(scores), test.qid, DEFAULT_METRICS, "letor4").metrics
+    for name in DEFAULT_METRICS:
+        row = re.search(rf"^\s+{re.escape(name)}\s+([0-9.]+)$", out, re.MULTILINE)
+        assert row is not None, name
+        assert float(row.group(1)) == pytest.approx(expected[name], abs=5e-7)
+    assert "qid\t" not in out  # no per-query table without --per-query
+
+
+def test_per_query_prints_a_row_per_query(files, ranksvm_model, tmp_path, capsys):
+    scores = tmp_path / "scores.txt"
+    assert run(capsys, "predict", "--model", ranksvm_model, "--data", files["test"], "--out", scores)[0] == 0
+    test = read_letor(files["test"])
+    result = evaluate(test.y, np.loadtxt(scores), test.qid, ["map", "ndcg@10"], "letor4")
+
+    code, out, err = run(capsys, "evaluate", "--data", files["test"], "--scores", scores, "--per-query",
+                         "--metric", "map", "--metric", "ndcg@10")
+    assert code == 0, err
+    table = out[out.index("qid\t"):].strip().splitlines()
+    assert table[0].split("\t") == ["qid", "map", "ndcg@10"]
+    rows = [line.split("\t") for line in table[1:]]
+    assert [r[0] for r in rows] == [str(q) for q in test.query_ids]
+    assert len(rows) == test.n_queries
+    for i, row in enumerate(rows):
+        assert float(row[1]) == pytest.approx(result.per_query["map"][i], abs=5e-7)
+        assert float(row[2]) == pytest.approx(result.per_query["ndcg@10"][i], abs=5e-7)
+
+    code, out, err = run(capsys, "evaluate", "--data", files["test"], "--scores", scores, "--per-query", "--json",
+                         "--metric", "map")
+    assert code == 0, err
+    per_query = json.loads(out)["per_query"]
+    assert list(per_query) == [str(q) for q in test.query_ids]
+    assert [v["map"] for v in per_query.values()] == pytest.approx(result.per_query["map"].tolist(), abs=1e-12)
+
+
+def test_predict_writes_scores_in_the_file_order_of_interleaved_queries(files, ranksvm_model, tmp_path, capsys):
+    lines = files["test"].read_text().splitlines(keepends=True)
+    perm = np.random.default_rng(8).permutation(len(lines))
+    shuffled = tmp_path / "shuffled.txt"
+    shuffled.write_text("".join(lines[i] for i in perm))
+    model = load_model(ranksvm_model)
+
+    scores = tmp_path / "scores.txt"
+    with pytest.warns(UserWarning, match="not contiguous"):
+        code, out, err = run(capsys, "predict", "--model", ranksvm_model, "--data", shuffled, "--out", scores)
+    assert code == 0, err
+    written = np.loadtxt(scores)
+
+    # the grouped dataset's predictions mapped back to the file's rows
+    with pytest.warns(UserWarning):
+        grouped = read_letor(shuffled, n_features=N_FEATURES)
+    assert grouped.row_order is not None
+    back = np.empty(grouped.n_rows)
+    back[grouped.row_order] = model.predict(grouped.X)
+    np.testing.assert_array_equal(written, back)
+    # and, independently: sklearn's reader keeps the file's row order
+    X_file, _ = load_svmlight_file(str(shuffled), n_features=N_FEATURES, zero_based=False, query_id=False)
+    np.testing.assert_allclose(written, model.predict(X_file), rtol=1e-12, atol=1e-12)
+    # the same documents' scores as in the unshuffled file
+    plain = tmp_path / "plain_scores.txt"
+    assert run(capsys, "predict", "--model", ranksvm_model, "--data", files["test"], "--out", plain)[0] == 0
+    np.testing.assert_array_equal(written, np.loadtxt(plain)[perm])
+
+    # evaluate on the interleaved file with its file-order scores gives the same means
+    with pytest.warns(UserWarning):
+        code, out, err = run(capsys, "evaluate", "--data", shuffled, "--scores", scores, "--json")
+    assert code == 0, err
+    code2, out2, _ = run(capsys, "evaluate", "--data", files["test"], "--scores", plain, "--json")
+    assert json.loads(out)["metrics"] == pytest.approx(json.loads(out2)["metrics"], abs=1e-12)
+
+
+# -- demo --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_output():
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["demo", "--synthetic"])
+    return code, out.getvalue(), err.getvalue()
+
+
+def demo_table(out):
+    """{metric: (linreg, ranksvm)} from the demo's table."""
+    values = {}
+    for line in out.splitlines():
+        match = re.match(r"^(\S+)\s+([0-9.]+)\s+([0-9.]+)$", line)
+        if match:
+            values[match.group(1)] = (float(match.group(2)), float(match.group(3)))
+    return values
+
+
+def test_demo_synthetic_prints_metrics_for_both_baselines(demo_output):
+    code, out, err = demo_output
+    assert code == 0, err
+    assert "synthetic" in out and "synthetic" in err
+    header = next(line for line in out.splitlines() if line.startswith("metric"))
+    assert header.split() == ["metric", "linreg", "ranksvm"]
+    table = demo_table(out)
+    for metric in ("map", "ndcg@10"):
+        assert metric in table
+        assert all(0.0 <= v <= 1.0 for v in table[metric])
+    assert "letor4" in out
+    assert "chose" in err  # parameters chosen on vali
+
+
+def test_demo_synthetic_baselines_beat_random_scores(demo_output):
+    from structrank.demo import _splits
+
+    code, out, err = demo_output
+    table = demo_table(out)
+    with contextlib.redirect_stderr(io.StringIO()):
+        test = _splits(None, True)[3]
+    rng = np.random.default_rng(0)
+    random_map = np.mean([evaluate(test.y, rng.random(test.n_rows), test.qid, ["map"]).metrics["map"]
+                          for _ in range(10)])
+    linreg_map, ranksvm_map = table["map"]
+    assert linreg_map > random_map + 0.05
+    assert ranksvm_map > random_map + 0.05
+
+
+# -- help --------------------------------------------------------------------------------------
+
+
+def test_help_lists_the_commands(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("train", "predict", "evaluate", "reproduce", "demo", "bench"):
+        assert command in out
+
+
+def test_train_help_lists_the_models_and_their_grids(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["train", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for name, spec in MODELS.items():
+        assert name in out
+        assert str(spec.grid) in out
+    assert "linreg" in out and "ranksvm" in out
+    assert "C=1.0" in out and "alpha=0.0" in out
+
+
+def test_no_command_exits_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main([])
+    assert info.value.code == 2
+    assert "COMMAND" in capsys.readouterr().err
+
+
+# -- python -m structrank ----------------------------------------------------------------------
+
+
+def test_python_dash_m_structrank_evaluate(files, ranksvm_model, tmp_path, capsys):
+    scores = tmp_path / "scores.txt"
+    assert run(capsys, "predict", "--model", ranksvm_model, "--data", files["test"], "--out", scores)[0] == 0
+    proc = subprocess.run(
+        [sys.executable, "-m", "structrank", "evaluate", "--data", str(files["test"]), "--scores", str(scores),
+         "--json", "--metric", "map"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    test = read_letor(files["test"])
+    expected = evaluate(test.y, np.loadtxt(scores), test.qid, ["map"]).metrics["map"]
+    assert got["metrics"]["map"] == pytest.approx(expected, abs=1e-12)
+
+    bad = subprocess.run(
+        [sys.executable, "-m", "structrank", "evaluate", "--data", str(files["test"]), "--scores",
+         str(tmp_path / "absent.txt")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert bad.returncode == 2
+    assert "absent.txt" in bad.stderr and "Traceback" not in bad.stderr
