@@ -51,7 +51,7 @@ def test_reproduce_killed_and_restarted_finishes_with_the_same_table(tmp_path, d
     process.send_signal(signal.SIGKILL)
     process.wait()
     before = _finished_runs(store)
-    assert 1 <= len(before) < 4, "the kill should land after some runs and before the last"
+    assert 0 < len(before) < 4, "the kill should land after some runs and before the last"
     assert not (killed / "results.csv").exists()
 
     restarted = _reproduce(killed, data_root)

@@ -1,13 +1,15 @@
 """The ``structrank`` command: train, predict, evaluate, reproduce, demo, bench.
 
 Other tools and scripts depend on these names and formats (see DESIGN.md); keep them stable.
-Every input problem ends in one line naming the file, the line and the problem, and exit code 2.
+Every input problem ends in one line naming the file, the line and the problem, and exit code 2
+(set STRUCTRANK_DEBUG=1 for the whole traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -211,6 +213,8 @@ def main(argv=None):
     try:
         return args.func(args)
     except (StructRankError, ValueError, FileNotFoundError) as exc:
+        if os.environ.get("STRUCTRANK_DEBUG"):  # the whole traceback, for reporting a bug
+            raise
         print(f"structrank {args.command}: error: {exc}", file=sys.stderr)
         return 2
 
