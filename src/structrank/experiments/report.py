@@ -245,6 +245,12 @@ def save_figure(fig, path, dpi: int = 150) -> Path:
     return path
 
 
+def _metric_sort_key(name: str):
+    """map, mrr, ndcg@1, ndcg@2, ..., ndcg@10, p@1 ...: by family, then by cut-off as a number."""
+    family, _, k = name.partition("@")
+    return (family, int(k) if k.isdigit() else -1, name)
+
+
 def write_results_markdown(store, path, title: str, command: str, std: bool = True,
                            fmt: str = "{:.4f}") -> Path:
     """Write a RESULTS.md-style page of every table in ``store``.
@@ -307,7 +313,18 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
         index = ("model", "params") if any(len(s) > 1 for s in settings.values()) else "model"
         folds = {(r["fold"], r["seed"]) for r in records}
         body = (f"Metric convention `{convention}`; {len(folds)} fold/seed combination"
-                f"{'' if len(folds) == 1 else 's'}.\n\n"
-                + markdown_table(records, index=index, columns="metric", fmt=fmt, std=std))
+                f"{'' if len(folds) == 1 else 's'}.")
+        # Metrics named "prefix:metric" (e.g. "nonempty:map") get a table of their own.
+        by_prefix = defaultdict(list)
+        for record in records:
+            prefix, _, metric = record["metric"].rpartition(":")
+            by_prefix[prefix].append({**record, "metric": metric})
+        for prefix in sorted(by_prefix):
+            part = by_prefix[prefix]
+            order = sorted({r["metric"] for r in part}, key=_metric_sort_key)
+            if prefix:
+                body += f"\n\nMetrics prefixed `{prefix}:`"
+            body += "\n\n" + markdown_table(part, index=index, columns="metric", fmt=fmt, std=std,
+                                            column_order=order)
         sections.append((f"{experiment} — {dataset} ({split})", body))
     return write_report(path, sections, title=title)
