@@ -232,6 +232,6 @@ def check_labels(y) -> np.ndarray:
         raise DataValidationError(f"labels must be numbers, got dtype {y.dtype}")
     if bad.size:
         raise DataValidationError(
-            f"relevance labels must be non-negative integers; row {int(bad[0])} has {y[bad[0]]!r}"
+            f"relevance labels must be non-negative integers; row {int(bad[0])} has {y[bad[0]].item()!r}"
         )
     return y.astype(np.int64)

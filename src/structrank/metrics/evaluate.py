@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from structrank.data.dataset import check_labels
 from structrank.errors import DataValidationError
 from structrank.metrics import kernels
 from structrank.metrics.conventions import Convention, get_convention
@@ -122,13 +123,7 @@ def _check_inputs(y, scores, qid, docids):
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:
         raise DataValidationError(f"score of row {int(bad[0])} is {scores[bad[0]]}: scores must be finite")
-    if y.dtype.kind == "f":
-        bad = np.flatnonzero(~np.isfinite(y) | (y != np.round(y)) | (y < 0))
-    else:
-        bad = np.flatnonzero(y < 0)
-    if bad.size:
-        raise DataValidationError(f"label of row {int(bad[0])} is {y[bad[0]]!r}: labels must be non-negative integers")
-    return y.astype(np.int64), scores, qid
+    return check_labels(y), scores, qid
 
 
 def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docids=None) -> EvaluationResult:
