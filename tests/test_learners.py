@@ -233,8 +233,11 @@ def test_score_without_qid_names_metadata_routing(cls, ds):
 # -- scikit-learn estimator conventions --------------------------------------------------------
 
 
-def test_ranker_registry_lists_both_classes():
-    assert RANKER_CLASSES == {"LinearRegressionRanker": LinearRegressionRanker, "RankSVM": RankSVM}
+def test_ranker_registry_maps_class_names_to_estimators():
+    assert RANKER_CLASSES["LinearRegressionRanker"] is LinearRegressionRanker
+    assert RANKER_CLASSES["RankSVM"] is RankSVM
+    for name, cls in RANKER_CLASSES.items():
+        assert cls.__name__ == name and hasattr(cls, "_saved_attributes")
 
 
 @pytest.mark.parametrize(

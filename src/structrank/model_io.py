@@ -3,9 +3,10 @@
 A model file is a NumPy ``.npz`` archive read with ``allow_pickle=False``: one entry
 ``__header__`` holds UTF-8 JSON (format name and version, the estimator's class name, its
 constructor parameters, the name, dtype and shape of every learned array), the other entries
-are the learned arrays. Loading accepts only classes from structrank's own registry, checks
-the version, the parameters, and every array's dtype and shape against the header, and writes
-nothing; saving is atomic.
+are the learned arrays: real numbers, or a single unicode string for the attributes a class
+lists in ``_text_attributes`` (a LightGBM model's text, say). Loading accepts only classes from
+structrank's own registry, checks the version, the parameters, and every array's dtype and
+shape against the header, and writes nothing; saving is atomic.
 """
 
 from __future__ import annotations
@@ -58,8 +59,9 @@ def save_model(model, path) -> None:
         "params": _jsonable(model.get_params(deep=False)),
         "arrays": {k: {"dtype": v.dtype.str, "shape": list(v.shape)} for k, v in arrays.items()},
     }
+    text = getattr(model, "_text_attributes", ())
     for key, value in arrays.items():
-        if value.dtype.kind not in "biuf":
+        if value.dtype.kind not in "biuf" and not (key in text and value.dtype.kind == "U" and value.ndim == 0):
             raise TypeError(f"attribute {key} of dtype {value.dtype} cannot be saved")
     buffer = io.BytesIO()
     np.savez(buffer, __header__=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8), **arrays)
@@ -107,7 +109,13 @@ def load_model(path):
         if not isinstance(spec, dict) or value.dtype.str != spec.get("dtype") or list(value.shape) != spec.get("shape"):
             raise DataFormatError(path, None, f"array {key} has dtype {value.dtype.str} shape {list(value.shape)}, "
                                   f"the header says {spec}", key)
-        # Learned arrays are real numbers: no text, objects or complex values, no NaN or inf.
+        # A class's declared text attributes are one unicode string each (kept as a 0-d array).
+        if key in getattr(cls, "_text_attributes", ()):
+            if value.dtype.kind != "U" or value.ndim != 0:
+                raise DataFormatError(path, None, f"array {key} must be one unicode string", key)
+            setattr(model, key, value)
+            continue
+        # Other learned arrays are real numbers: no text, objects or complex values, no NaN or inf.
         if value.dtype.kind not in "biuf":
             raise DataFormatError(path, None, f"array {key} has dtype {value.dtype}, not a real number type", key)
         if value.dtype.kind == "f" and not np.all(np.isfinite(value)):

@@ -9,7 +9,7 @@ import itertools
 import json
 from dataclasses import dataclass, field
 
-from structrank.learners import LinearRegressionRanker, RankSVM
+from structrank.learners import LambdaMARTRanker, LinearRegressionRanker, McRank, RankSVM
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ MODELS = {
                   {"alpha": 0.0}, {"alpha": [0.0, 0.1, 1.0, 10.0]}),
         ModelSpec("ranksvm", RankSVM, "pairwise RankSVM (Joachims 2002) with liblinear",
                   {"C": 1.0}, {"C": [0.001, 0.01, 0.1, 1.0, 10.0]}),
+        ModelSpec("mcrank", McRank, "McRank (Li et al. 2007): LightGBM multiclass grades, expected relevance",
+                  {}, {"num_leaves": [7, 31], "min_child_samples": [5, 20]}, metric="ndcg@10"),
+        ModelSpec("lambdamart", LambdaMARTRanker, "LambdaMART with LightGBM's lambdarank objective",
+                  {}, {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}, metric="ndcg@10"),
     )
 }
 

@@ -2,7 +2,17 @@
 
 from structrank.learners.base import BaseRanker, LinearRankerMixin
 from structrank.learners.baselines import LinearRegressionRanker, RankSVM, preference_pairs
+from structrank.learners.trees import LambdaMARTRanker, McRank
 
-RANKER_CLASSES = {cls.__name__: cls for cls in (LinearRegressionRanker, RankSVM)}
+RANKER_CLASSES = {cls.__name__: cls for cls in (LinearRegressionRanker, RankSVM, McRank, LambdaMARTRanker)}
 
-__all__ = ["RANKER_CLASSES", "BaseRanker", "LinearRankerMixin", "LinearRegressionRanker", "RankSVM", "preference_pairs"]
+__all__ = [
+    "RANKER_CLASSES",
+    "BaseRanker",
+    "LambdaMARTRanker",
+    "LinearRankerMixin",
+    "LinearRegressionRanker",
+    "McRank",
+    "RankSVM",
+    "preference_pairs",
+]

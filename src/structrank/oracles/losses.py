@@ -1,0 +1,267 @@
+"""Structured losses: an oracle with its feature map, seen by learners only through three calls.
+
+A learner holds a ``StructuredLoss`` and asks it for
+
+- ``batch(scores, labels, offsets)`` -> ``(c_hat, delta)``: the max-violating structure of every
+  query (its coefficients, one per document) and each query's loss;
+- ``star(scores, labels, offsets)`` -> ``c_star``: the coefficients of the correct structure;
+- ``oracle(scores, labels)`` -> ``Violation`` for a single query (users and tests).
+
+It never learns which loss it optimises. Relevance is binary (label >= ``relevant_from``), as in
+Chakrabarti et al. (2008); DORM also takes graded gains (``gain="exp2"``).
+
+A query with no good or no bad document has no violating structure: its ``c_hat`` is
+``c_star`` and its loss 0, so it adds nothing to a constraint or an update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from structrank.metrics.conventions import CONVENTIONS
+from structrank.oracles.dorm import dorm_query
+from structrank.oracles.mrr import mrr_kernel
+from structrank.oracles.po import auc_kernel, map_kernel, mrr_po_kernel, ndcg_kernel
+from structrank.structures import dorm_decay, dorm_star, po_star_into
+
+LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
+DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
+DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> a convention that uses it
+DEFAULT_COMBO = ("map", "ndcg", "ndcg-nc", "mrr")
+
+_KERNELS = {
+    ("auc", "po"): auc_kernel,
+    ("map", "po"): map_kernel,
+    ("ndcg", "po"): ndcg_kernel,
+    ("ndcg-nc", "po"): ndcg_kernel,
+    ("mrr", "po"): mrr_po_kernel,
+    ("mrr", "mrr"): mrr_kernel,
+}
+
+
+class Violation(NamedTuple):
+    """The max-violating structure of one query."""
+
+    coef: np.ndarray  #: its feature-map coefficients, one per document
+    loss: float  #: its loss Delta
+    order: np.ndarray  #: the ranking, document indices best first
+
+
+@njit(cache=True)
+def _run_batch(kernel, s, z, offsets, k, discount, coef, order):
+    """Run an oracle kernel over every query (``offsets`` bound the queries in flat arrays)."""
+    n_queries = offsets.shape[0] - 1
+    delta = np.empty(n_queries)
+    for q in range(n_queries):
+        a, b = offsets[q], offsets[q + 1]
+        delta[q] = kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
+    return delta
+
+
+@lru_cache(maxsize=16)
+def _discount_table(name: str, n: int) -> np.ndarray:
+    table = CONVENTIONS[DISCOUNTS[name]].discounts(n)
+    table.flags.writeable = False
+    return table
+
+
+def _table_for(name: str, n: int) -> np.ndarray:
+    # tables grow in powers of two so that a few cached ones serve every query length
+    return _discount_table(name, max(64, 1 << max(int(n) - 1, 1).bit_length()))
+
+
+@dataclass(frozen=True)
+class StructuredLoss:
+    """One loss-augmented inference problem: a loss, a feature map and their options.
+
+    Parameters
+    ----------
+    name : {"auc", "map", "ndcg", "ndcg-nc", "mrr"}
+    feature_map : {"po", "mrr", "dorm"} or None
+        None takes the paper's map for the loss (phi_mrr for MRR, phi_po otherwise). "dorm"
+        goes with "ndcg" and "ndcg-nc" only: the assignment cannot count documents above a
+        position, so it cannot express MAP or MRR (Sec. 3.5).
+    k : int
+        Cut-off of NDCG@k and MRR@k (ignored by "auc", "map", "ndcg-nc").
+    discount : {"letor", "log2"}
+        NDCG discount: "letor" (1 at ranks 1 and 2, then 1/log2(rank)), the paper's and the
+        LETOR scripts'; "log2" (1/log2(rank + 1)), trec_eval's.
+    relevant_from : int
+        Labels >= this are good.
+    dorm_cut : int or None
+        DORM's decay ``A(r) = 1/sqrt(1 + r)`` is 0 from this rank on (the sparse variant).
+    gain : {"binary", "exp2"}
+        DORM's NDCG gain: binary relevance, or ``2^label - 1``.
+    """
+
+    name: str
+    feature_map: str | None = None
+    k: int = 10
+    discount: str = "letor"
+    relevant_from: int = 1
+    dorm_cut: int | None = None
+    gain: str = "binary"
+
+    def __post_init__(self):
+        if self.name not in DEFAULT_FEATURE_MAP:
+            raise ValueError(f"unknown loss {self.name!r}; known: {', '.join(LOSSES)}")
+        if self.feature_map is None:
+            object.__setattr__(self, "feature_map", DEFAULT_FEATURE_MAP[self.name])
+        if self.feature_map == "dorm":
+            if self.name not in ("ndcg", "ndcg-nc"):
+                raise ValueError(f"feature_map 'dorm' goes with the ndcg losses, not {self.name!r}")
+        elif (self.name, self.feature_map) not in _KERNELS:
+            raise ValueError(f"loss {self.name!r} has no oracle for feature_map {self.feature_map!r}")
+        if self.discount not in DISCOUNTS:
+            raise ValueError(f"discount must be one of {', '.join(DISCOUNTS)}, got {self.discount!r}")
+        if self.gain not in ("binary", "exp2") or (self.gain == "exp2" and self.feature_map != "dorm"):
+            raise ValueError("gain 'exp2' (graded) is available with feature_map 'dorm' only")
+        if int(self.k) != self.k or (self.k < 1 and self.name in ("ndcg", "mrr")):
+            raise ValueError(f"k must be a positive integer, got {self.k!r}")
+
+    @property
+    def label(self) -> str:
+        """Short readable name, e.g. ``ndcg@10/po``."""
+        cut = f"@{self.k}" if self.name in ("ndcg", "mrr") else ""
+        return f"{self.name}{cut}/{self.feature_map}"
+
+    @property
+    def _cut(self) -> int:
+        return 0 if self.name == "ndcg-nc" else int(self.k)  # 0: no cut-off
+
+    def relevance(self, labels) -> np.ndarray:
+        return (np.asarray(labels) >= self.relevant_from).astype(np.int8)
+
+    def _gains(self, labels) -> np.ndarray:
+        labels = np.asarray(labels, dtype=np.float64)
+        if self.gain == "exp2":
+            return np.exp2(labels) - 1.0
+        return (labels >= self.relevant_from).astype(np.float64)
+
+    def _decay(self, n):
+        return dorm_decay(n, self.dorm_cut)
+
+    def oracle(self, scores, labels) -> Violation:
+        """The max-violating structure of one query."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        offsets = np.array([0, scores.shape[0]], dtype=np.int64)
+        coef, delta, order = self._batch(scores, labels, offsets)
+        return Violation(coef, float(delta[0]), order)
+
+    def batch(self, scores, labels, offsets):
+        """``(c_hat, delta)`` for every query at once."""
+        coef, delta, _ = self._batch(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets)
+        return coef, delta
+
+    def _batch(self, scores, labels, offsets):
+        offsets = np.asarray(offsets, dtype=np.int64)
+        n = scores.shape[0]
+        if self.feature_map == "dorm":
+            return self._dorm_batch(scores, labels, offsets)
+        z = self.relevance(labels)
+        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        coef = np.empty(n)
+        order = np.empty(n, dtype=np.int64)
+        kernel = _KERNELS[(self.name, self.feature_map)]
+        delta = _run_batch(kernel, scores, z, offsets, self._cut, _table_for(self.discount, longest), coef, order)
+        return coef, delta, order
+
+    def _dorm_batch(self, scores, labels, offsets):
+        gains = self._gains(labels)
+        coef = np.empty(scores.shape[0])
+        order = np.empty(scores.shape[0], dtype=np.int64)
+        delta = np.empty(offsets.shape[0] - 1)
+        for q in range(offsets.shape[0] - 1):
+            a, b = offsets[q], offsets[q + 1]
+            discount = _table_for(self.discount, b - a)
+            coef[a:b], delta[q], order[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, discount, self._decay(b - a))
+        return coef, delta, order
+
+    def star(self, scores, labels, offsets) -> np.ndarray:
+        """Coefficients of the correct structure of every query (``scores`` unused: c_star is fixed)."""
+        offsets = np.asarray(offsets, dtype=np.int64)
+        n = offsets[-1]
+        out = np.zeros(n)
+        if self.feature_map == "mrr":
+            return out  # phi_mrr of the ideal ranking is 0
+        if self.feature_map == "dorm":
+            gains = self._gains(labels)
+            for q in range(offsets.shape[0] - 1):
+                a, b = offsets[q], offsets[q + 1]
+                if not np.all(gains[a:b] == gains[a]):
+                    out[a:b] = dorm_star(gains[a:b], self._decay(b - a))
+                else:  # the oracle returns the by-score ranking for such a query; match it
+                    out[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, _table_for(self.discount, b - a),
+                                          self._decay(b - a))[0]
+            return out
+        z = self.relevance(labels)
+        for q in range(offsets.shape[0] - 1):
+            po_star_into(z[offsets[q]:offsets[q + 1]], out[offsets[q]:offsets[q + 1]])
+        return out
+
+
+@dataclass(frozen=True)
+class ComboLoss:
+    """SVM-combo with shared slacks (Sec. 3.7): each query's most violated of several losses.
+
+    With one slack per query shared by all losses, the constraints of every loss hold at once;
+    the most violated one of a query is the component whose ``Delta + s . (c_hat - c_star)`` is
+    largest. Its coefficients are returned as the difference ``c_hat - c_star`` with a zero
+    ``c_star``, since the components' maps need not agree on ``c_star``.
+    (Separate slacks are a learner matter: one constraint set per component.)
+    """
+
+    components: tuple
+
+    name = "combo"
+    feature_map = "mixed"
+
+    @property
+    def label(self) -> str:
+        return "combo(" + "+".join(c.label for c in self.components) + ")"
+
+    def _choose(self, scores, labels, offsets, single=False):
+        offsets = np.asarray(offsets, dtype=np.int64)
+        best = None
+        for component in self.components:
+            coef, delta, order = component._batch(scores, labels, offsets)
+            diff = coef - component.star(scores, labels, offsets)
+            value = delta + np.add.reduceat(scores * diff, offsets[:-1]) if scores.shape[0] else delta
+            if best is None:
+                best = [value, diff, delta, order]
+                continue
+            better = value > best[0]
+            rows = np.repeat(better, np.diff(offsets))
+            best[0] = np.where(better, value, best[0])
+            best[1] = np.where(rows, diff, best[1])
+            best[2] = np.where(better, delta, best[2])
+            best[3] = np.where(rows, order, best[3])
+        return best[1], best[2], best[3]
+
+    def oracle(self, scores, labels) -> Violation:
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        coef, delta, order = self._choose(scores, labels, [0, scores.shape[0]])
+        return Violation(coef, float(delta[0]), order)
+
+    def batch(self, scores, labels, offsets):
+        coef, delta, _ = self._choose(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets)
+        return coef, delta
+
+    def star(self, scores, labels, offsets) -> np.ndarray:
+        return np.zeros(int(np.asarray(offsets)[-1]))
+
+
+def make_loss(name, feature_map=None, k=10, discount="letor", relevant_from=1, dorm_cut=None, gain="binary",
+              components=DEFAULT_COMBO):
+    """A ``StructuredLoss`` (or ``ComboLoss`` for ``name="combo"``) from the estimator's options."""
+    if name == "combo":
+        parts = tuple(StructuredLoss(c, None, k, discount, relevant_from) for c in components)
+        if not parts:
+            raise ValueError("combo needs at least one component loss")
+        return ComboLoss(parts)
+    return StructuredLoss(name, feature_map, k, discount, relevant_from, dorm_cut, gain)

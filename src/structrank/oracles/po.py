@@ -1,0 +1,292 @@
+"""Loss-augmented inference with the partial-order map phi_po: AUC, MAP, NDCG@k, NDCG-nc, MRR@k.
+
+Each kernel solves, for one query with scores ``s`` and binary relevance ``z``,
+
+    max over rankings r of  s . c_po(r) + Delta(r)
+
+and writes the coefficients of the maximiser into ``coef`` and the ranking (document indices,
+best first) into ``order``; it returns Delta. All kernels share one signature,
+``kernel(s, z, k, discount, coef, order) -> delta``, so one batch loop runs any of them.
+
+For every loss here except AUC, Fact 3.2 of Chakrabarti et al. (2008) holds: some maximiser
+keeps the good documents in decreasing score order and the bad ones likewise, so a ranking is
+an interleaving, described by ``j[g]``, the number of bad documents above the g-th good one
+(non-decreasing in g). With ``P`` good and ``N`` bad documents, good g placed below the top
+``j`` bad ones adds ``f(g, j) = (2 B[j] - B[N] + s_g (N - 2 j)) / (P N)`` to ``s . c_po``
+(``B`` are the prefix sums of the sorted bad scores). ``f(g, .)`` is concave and peaks at
+``nat[g]``, the number of bad documents scoring above good g.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from structrank.structures import po_coef_from_order
+
+NEG_INF = -np.inf
+
+
+@njit(cache=True)
+def _split_sorted(s, z):
+    """Indices of good and bad documents, each in decreasing score order (stable)."""
+    order = np.argsort(-s, kind="mergesort")
+    n_good = 0
+    for i in range(s.shape[0]):
+        n_good += z[i]
+    good = np.empty(n_good, np.int64)
+    bad = np.empty(s.shape[0] - n_good, np.int64)
+    a = 0
+    b = 0
+    for i in order:
+        if z[i]:
+            good[a] = i
+            a += 1
+        else:
+            bad[b] = i
+            b += 1
+    return good, bad
+
+
+@njit(cache=True)
+def _ideal(s, z, coef, order):
+    """The answer for a query without good or without bad documents: nothing can be violated."""
+    good, bad = _split_sorted(s, z)
+    order[: good.shape[0]] = good
+    order[good.shape[0]:] = bad
+    po_coef_from_order(order, z, coef)
+    return 0.0
+
+
+@njit(cache=True)
+def _merge(good, bad, j, order):
+    """The ranking that puts ``j[g]`` bad documents above the g-th good one."""
+    pos = 0
+    b = 0
+    for g in range(good.shape[0]):
+        while b < j[g]:
+            order[pos] = bad[b]
+            pos += 1
+            b += 1
+        order[pos] = good[g]
+        pos += 1
+    while b < bad.shape[0]:
+        order[pos] = bad[b]
+        pos += 1
+        b += 1
+
+
+@njit(cache=True)
+def auc_kernel(s, z, k, discount, coef, order):
+    """SVM-auc (Joachims 2005, Eq. 8): each pair decides alone, ``y_gb = sign(s_g - s_b - 1/2)``.
+
+    The pair decisions are those of the total order by ``s - z/2`` (good g stays above bad b
+    exactly when ``s_g - 1/2 > s_b``), so the structure is returned as that order.
+    """
+    n = s.shape[0]
+    n_good = 0
+    for i in range(n):
+        n_good += z[i]
+    n_bad = n - n_good
+    if n_good == 0 or n_bad == 0:
+        return _ideal(s, z, coef, order)
+    shifted = s - 0.5 * z
+    order[:] = np.argsort(-shifted, kind="mergesort")
+    po_coef_from_order(order, z, coef)
+    swapped = 0  # bad-above-good pairs
+    bad_above = 0
+    for pos in range(n):
+        if z[order[pos]]:
+            swapped += bad_above
+        else:
+            bad_above += 1
+    return swapped / (n_good * n_bad)
+
+
+@njit(cache=True)
+def map_kernel(s, z, k, discount, coef, order):
+    """SVM-map: the exact greedy of Yue et al. (2007).
+
+    Bad document l (l-th by score) placed above good g (g-th by score), with bad documents
+    0..l-1 above g already, changes the objective by
+
+        delta(g, l) = [(g+1)/(g+l+1) - (g+1)/(g+l+2)] / P - 2 (s_g - s_l) / (P N)
+
+    (AP loss up, score term down). Each bad document independently takes the number of good
+    documents above it that maximises the sum of its deltas; Yue et al. prove these choices are
+    non-decreasing, so together they form the optimal interleaving. Ties go to the lower
+    position; a running maximum guards the order against rounding. O(P N + n log n).
+    """
+    good, bad = _split_sorted(s, z)
+    n_good = good.shape[0]
+    n_bad = bad.shape[0]
+    if n_good == 0 or n_bad == 0:
+        return _ideal(s, z, coef, order)
+    scale = 2.0 / (n_good * n_bad)
+    goods_above = np.empty(n_bad, np.int64)  # m_l: good documents above bad l
+    last = 0
+    for l in range(n_bad):
+        sl = s[bad[l]]
+        best = 0.0
+        best_m = n_good
+        total = 0.0
+        for g in range(n_good - 1, -1, -1):
+            total += (g + 1.0) / (g + l + 1.0) / n_good - (g + 1.0) / (g + l + 2.0) / n_good
+            total -= (s[good[g]] - sl) * scale
+            if total > best:
+                best = total
+                best_m = g
+        last = max(last, best_m)
+        goods_above[l] = last
+    j = np.zeros(n_good, np.int64)  # bad documents above each good one
+    for l in range(n_bad):
+        if goods_above[l] < n_good:
+            j[goods_above[l]] += 1
+    for g in range(1, n_good):
+        j[g] += j[g - 1]
+    _merge(good, bad, j, order)
+    po_coef_from_order(order, z, coef)
+    ap = 0.0
+    for g in range(n_good):
+        ap += (g + 1.0) / (g + j[g] + 1.0)
+    return 1.0 - ap / n_good
+
+
+@njit(cache=True)
+def _interleave(sg, sb, weight, gain_discount, cut):
+    """Best interleaving for ``Delta = 1 - sum_g weight[g] * gain_discount[g + j[g]]``.
+
+    ``gain_discount[r]`` is the credit of a good document at rank r (zero from rank ``cut`` on).
+    This is the dynamic programme of Fig. 2 with Facts 3.3 and 3.4: the table keeps only
+    cells whose rank ``g + j`` is above the cut (at most k x k of them), each cell takes the
+    best of the previous row through a running prefix maximum, and the first row placed below
+    the cut ends the programme, since from there on the loss is fixed and every later good
+    document takes ``max(column, nat[h])`` (f is concave and nat non-decreasing). The rest of a
+    row below the cut is summed in O(log P) from prefix sums. Without a cut (``cut >= P + N``)
+    this is the full P x (N + 1) table: the no-clip variant in O(P N).
+    Returns ``j``.
+    """
+    n_good = sg.shape[0]
+    n_bad = sb.shape[0]
+    scale = 1.0 / (n_good * n_bad)
+    pre_bad = np.zeros(n_bad + 1)
+    for l in range(n_bad):
+        pre_bad[l + 1] = pre_bad[l] + sb[l]
+    total_bad = pre_bad[n_bad]
+    pre_good = np.zeros(n_good + 1)
+    for g in range(n_good):
+        pre_good[g + 1] = pre_good[g] + sg[g]
+    nat = np.empty(n_good, np.int64)
+    l = 0
+    for g in range(n_good):  # sg decreasing -> nat non-decreasing
+        while l < n_bad and sb[l] > sg[g]:
+            l += 1
+        nat[g] = l
+    best_from = np.zeros(n_good + 1)  # sum over h >= g of f(h, nat[h])
+    for g in range(n_good - 1, -1, -1):
+        best_from[g] = best_from[g + 1] + (2.0 * pre_bad[nat[g]] - total_bad + sg[g] * (n_bad - 2.0 * nat[g])) * scale
+
+    rows = min(n_good, cut)
+    width = min(n_bad, cut - 1) + 1
+    back = np.zeros((max(rows, 1), width), np.int64)  # column of row g-1 that cell (g, j) extends
+    prev_max = np.zeros(width)  # prefix maxima of row g-1 (zeros before row 0)
+    prev_arg = np.zeros(width, np.int64)
+    prev_width = width
+    row = np.empty(width)
+    best = NEG_INF
+    exit_row = -1
+    exit_col = 0
+    exit_from = 0
+    for g in range(rows + 1):
+        # option 1: good g is the first one ranked at or below the cut
+        if g < n_good and cut - g <= n_bad:
+            c = max(cut - g, nat[g])
+            before = prev_max[prev_width - 1]
+            h = max(g + 1, np.searchsorted(nat, c, side="right"))
+            tail = ((h - g - 1) * (2.0 * pre_bad[c] - total_bad) + (n_bad - 2.0 * c) * (pre_good[h] - pre_good[g + 1])) * scale
+            value = before + (2.0 * pre_bad[c] - total_bad + sg[g] * (n_bad - 2.0 * c)) * scale + tail + best_from[h]
+            if value > best:
+                best = value
+                exit_row = g
+                exit_col = c
+                exit_from = prev_arg[prev_width - 1]
+        if g == rows:
+            break
+        # option 2: good g above the cut, j bad documents above it
+        cols = min(n_bad, cut - 1 - g) + 1
+        for j in range(cols):
+            cell = (2.0 * pre_bad[j] - total_bad + sg[g] * (n_bad - 2.0 * j)) * scale - weight[g] * gain_discount[g + j]
+            row[j] = prev_max[j] + cell
+            back[g, j] = prev_arg[j]
+        for j in range(cols):
+            if j == 0 or row[j] > prev_max[j - 1]:
+                prev_max[j] = row[j]
+                prev_arg[j] = j
+            else:
+                prev_max[j] = prev_max[j - 1]
+                prev_arg[j] = prev_arg[j - 1]
+        prev_width = cols
+    j_of = np.empty(n_good, np.int64)
+    if rows == n_good and prev_max[prev_width - 1] >= best:
+        # every good document above the cut
+        g = n_good - 1
+        col = prev_arg[prev_width - 1]
+    else:
+        for h in range(exit_row, n_good):
+            j_of[h] = max(exit_col, nat[h]) if h > exit_row else exit_col
+        g = exit_row - 1
+        col = exit_from
+    while g >= 0:
+        j_of[g] = col
+        col = back[g, col]
+        g -= 1
+    return j_of
+
+
+@njit(cache=True)
+def _interleave_kernel(s, z, weight_of, gain_discount, cut, coef, order):
+    good, bad = _split_sorted(s, z)
+    n_good = good.shape[0]
+    if n_good == 0 or bad.shape[0] == 0:
+        return _ideal(s, z, coef, order)
+    sg = np.empty(n_good)
+    for g in range(n_good):
+        sg[g] = s[good[g]]
+    sb = np.empty(bad.shape[0])
+    for l in range(bad.shape[0]):
+        sb[l] = s[bad[l]]
+    weight = weight_of[:n_good]
+    j = _interleave(sg, sb, weight, gain_discount, cut)
+    _merge(good, bad, j, order)
+    po_coef_from_order(order, z, coef)
+    credit = 0.0
+    for g in range(n_good):
+        if g + j[g] < cut:
+            credit += weight[g] * gain_discount[g + j[g]]
+    return 1.0 - credit
+
+
+@njit(cache=True)
+def ndcg_kernel(s, z, k, discount, coef, order):
+    """SVM-ndcg: NDCG@k with binary gain (``k <= 0``: no clip, SVM-ndcg-nc), O(n log n + k^2)."""
+    n = s.shape[0]
+    n_good = 0
+    for i in range(n):
+        n_good += z[i]
+    cut = n if k <= 0 else min(k, n)
+    ideal = 0.0
+    for r in range(min(n_good, cut)):
+        ideal += discount[r]
+    weight = np.full(max(n_good, 1), 1.0 / ideal if ideal > 0 else 0.0)
+    return _interleave_kernel(s, z, weight, discount[:n], cut, coef, order)
+
+
+@njit(cache=True)
+def mrr_po_kernel(s, z, k, discount, coef, order):
+    """MRR@k with phi_po (the map Fig. 7 compares phi_mrr against): only the top good document counts."""
+    n = s.shape[0]
+    cut = n if k <= 0 else min(k, n)
+    weight = np.zeros(max(n, 1))
+    weight[0] = 1.0
+    reciprocal = 1.0 / (1.0 + np.arange(n))
+    return _interleave_kernel(s, z, weight, reciprocal, cut, coef, order)

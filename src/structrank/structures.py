@@ -1,0 +1,174 @@
+"""Joint feature maps of a query's ranking, as one coefficient per document.
+
+A structured ranker scores a structure r of query q's documents by ``w . Psi(x_q, r)``. Every
+map used here is linear in the documents' feature vectors, ``Psi(x_q, r) = X_q^T c(r)``, so the
+structure enters only through the coefficient vector ``c(r)`` and ``w . Psi = s . c(r)`` with the
+document scores ``s = X_q w``. Learners need nothing else: a constraint or an update is
+``X_q^T (c_star - c_hat)``.
+
+The maps of Chakrabarti et al. (2008), with ``z`` the binary relevance (1 = good) and ranks
+counted from 0:
+
+- ``phi_po`` (Eq. 3): ``sum_{g good, b bad} y_gb (x_g - x_b) / (n+ n-)`` with ``y_gb = +1`` when g
+  is ranked above b. A good document's coefficient is ``(#bad below - #bad above) / (n+ n-)``, a
+  bad one's ``(#good below - #good above) / (n+ n-)``. The scaling by ``1/(n+ n-)`` is what makes
+  queries of different sizes comparable; the paper calls it critical.
+- ``phi_mrr`` (Eq. 5): ``sum_{b above g0} (x_b - x_g0)`` for the top good document g0: every bad
+  document above g0 gets +1, g0 gets minus their count, all others 0 (so ``c_star = 0``).
+- ``phi_dorm`` (Eq. 6): ``sum_i A(rank_i) x_i`` with the decay ``A(r) = 1/sqrt(1 + r)``, or its
+  sparse variant, 0 from rank ``cut`` on.
+
+The numba functions write into a caller's array, so oracles can fill one flat buffer for all
+queries; the NumPy wrappers are for users and tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+FEATURE_MAPS = ("po", "mrr", "dorm")
+
+
+@njit(cache=True)
+def po_coef_from_order(order, z, out):
+    """phi_po coefficients of the total order ``order`` (document indices, best first) into ``out``."""
+    n = order.shape[0]
+    n_good = 0
+    for i in range(n):
+        n_good += z[i]
+    n_bad = n - n_good
+    if n_good == 0 or n_bad == 0:
+        for i in range(n):
+            out[i] = 0.0
+        return
+    scale = 1.0 / (n_good * n_bad)
+    good_above = 0
+    bad_above = 0
+    for pos in range(n):
+        i = order[pos]
+        if z[i]:
+            out[i] = ((n_bad - bad_above) - bad_above) * scale
+            good_above += 1
+        else:
+            out[i] = (good_above - (n_good - good_above)) * -scale
+            bad_above += 1
+
+
+@njit(cache=True)
+def po_star_into(z, out):
+    """phi_po coefficients of the ideal order: 1/n+ for good, -1/n- for bad documents."""
+    n = z.shape[0]
+    n_good = 0
+    for i in range(n):
+        n_good += z[i]
+    n_bad = n - n_good
+    for i in range(n):
+        if n_good == 0 or n_bad == 0:
+            out[i] = 0.0
+        elif z[i]:
+            out[i] = 1.0 / n_good
+        else:
+            out[i] = -1.0 / n_bad
+
+
+@njit(cache=True)
+def mrr_coef_from_order(order, z, out):
+    """phi_mrr coefficients: +1 for each bad document above the top good one, which gets -count."""
+    for i in range(order.shape[0]):
+        out[i] = 0.0
+    above = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        if z[i]:
+            out[i] = -above
+            return
+        out[i] = 1.0
+        above += 1
+    # no good document: phi_mrr is not defined; the map is zero
+    for i in range(order.shape[0]):
+        out[i] = 0.0
+
+
+@njit(cache=True)
+def dorm_coef_from_order(order, decay, out):
+    """phi_dorm coefficients: ``A(rank)`` of each document (``decay[r]`` for r < len(decay), else 0)."""
+    for pos in range(order.shape[0]):
+        out[order[pos]] = decay[pos] if pos < decay.shape[0] else 0.0
+
+
+def dorm_decay(n: int, cut: int | None = None) -> np.ndarray:
+    """``A(r) = 1/sqrt(1 + r)`` for ranks 0..n-1; with ``cut``, 0 from rank ``cut`` on (sparse DORM)."""
+    decay = 1.0 / np.sqrt(1.0 + np.arange(n, dtype=np.float64))
+    if cut is not None:
+        decay[cut:] = 0.0
+    return decay
+
+
+def dorm_star(gains, decay) -> np.ndarray:
+    """phi_dorm coefficients of the ideal ranking, averaged over the ties within a grade.
+
+    Every order that sorts the documents by decreasing gain is ideal; averaging ``A`` over the
+    ranks a grade occupies makes ``c_star`` a fixed vector that depends on no arbitrary tie
+    order (so the structural SVM stays convex).
+    """
+    gains = np.asarray(gains, dtype=np.float64)
+    n = gains.shape[0]
+    a = np.zeros(n)
+    a[: min(n, decay.shape[0])] = decay[:n]
+    order = np.argsort(-gains, kind="stable")
+    sorted_gains = gains[order]
+    out = np.empty(n)
+    start = 0
+    while start < n:
+        end = start
+        while end < n and sorted_gains[end] == sorted_gains[start]:
+            end += 1
+        out[order[start:end]] = a[start:end].mean()
+        start = end
+    return out
+
+
+def _as_order(order, n):
+    order = np.asarray(order, dtype=np.int64)
+    if order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n)):
+        raise ValueError(f"order must be a permutation of 0..{n - 1}")
+    return order
+
+
+def _from_order(kernel, order, z):
+    z = np.asarray(z, dtype=np.int8)
+    out = np.empty(z.shape[0])
+    kernel(_as_order(order, z.shape[0]), z, out)
+    return out
+
+
+def phi_po(order, z) -> np.ndarray:
+    """phi_po coefficients of a total order (``order``: document indices, best first)."""
+    return _from_order(po_coef_from_order, order, z)
+
+
+def phi_po_star(z) -> np.ndarray:
+    """phi_po coefficients of the ideal order."""
+    z = np.asarray(z, dtype=np.int8)
+    out = np.empty(z.shape[0])
+    po_star_into(z, out)
+    return out
+
+
+def phi_mrr(order, z) -> np.ndarray:
+    """phi_mrr coefficients of a total order."""
+    return _from_order(mrr_coef_from_order, order, z)
+
+
+def phi_dorm(order, decay) -> np.ndarray:
+    """phi_dorm coefficients of a total order under ``decay`` (see ``dorm_decay``)."""
+    decay = np.asarray(decay, dtype=np.float64)
+    out = np.empty(len(order))
+    dorm_coef_from_order(_as_order(order, len(order)), decay, out)
+    return out
+
+
+def joint_feature(X, coef) -> np.ndarray:
+    """``Psi = X_q^T c`` (dense vector) for a query's rows ``X`` and coefficients ``c``."""
+    return np.asarray(X.T @ coef).ravel()
