@@ -397,3 +397,18 @@ def test_python_dash_m_structrank_evaluate(files, ranksvm_model, tmp_path, capsy
     )
     assert bad.returncode == 2
     assert "absent.txt" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["svm-auc", "svm-map", "svm-ndcg", "svm-ndcg-nc", "svm-mrr", "dorm", "svm-combo"])
+def test_train_structural_svm_and_predict_writes_its_scores(files, tmp_path, capsys, name):
+    """Each structural SVM name trains with its defaults and predicts what the library predicts."""
+    model_path, scores_path = tmp_path / f"{name}.npz", tmp_path / "scores.txt"
+    code, _, err = run(capsys, "train", name, "--train", files["train"], "--set", "C=1.0", "--out", model_path)
+    assert code == 0, err
+    code, _, err = run(capsys, "predict", "--model", model_path, "--data", files["test"], "--out", scores_path)
+    assert code == 0, err
+    expected = MODELS[name].make(C=1.0).fit(read_letor(files["train"]))
+    written = np.loadtxt(scores_path)
+    np.testing.assert_allclose(written, expected.predict(read_letor(files["test"], n_features=N_FEATURES).X),
+                               rtol=1e-6, atol=1e-9)
+    assert load_model(model_path).get_params() == expected.get_params()

@@ -63,7 +63,7 @@ def _add_train(sub):
     from structrank.models import MODELS
 
     listing = "\n".join(
-        f"  {spec.name:<10} {spec.help}; parameters: {', '.join(f'{k}={v}' for k, v in spec.make().get_params().items())}"
+        f"  {spec.name:<12} {spec.help}; parameters: {', '.join(f'{k}={v}' for k, v in spec.make().get_params().items())}"
         f"; grid on --vali: {spec.grid}"
         for spec in MODELS.values()
     )

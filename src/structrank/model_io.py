@@ -103,6 +103,8 @@ def load_model(path):
     expected = header.get("arrays")
     if not isinstance(expected, dict) or set(expected) != set(cls._saved_attributes) or set(arrays) != set(expected):
         raise DataFormatError(path, None, f"learned arrays do not match {cls.__name__}", "arrays")
+    # JSON has no tuples: give back a tuple where the class's default is one
+    params = {k: tuple(v) if isinstance(v, list) and isinstance(valid[k], tuple) else v for k, v in params.items()}
     model = cls(**params)
     for key, spec in expected.items():
         value = arrays[key]

@@ -9,7 +9,8 @@ import itertools
 import json
 from dataclasses import dataclass, field
 
-from structrank.learners import LambdaMARTRanker, LinearRegressionRanker, McRank, RankSVM
+from structrank.oracles.losses import DEFAULT_FEATURE_MAP
+from structrank.learners import LambdaMARTRanker, LinearRegressionRanker, McRank, RankSVM, StructSVMRanker
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class ModelSpec:
             yield {**dict(zip(keys, values)), **fixed}
 
 
+SSVM_C_GRID = [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
+# phi_po is scaled by 1/(n+ n-); phi_mrr (a count of documents) and phi_dorm (a sum over
+# documents) are not, so the same C means a much weaker regulariser for them: their grids are lower.
+SSVM_C_GRIDS = {"mrr": [1e-5, 1e-4, 0.001, 0.01, 0.1], "dorm": [1e-4, 0.001, 0.01, 0.1, 1.0, 10.0]}
+
 MODELS = {
     spec.name: spec
     for spec in (
@@ -51,6 +57,22 @@ MODELS = {
                   {}, {"num_leaves": [7, 31], "min_child_samples": [5, 20]}, metric="ndcg@10"),
         ModelSpec("lambdamart", LambdaMARTRanker, "LambdaMART with LightGBM's lambdarank objective",
                   {}, {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}, metric="ndcg@10"),
+        *(
+            ModelSpec(name, StructSVMRanker, help, {"loss": loss, **extra},
+                      {"C": SSVM_C_GRIDS.get(extra.get("feature_map", DEFAULT_FEATURE_MAP.get(loss)), SSVM_C_GRID)},
+                      metric=metric)
+            for name, loss, extra, metric, help in (
+                ("svm-auc", "auc", {}, "map", "structural SVM for AUC with phi_po (Joachims 2005)"),
+                ("svm-map", "map", {}, "map", "structural SVM for MAP with phi_po (Yue et al. 2007)"),
+                ("svm-ndcg", "ndcg", {}, "ndcg@10", "structural SVM for NDCG@k with phi_po (Chakrabarti et al. 2008)"),
+                ("svm-ndcg-nc", "ndcg-nc", {}, "ndcg@10", "structural SVM for NDCG without cut-off, phi_po"),
+                ("svm-mrr", "mrr", {}, "mrr@10", "structural SVM for MRR@k with phi_mrr (Chakrabarti et al. 2008)"),
+                ("dorm", "ndcg", {"feature_map": "dorm"}, "ndcg@10",
+                 "DORM (Le & Smola 2008): NDCG@k with phi_dorm, an assignment problem"),
+                ("svm-combo", "combo", {}, "map",
+                 "SVM-combo: MAP, NDCG@k, NDCG-nc and MRR@k with separate slacks (Chakrabarti et al. 2008)"),
+            )
+        ),
     )
 }
 

@@ -2,9 +2,10 @@
 
 from structrank.learners.base import BaseRanker, LinearRankerMixin
 from structrank.learners.baselines import LinearRegressionRanker, RankSVM, preference_pairs
+from structrank.learners.ssvm import StructSVMRanker
 from structrank.learners.trees import LambdaMARTRanker, McRank
 
-RANKER_CLASSES = {cls.__name__: cls for cls in (LinearRegressionRanker, RankSVM, McRank, LambdaMARTRanker)}
+RANKER_CLASSES = {cls.__name__: cls for cls in (LinearRegressionRanker, RankSVM, McRank, LambdaMARTRanker, StructSVMRanker)}
 
 __all__ = [
     "RANKER_CLASSES",
@@ -14,5 +15,6 @@ __all__ = [
     "LinearRegressionRanker",
     "McRank",
     "RankSVM",
+    "StructSVMRanker",
     "preference_pairs",
 ]

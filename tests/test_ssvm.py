@@ -1,0 +1,144 @@
+"""The cutting-plane structural SVM: its QP, its convergence, and what it learns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.base import clone
+
+from structrank.data import make_ranking_dataset
+from structrank.errors import DataValidationError
+from structrank.learners import RankSVM
+from structrank.learners.qp import dual_objective, solve_dual
+from structrank.learners.ssvm import StructSVMRanker
+from structrank.metrics import evaluate
+from structrank.model_io import load_model, save_model
+
+
+def kkt_violation(H, b, group, C, alpha):
+    """Largest violation of the KKT conditions of max b.a - a'Ha/2, a >= 0, sum_group a <= C."""
+    grad = b - H @ alpha  # gradient of the maximised objective
+    worst = 0.0
+    for l in np.unique(group):
+        idx = group == l
+        full = alpha[idx].sum() >= C * (1 - 1e-9)
+        mu = max(0.0, grad[idx][alpha[idx] > 0].max()) if (alpha[idx] > 0).any() and full else 0.0
+        # free variables: grad = mu; zero ones: grad <= mu; mu > 0 only when the sum is at C
+        worst = max(worst, np.max(grad[idx] - mu), np.max(np.abs(grad[idx][alpha[idx] > 0] - mu), initial=0.0))
+    return worst
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 6), st.sampled_from([0.01, 1.0, 100.0]), st.integers(0, 2**31 - 1),
+       st.integers(1, 3))
+def test_qp_solution_is_optimal(m, d, C, seed, n_groups):
+    rng = np.random.default_rng(seed)
+    G = rng.normal(size=(m, d)) * rng.choice([1e-3, 1.0], size=(m, 1))
+    if m > 2:
+        G[-1] = G[0] * 0.999  # near-parallel constraints, as cutting planes produce
+    H = G @ G.T
+    b = rng.uniform(0, 1, size=m)
+    group = rng.integers(0, n_groups, size=m)
+    alpha = np.zeros(m)
+    solve_dual(H, b, group, n_groups, C, alpha, 1e-12, 10**7)
+    assert np.all(alpha >= 0)
+    for l in range(n_groups):
+        assert alpha[group == l].sum() <= C * (1 + 1e-12)
+    assert kkt_violation(H, b, group, C, alpha) < 1e-8 * max(1.0, C)
+    # and no general-purpose solver finds a better point
+    cons = [{"type": "ineq", "fun": (lambda a, l=l: C - a[group == l].sum())} for l in range(n_groups)]
+    ref = minimize(lambda a: -dual_objective(H, b, a), np.full(m, 0.0), bounds=[(0, None)] * m,
+                   constraints=cons, method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    assert dual_objective(H, b, alpha) >= -ref.fun - 1e-9 * max(1.0, abs(ref.fun))
+
+
+def test_qp_warm_start_keeps_the_optimum():
+    rng = np.random.default_rng(1)
+    G = rng.normal(size=(8, 4))
+    H, b, group = G @ G.T, rng.uniform(size=8), np.zeros(8, dtype=np.int64)
+    cold = np.zeros(8)
+    solve_dual(H, b, group, 1, 5.0, cold, 1e-12, 10**6)
+    warm = cold.copy()
+    steps, _ = solve_dual(H, b, group, 1, 5.0, warm, 1e-12, 10**6)
+    assert steps <= 2  # at most a rounding-level polish
+    np.testing.assert_allclose(warm, cold, atol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def split():
+    ds = make_ranking_dataset(n_queries=60, docs_per_query=15, n_features=8, random_state=4)
+    return ds.take_queries(np.arange(40)), ds.take_queries(np.arange(40, 60))
+
+
+@pytest.mark.parametrize("params", [
+    {"loss": "auc"}, {"loss": "map"}, {"loss": "ndcg"}, {"loss": "ndcg-nc"}, {"loss": "mrr"},
+    {"loss": "mrr", "feature_map": "po"}, {"loss": "ndcg", "feature_map": "dorm", "dorm_cut": 5},
+    {"loss": "combo", "slacks": "separate"}, {"loss": "combo", "slacks": "shared"},
+])
+def test_cutting_plane_converges_with_rising_dual(split, params):
+    train, test = split
+    C = 0.1 if params.get("feature_map") == "mrr" or params["loss"] == "mrr" else 10.0
+    model = StructSVMRanker(C=C, tol=1e-4, **params).fit(train)
+    assert model.converged_
+    dual = model.dual_history_
+    assert np.all(np.diff(dual) >= -1e-10 * max(1.0, abs(dual).max()))
+    # weak duality: the primal objective at the solution is at least the final dual
+    assert model.objective_ >= dual[-1] - 1e-9
+    # converged within tol: primal - dual gap is at most C * tol per slack group
+    groups = 4 if params == {"loss": "combo", "slacks": "separate"} else 1
+    assert model.objective_ - dual[-1] <= C * 1e-4 * groups + 1e-9
+    learned = evaluate(test.y, model.predict(test.X), test.qid, ["ndcg@10"]).metrics["ndcg@10"]
+    random = evaluate(test.y, np.random.default_rng(0).normal(size=test.n_rows), test.qid, ["ndcg@10"]).metrics["ndcg@10"]
+    assert learned > random + 0.1
+
+
+def test_svm_auc_agrees_with_ranksvm_up_to_scale():
+    """One query, binary labels: SVM-auc with phi_po is RankSVM with C' = 4C/(n+ n-) and w' = 2w.
+
+    max_r [Delta_auc - w . dPsi] = sum_pairs max(0, 1 - 2 w.(x_g - x_b)) / (n+ n-), so with v = 2w
+    the objective times 4 is 1/2 |v|^2 + 4C/(n+ n-) sum_pairs hinge(v . (x_g - x_b)).
+    """
+    rng = np.random.default_rng(7)
+    n, d = 30, 5
+    X = rng.normal(size=(n, d))
+    y = (X @ rng.normal(size=d) + rng.normal(size=n) > 0).astype(int)
+    qid = np.zeros(n, dtype=int)
+    C = 2.0
+    ssvm = StructSVMRanker(loss="auc", C=C, tol=1e-7, max_iter=5000).fit(X, y, qid=qid)
+    pairs = y.sum() * (n - y.sum())
+    rank = RankSVM(C=4 * C / pairs, tol=1e-10, max_iter=10**6).fit(X, y, qid=qid)
+    np.testing.assert_allclose(rank.coef_, 2 * ssvm.coef_, rtol=1e-3, atol=1e-4)
+
+
+def test_estimator_contract_and_model_file(split, tmp_path):
+    train, test = split
+    model = StructSVMRanker(loss="ndcg", C=1.0, k=5)
+    assert clone(model).get_params() == model.get_params()
+    model.fit(train.X, train.y, qid=train.qid)
+    path = tmp_path / "svm-ndcg.npz"
+    save_model(model, path)
+    loaded = load_model(path)
+    np.testing.assert_array_equal(loaded.predict(test.X), model.predict(test.X))
+    assert loaded.get_params() == model.get_params()
+
+
+def test_clear_errors():
+    X, y = np.zeros((4, 2)), np.array([0, 0, 0, 0])
+    with pytest.raises(ValueError, match="both a good and a bad"):
+        StructSVMRanker().fit(X, y, qid=[1, 1, 2, 2])
+    with pytest.raises(DataValidationError, match="qid"):
+        StructSVMRanker().fit(X, y)
+    with pytest.raises(ValueError, match="C must be positive"):
+        StructSVMRanker(C=0).fit(X, [0, 1, 0, 1], qid=[1, 1, 2, 2])
+    with pytest.raises(ValueError, match="unknown loss"):
+        StructSVMRanker(loss="p@5").fit(X, [0, 1, 0, 1], qid=[1, 1, 2, 2])
+
+
+def test_queries_without_both_kinds_are_left_out(split):
+    train, _ = split
+    model = StructSVMRanker(loss="map", C=1.0).fit(train)
+    informative = sum(0 < (train.y[a:b] >= 1).sum() < b - a for a, b in zip(train.offsets[:-1], train.offsets[1:]))
+    assert model.n_queries_used_ == informative
