@@ -105,30 +105,6 @@ def dorm_decay(n: int, cut: int | None = None) -> np.ndarray:
     return decay
 
 
-def dorm_star(gains, decay) -> np.ndarray:
-    """phi_dorm coefficients of the ideal ranking, averaged over the ties within a grade.
-
-    Every order that sorts the documents by decreasing gain is ideal; averaging ``A`` over the
-    ranks a grade occupies makes ``c_star`` a fixed vector that depends on no arbitrary tie
-    order (so the structural SVM stays convex).
-    """
-    gains = np.asarray(gains, dtype=np.float64)
-    n = gains.shape[0]
-    a = np.zeros(n)
-    a[: min(n, decay.shape[0])] = decay[:n]
-    order = np.argsort(-gains, kind="stable")
-    sorted_gains = gains[order]
-    out = np.empty(n)
-    start = 0
-    while start < n:
-        end = start
-        while end < n and sorted_gains[end] == sorted_gains[start]:
-            end += 1
-        out[order[start:end]] = a[start:end].mean()
-        start = end
-    return out
-
-
 def _as_order(order, n):
     order = np.asarray(order, dtype=np.int64)
     if order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n)):

@@ -81,6 +81,8 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-3, max_iter=1000, qp_tol=1e-1
         start = time.perf_counter()
         found = []
         for l, loss in enumerate(losses):
+            if loss.star_varies:  # the best correct structure for the current scores
+                stars[l] = loss.star(scores, y, offsets)
             c_hat, delta = loss.batch(scores, y, offsets)
             g = np.asarray(X.T @ (stars[l] - c_hat)).ravel() / n_queries
             found.append((g, float(delta.mean())))

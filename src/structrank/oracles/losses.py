@@ -27,7 +27,7 @@ from structrank.metrics.conventions import CONVENTIONS
 from structrank.oracles.dorm import dorm_query
 from structrank.oracles.mrr import mrr_kernel
 from structrank.oracles.po import auc_kernel, map_kernel, mrr_po_kernel, ndcg_kernel
-from structrank.structures import dorm_decay, dorm_star, po_star_into
+from structrank.structures import dorm_decay, po_star_into
 
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
@@ -182,22 +182,30 @@ class StructuredLoss:
             coef[a:b], delta[q], order[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, discount, self._decay(b - a))
         return coef, delta, order
 
+    @property
+    def star_varies(self) -> bool:
+        """Whether ``c_star`` depends on the scores (phi_dorm: the order within a grade matters)."""
+        return self.feature_map == "dorm"
+
     def star(self, scores, labels, offsets) -> np.ndarray:
-        """Coefficients of the correct structure of every query (``scores`` unused: c_star is fixed)."""
+        """Coefficients of the best correct structure of every query.
+
+        phi_po gives every correct ranking (all good above all bad) the same coefficients, and
+        phi_mrr gives them 0. phi_dorm tells the correct rankings apart by the order within a
+        grade; the best one for the current scores sorts each grade by score, so no correct
+        ranking ever violates a constraint (this is the imputation a latent SVM would make).
+        """
         offsets = np.asarray(offsets, dtype=np.int64)
-        n = offsets[-1]
-        out = np.zeros(n)
+        out = np.zeros(offsets[-1])
         if self.feature_map == "mrr":
-            return out  # phi_mrr of the ideal ranking is 0
+            return out
         if self.feature_map == "dorm":
             gains = self._gains(labels)
+            scores = np.asarray(scores, dtype=np.float64)
             for q in range(offsets.shape[0] - 1):
                 a, b = offsets[q], offsets[q + 1]
-                if not np.all(gains[a:b] == gains[a]):
-                    out[a:b] = dorm_star(gains[a:b], self._decay(b - a))
-                else:  # the oracle returns the by-score ranking for such a query; match it
-                    out[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, _table_for(self.discount, b - a),
-                                          self._decay(b - a))[0]
+                order = np.lexsort((-scores[a:b], -gains[a:b]))
+                out[a + order] = self._decay(b - a)
             return out
         z = self.relevance(labels)
         for q in range(offsets.shape[0] - 1):
@@ -220,6 +228,7 @@ class ComboLoss:
 
     name = "combo"
     feature_map = "mixed"
+    star_varies = False
 
     @property
     def label(self) -> str:
