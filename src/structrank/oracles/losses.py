@@ -10,8 +10,15 @@ A learner holds a ``StructuredLoss`` and asks it for
 It never learns which loss it optimises. Relevance is binary (label >= ``relevant_from``), as in
 Chakrabarti et al. (2008); DORM also takes graded gains (``gain="exp2"``).
 
-A query with no good or no bad document has no violating structure: its ``c_hat`` is
-``c_star`` and its loss 0, so it adds nothing to a constraint or an update.
+Edge cases, each tested in tests/test_oracles.py:
+
+- a query with no good or no bad document (all relevant, all irrelevant, or a single
+  document) has no violating structure: its ``c_hat`` is ``c_star`` and its loss 0, so it adds
+  nothing to a constraint or an update (the metrics' own rule for such a query does not apply);
+- equal scores are allowed: the score term cannot tell the tied rankings apart and the oracle
+  returns one of maximal loss among them (with all scores equal, a ranking of maximal loss);
+- ``k`` longer than the list: NDCG@k is computed over the n documents there are (NDCG@n), and
+  MRR@k has no "missed" class.
 """
 
 from __future__ import annotations
