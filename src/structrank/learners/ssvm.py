@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from structrank.learners.base import BaseRanker, LinearRankerMixin
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
+from structrank.oracles.losses import _component
 
 
 @dataclass
@@ -152,7 +153,9 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     feature_map : {"po", "mrr", "dorm"} or None
         The joint feature map; None takes the loss's own (phi_mrr for MRR, phi_po otherwise).
     components : tuple of str
-        SVM-combo's losses (each with its own feature map).
+        SVM-combo's losses, ``"loss"`` or ``"loss/feature_map"`` (default: MAP, NDCG@k and
+        NDCG-nc with phi_po, MRR@k with phi_po: phi_mrr's unscaled counts would outweigh the
+        others in a shared w).
     slacks : {"separate", "shared"}, default "separate"
         SVM-combo: one slack per loss, or one slack for the most violated of them.
     discount : {"letor", "log2"}, default "letor"
@@ -217,7 +220,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         if self.slacks not in ("separate", "shared"):
             raise ValueError(f"slacks must be 'separate' or 'shared', got {self.slacks!r}")
         if self.loss == "combo" and self.slacks == "separate":
-            return [make_loss(c, None, self.k, self.discount, self.relevant_from) for c in self.components]
+            return [make_loss(*_component(c), self.k, self.discount, self.relevant_from) for c in self.components]
         return [make_loss(self.loss, self.feature_map, self.k, self.discount, self.relevant_from, self.dorm_cut,
                           self.gain, tuple(self.components))]
 

@@ -39,7 +39,9 @@ from structrank.structures import dorm_decay, po_star_into
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
 DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> a convention that uses it
-DEFAULT_COMBO = ("map", "ndcg", "ndcg-nc", "mrr")
+# SVM-combo's components ("loss" or "loss/feature_map"). MRR enters with phi_po: phi_mrr is a
+# count of documents, not scaled by 1/(n+ n-), and in a shared w it would outweigh the others.
+DEFAULT_COMBO = ("map", "ndcg", "ndcg-nc", "mrr/po")
 
 _KERNELS = {
     ("auc", "po"): auc_kernel,
@@ -272,11 +274,17 @@ class ComboLoss:
         return np.zeros(int(np.asarray(offsets)[-1]))
 
 
+def _component(text):
+    """``"mrr/po"`` -> ``("mrr", "po")``; ``"map"`` -> ``("map", None)``."""
+    name, _, feature_map = str(text).partition("/")
+    return name, feature_map or None
+
+
 def make_loss(name, feature_map=None, k=10, discount="letor", relevant_from=1, dorm_cut=None, gain="binary",
               components=DEFAULT_COMBO):
     """A ``StructuredLoss`` (or ``ComboLoss`` for ``name="combo"``) from the estimator's options."""
     if name == "combo":
-        parts = tuple(StructuredLoss(c, None, k, discount, relevant_from) for c in components)
+        parts = tuple(StructuredLoss(*_component(c), k, discount, relevant_from) for c in components)
         if not parts:
             raise ValueError("combo needs at least one component loss")
         return ComboLoss(parts)
