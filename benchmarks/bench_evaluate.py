@@ -10,4 +10,4 @@ from structrank.bench import run_benchmarks
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
-    run_benchmarks(parser.parse_args().repeat)
+    run_benchmarks(parser.parse_args().repeat, only="evaluate")

@@ -183,13 +183,15 @@ def _add_bench(sub):
     p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
+    p.add_argument("--only", choices=("evaluate", "structured"),
+                   help="run one section: metric evaluation, or the structural SVM oracles and training")
     p.set_defaults(func=cmd_bench)
 
 
 def cmd_bench(args):
     from structrank.bench import run_benchmarks
 
-    run_benchmarks(repeat=args.repeat, out=args.out)
+    run_benchmarks(repeat=args.repeat, out=args.out, only=args.only)
     return 0
 
 

@@ -123,6 +123,9 @@ def map_kernel(s, z, k, discount, coef, order):
     if n_good == 0 or n_bad == 0:
         return _ideal(s, z, coef, order)
     scale = 2.0 / (n_good * n_bad)
+    sg = np.empty(n_good)  # contiguous good scores: the inner loop reads them in order
+    for g in range(n_good):
+        sg[g] = s[good[g]]
     goods_above = np.empty(n_bad, np.int64)  # m_l: good documents above bad l
     last = 0
     for l in range(n_bad):
@@ -131,8 +134,8 @@ def map_kernel(s, z, k, discount, coef, order):
         best_m = n_good
         total = 0.0
         for g in range(n_good - 1, -1, -1):
-            total += (g + 1.0) / (g + l + 1.0) / n_good - (g + 1.0) / (g + l + 2.0) / n_good
-            total -= (s[good[g]] - sl) * scale
+            # (g+1)/(g+l+1) - (g+1)/(g+l+2) in one division
+            total += (g + 1.0) / ((g + l + 1.0) * (g + l + 2.0) * n_good) - (sg[g] - sl) * scale
             if total > best:
                 best = total
                 best_m = g
