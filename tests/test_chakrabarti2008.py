@@ -24,6 +24,13 @@ def test_quick_reproduction_writes_every_table_and_figure(tmp_path, data_root):
     table = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in report.splitlines()
              if line.startswith("| ") and line.split("|")[1].strip() in ROWS}
     assert float(table["MAP"].split()[0]) > 0.4
+    # `structrank results` lays the experiment out the same way, figures beside the page
+    page = tmp_path / "docs" / "RESULTS.md"
+    done = subprocess.run([sys.executable, "-m", "structrank", "results", str(tmp_path / "results.sqlite"), "--out",
+                           str(page)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "chakrabarti2008 — MQ2008, Fig. 9" in page.read_text()
+    assert (page.parent / "figures" / "chakrabarti2008" / "mq2008_fig7_mrr.png").is_file()
 
 
 def test_paper_comparison_names_cells_off_by_more_than_three_points():

@@ -304,8 +304,10 @@ def _line_figure(path, title, xlabel, ylabel, series, logx=False):
     return path.name
 
 
-def report_sections(rows, out):
+def report_sections(rows, out, link_prefix=""):
+    """The report's sections (title, markdown); figures are written into ``out`` and linked as ``link_prefix + name``."""
     out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     sections = []
     for dataset, convention in DATASETS.items():
         if not any(r["dataset"] == dataset for r in rows):
@@ -326,7 +328,7 @@ def report_sections(rows, out):
                      if r["model"] in ("MRR", "MRR-po") and r["metric"].startswith(BINARY + "mrr@")]
             sections.append((f"{dataset}, Fig. 7: MRR@k of SVM-mrr with phi_mrr (MRR) and with phi_po (MRR-po)",
                              markdown_table(table, std=True, column_order=[f"mrr@{k}" for k in MRR_KS])
-                             + f"\n\n![Fig. 7]({name})"))
+                             + f"\n\n![Fig. 7]({link_prefix}{name})"))
         # Figs. 4-6
         sweep = _select(rows, dataset=dataset, split="train-sweep")
         if sweep:
@@ -348,7 +350,7 @@ def report_sections(rows, out):
                                    column_order=["avg_slack", "objective_ratio", "w_norm2", "iterations", "converged",
                                                  "seconds"])
             sections.append((f"{dataset}, Figs. 4-6: training at termination against C (Fold1 train)",
-                             table + "".join(f"\n\n![{m}]({dataset.lower()}_{m}.png)"
+                             table + "".join(f"\n\n![{m}]({link_prefix}{dataset.lower()}_{m}.png)"
                                              for m in ("avg_slack", "objective_ratio", "w_norm2"))))
         # Figs. 8 and 10
         timing = _select(rows, dataset=dataset, split="train-timing")

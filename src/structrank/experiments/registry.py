@@ -6,3 +6,8 @@ EXPERIMENTS = {
     letor_baselines.EXPERIMENT: letor_baselines.reproduce,
     chakrabarti2008.EXPERIMENT: chakrabarti2008.reproduce,
 }
+
+#: Experiments whose results page lays out its own tables and figures: name -> report_sections(rows, folder, link_prefix)
+REPORTS = {
+    chakrabarti2008.EXPERIMENT: chakrabarti2008.report_sections,
+}

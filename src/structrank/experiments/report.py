@@ -288,10 +288,16 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
     True
     >>> store.close()
     """
+    from structrank.experiments.registry import REPORTS
+
     stores = store if isinstance(store, (list, tuple)) else [store]
     groups = defaultdict(list)
+    custom = defaultdict(list)  # experiments that lay out their own report (tables and figures)
     for one in stores:
         for record in one.rows():
+            if record["experiment"] in REPORTS:
+                custom[record["experiment"]].append(record)
+                continue
             groups[(record["experiment"], record["dataset"], record["split"],
                     record["convention"])].append(record)
     n_runs = sum(len(one) for one in stores)
@@ -302,7 +308,12 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
         f"> Cells are means over folds and seeds{' (± sample standard deviation)' if std else ''}."
     )
     sections = [header]
-    if not groups:
+    for experiment, records in sorted(custom.items()):
+        # figures go beside the page, in figures/EXPERIMENT/, and are linked relative to it
+        folder = Path(path).parent / "figures" / experiment
+        for section in REPORTS[experiment](records, folder, link_prefix=f"figures/{experiment}/"):
+            sections.append((f"{experiment} — {section[0]}", section[1]) if isinstance(section, tuple) else section)
+    if not groups and not custom:
         sections.append("No runs are recorded yet.")
     for (experiment, dataset, split, convention), records in sorted(groups.items(),
                                                                      key=lambda kv: str(kv[0])):
