@@ -142,3 +142,21 @@ def test_queries_without_both_kinds_are_left_out(split):
     model = StructSVMRanker(loss="map", C=1.0).fit(train)
     informative = sum(0 < (train.y[a:b] >= 1).sum() < b - a for a, b in zip(train.offsets[:-1], train.offsets[1:]))
     assert model.n_queries_used_ == informative
+
+
+def test_stopping_at_max_iter_reports_the_final_model(split):
+    train, _ = split
+    model = StructSVMRanker(loss="map", C=100.0, tol=1e-6, max_iter=3).fit(train)
+    assert model.n_iter_ == 3 and not model.converged_ and model.n_constraints_ == 3
+    # the reported objective is the one of the returned weights
+    from structrank.oracles import make_loss
+
+    scores = train.X @ model.coef_
+    loss = make_loss("map")
+    c_hat, delta = loss.batch(scores, train.y, train.offsets)
+    keep = [q for q in range(train.n_queries) if 0 < (train.y[train.offsets[q]:train.offsets[q + 1]] >= 1).sum()
+            < train.offsets[q + 1] - train.offsets[q]]
+    rows = np.concatenate([np.arange(train.offsets[q], train.offsets[q + 1]) for q in keep])
+    diff = (loss.star(scores, train.y, train.offsets) - c_hat)[rows]
+    violation = delta[keep].mean() - scores[rows] @ diff / len(keep)
+    assert model.objective_ == pytest.approx(0.5 * model.coef_ @ model.coef_ + 100.0 * max(violation, 0.0))

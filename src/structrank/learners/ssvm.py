@@ -77,7 +77,8 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-3, max_iter=1000, qp_tol=1e-1
     trace = CuttingPlaneTrace()
     converged = False
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):
+    # max_iter + 1 passes: the last one only measures the final w (its slack and objective)
+    for n_iter in range(1, max_iter + 2):
         scores = np.asarray(X @ w).ravel()
         start = time.perf_counter()
         found = []
@@ -104,6 +105,9 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-3, max_iter=1000, qp_tol=1e-1
             callback(n_iter, w, violations, slack)
         if not new:
             converged = True
+            break
+        if n_iter > max_iter:
+            n_iter = max_iter
             break
         for l in new:
             g, delta = found[l]
