@@ -220,3 +220,16 @@ def test_letor_root_and_folds_missing(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_letor(fold.test).n_rows == 3
+
+
+def test_letor_root_finds_td2003_as_distributed_with_normalisation_variants(tmp_path):
+    """TD2003/TD2004 (LETOR 3.0 Gov) unpack into QueryLevelNorm/, NoNorm/...: QueryLevelNorm is read."""
+    for variant in ("QueryLevelNorm", "NoNorm"):
+        fold = tmp_path / "letor" / "TD2003" / variant / "Fold1"
+        fold.mkdir(parents=True)
+        for split in ("train", "vali", "test"):
+            (fold / f"{split}.txt").write_text("0 qid:1 1:0.5 #docid = a\n1 qid:1 1:0.7 #docid = b\n")
+    root = letor_root("TD2003", tmp_path)
+    assert root == tmp_path / "letor" / "TD2003" / "QueryLevelNorm"
+    assert [f.name for f in letor_folds(root)] == ["Fold1"]
+    assert letor_root("TD2004", tmp_path) is None

@@ -73,4 +73,10 @@ def letor_root(name: str, root=None) -> Path | None:
             return None
     parts = LETOR_LOCATIONS.get(name.upper(), ("letor", name))
     path = Path(root).joinpath(*parts)
-    return path if path.is_dir() else None
+    if not path.is_dir():
+        return None
+    # LETOR 3.0 ships each Gov/OHSUMED set in normalisation variants; QueryLevelNorm is the one
+    # its baselines use, so a set unpacked with its variants is read from there.
+    if not any(path.glob("Fold[0-9]*")) and (path / "QueryLevelNorm").is_dir():
+        return path / "QueryLevelNorm"
+    return path
