@@ -43,13 +43,14 @@ DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> a convention
 # count of documents, not scaled by 1/(n+ n-), and in a shared w it would outweigh the others.
 DEFAULT_COMBO = ("map", "ndcg", "ndcg-nc", "mrr/po")
 
+# (loss, feature map) -> the kernel's number in _run_batch's switch
 _KERNELS = {
-    ("auc", "po"): auc_kernel,
-    ("map", "po"): map_kernel,
-    ("ndcg", "po"): ndcg_kernel,
-    ("ndcg-nc", "po"): ndcg_kernel,
-    ("mrr", "po"): mrr_po_kernel,
-    ("mrr", "mrr"): mrr_kernel,
+    ("auc", "po"): 0,
+    ("map", "po"): 1,
+    ("ndcg", "po"): 2,
+    ("ndcg-nc", "po"): 2,
+    ("mrr", "po"): 3,
+    ("mrr", "mrr"): 4,
 }
 
 
@@ -63,12 +64,26 @@ class Violation(NamedTuple):
 
 @njit(cache=True)
 def _run_batch(kernel, s, z, offsets, k, discount, coef, order):
-    """Run an oracle kernel over every query (``offsets`` bound the queries in flat arrays)."""
+    """Run oracle kernel number ``kernel`` over every query (``offsets`` bound the queries).
+
+    A switch over plain numbers rather than a jitted function passed as an argument: numba's
+    on-disk cache cannot always save functions that take other jitted functions as arguments
+    ("underlying object has vanished"), and a switch compiles once for all kernels.
+    """
     n_queries = offsets.shape[0] - 1
     delta = np.empty(n_queries)
     for q in range(n_queries):
         a, b = offsets[q], offsets[q + 1]
-        delta[q] = kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
+        if kernel == 0:
+            delta[q] = auc_kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
+        elif kernel == 1:
+            delta[q] = map_kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
+        elif kernel == 2:
+            delta[q] = ndcg_kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
+        elif kernel == 3:
+            delta[q] = mrr_po_kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
+        else:
+            delta[q] = mrr_kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
     return delta
 
 
