@@ -18,7 +18,8 @@ def test_quick_reproduction_writes_every_table_and_figure(tmp_path, data_root):
     report = (tmp_path / "report.md").read_text()
     for heading in ("Fig. 9", "binary relevance", "Fig. 7", "Figs. 4-6", "Figs. 8 and 10"):
         assert heading in report
-    for figure in ("mq2008_fig7_mrr.png", "mq2008_avg_slack.png", "mq2008_objective_ratio.png", "mq2008_w_norm2.png"):
+    for figure in ("fig7-mrr-mq2008.png", "fig4-avg-slack-mq2008.png", "fig5-objective-ratio-mq2008.png",
+                   "fig6-w-norm-mq2008.png"):
         assert (tmp_path / figure).stat().st_size > 1000
     # the structural SVMs learn: far above the MAP of random scores on MQ2008 (about 0.3)
     table = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in report.splitlines()
@@ -30,7 +31,7 @@ def test_quick_reproduction_writes_every_table_and_figure(tmp_path, data_root):
                            str(page)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "chakrabarti2008 — MQ2008, Fig. 9" in page.read_text()
-    assert (page.parent / "figures" / "chakrabarti2008" / "mq2008_fig7_mrr.png").is_file()
+    assert (page.parent / "figures" / "chakrabarti2008" / "fig7-mrr-mq2008.png").is_file()
 
 
 def test_paper_comparison_names_cells_off_by_more_than_three_points():

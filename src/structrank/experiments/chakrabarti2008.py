@@ -73,6 +73,8 @@ PAPER_FIG9 = {
 # Figs. 4-6: the C sweep. phi_mrr is not scaled by 1/(n+ n-), so its C range is lower.
 SWEEP = {"AUC": "svm-auc", "MAP": "svm-map", "NDCG": "svm-ndcg", "MRR": "svm-mrr", "DORM": "dorm"}
 SWEEP_C = {"po": [0.01, 0.1, 1.0, 10.0, 100.0], "scaled": [1e-4, 0.001, 0.01, 0.1, 1.0]}
+# file names of the Figs. 4-6 plots
+FIGURE = {"avg_slack": "fig4-avg-slack", "objective_ratio": "fig5-objective-ratio", "w_norm2": "fig6-w-norm"}
 # Figs. 8 and 10: training time at one C
 TIMING = {
     "SVM-ndcg": ("svm-ndcg", {"C": 1.0}),
@@ -329,7 +331,7 @@ def report_sections(rows, out, link_prefix=""):
                   (list(MRR_KS), [_mean(test, label, f"{BINARY}mrr@{k}") for k in MRR_KS])
                   for label in ("MRR", "MRR-po") if any(r["model"] == label for r in test)}
         if series:
-            name = _line_figure(out / f"{dataset.lower()}_fig7_mrr.png", f"{dataset}: MRR@k, phi_mrr vs phi_po",
+            name = _line_figure(out / f"fig7-mrr-{dataset.lower()}.png", f"{dataset}: MRR@k, phi_mrr vs phi_po",
                                 "k", "test MRR@k (binary)", series)
             table = [{"model": r["model"], "metric": r["metric"][len(BINARY):], "value": r["value"]} for r in test
                      if r["model"] in ("MRR", "MRR-po") and r["metric"].startswith(BINARY + "mrr@")]
@@ -351,13 +353,13 @@ def report_sections(rows, out, link_prefix=""):
                         xs, ys = zip(*points)
                         ys = np.array(ys) / (ys[-1] if metric == "w_norm2" and ys[-1] > 0 else 1.0)
                         series[model] = (list(xs), list(ys))
-                _line_figure(out / f"{dataset.lower()}_{metric}.png", f"{dataset} Fold1 train", "C", ylabel,
+                _line_figure(out / f"{FIGURE[metric]}-{dataset.lower()}.png", f"{dataset} Fold1 train", "C", ylabel,
                              series, logx=True)
             table = markdown_table(sweep, index=("model", "params"), columns="metric", fmt="{:.4g}",
                                    column_order=["avg_slack", "objective_ratio", "w_norm2", "iterations", "converged",
                                                  "seconds"])
             sections.append((f"{dataset}, Figs. 4-6: training at termination against C (Fold1 train)",
-                             table + "".join(f"\n\n![{m}]({link_prefix}{dataset.lower()}_{m}.png)"
+                             table + "".join(f"\n\n![{m}]({link_prefix}{FIGURE[m]}-{dataset.lower()}.png)"
                                              for m in ("avg_slack", "objective_ratio", "w_norm2"))))
         # Figs. 8 and 10
         timing = _select(rows, dataset=dataset, split="train-timing")
