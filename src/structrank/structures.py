@@ -55,21 +55,21 @@ def po_coef_from_order(order, z, out):
             bad_above += 1
 
 
-@njit(cache=True)
-def po_star_into(z, out):
-    """phi_po coefficients of the ideal order: 1/n+ for good, -1/n- for bad documents."""
-    n = z.shape[0]
-    n_good = 0
-    for i in range(n):
-        n_good += z[i]
-    n_bad = n - n_good
-    for i in range(n):
-        if n_good == 0 or n_bad == 0:
-            out[i] = 0.0
-        elif z[i]:
-            out[i] = 1.0 / n_good
-        else:
-            out[i] = -1.0 / n_bad
+def po_star(z, offsets) -> np.ndarray:
+    """phi_po coefficients of every query's ideal order: 1/n+ for good, -1/n- for bad documents.
+
+    A query without good or without bad documents has no pairs: its coefficients are 0.
+    """
+    z = np.asarray(z, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    cumulative = np.concatenate([[0], np.cumsum(z)])
+    sizes = np.diff(offsets)
+    good = np.repeat(cumulative[offsets[1:]] - cumulative[offsets[:-1]], sizes)
+    bad = np.repeat(sizes, sizes) - good
+    with np.errstate(divide="ignore"):
+        out = np.where(z == 1, 1.0 / good, -1.0 / bad)
+    out[(good == 0) | (bad == 0)] = 0.0
+    return out
 
 
 @njit(cache=True)
@@ -127,9 +127,7 @@ def phi_po(order, z) -> np.ndarray:
 def phi_po_star(z) -> np.ndarray:
     """phi_po coefficients of the ideal order."""
     z = np.asarray(z, dtype=np.int8)
-    out = np.empty(z.shape[0])
-    po_star_into(z, out)
-    return out
+    return po_star(z, [0, z.shape[0]])
 
 
 def phi_mrr(order, z) -> np.ndarray:

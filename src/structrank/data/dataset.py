@@ -17,6 +17,16 @@ import scipy.sparse as sp
 from structrank.errors import DataValidationError
 
 
+def rows_of_queries(offsets, query_index) -> np.ndarray:
+    """Row indices of the queries at positions ``query_index``, query after query."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    query_index = np.asarray(query_index, dtype=np.int64)
+    sizes = offsets[query_index + 1] - offsets[query_index]
+    # Position of each output row inside its query, then shifted to that query's start.
+    within = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.repeat(offsets[query_index], sizes) + within
+
+
 def group_offsets(qid) -> tuple[np.ndarray, np.ndarray]:
     """Query boundaries of a qid array whose queries are contiguous.
 
@@ -184,11 +194,7 @@ class RankingDataset:
         query_index = np.asarray(query_index, dtype=np.int64)
         if query_index.size == 0:
             return self.take_rows(np.zeros(0, dtype=np.int64))
-        sizes = self.query_sizes()[query_index]
-        starts = self.offsets[query_index]
-        # Position of each output row inside its query, then shifted to that query's start.
-        within = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        return self.take_rows(np.repeat(starts, sizes) + within)
+        return self.take_rows(rows_of_queries(self.offsets, query_index))
 
     def with_X(self, X) -> "RankingDataset":
         """The same rows with another feature matrix (after a transformer, say)."""

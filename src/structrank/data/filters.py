@@ -31,9 +31,18 @@ def drop_queries_without_irrelevant(ds: RankingDataset, min_label: int = 1) -> R
     return keep_queries(ds, _per_query_counts(ds, ds.y < min_label) > 0)
 
 
+def queries_with_both(labels, offsets, min_label: int = 1) -> np.ndarray:
+    """Positions of the queries (bounded by ``offsets``) with a label >= ``min_label`` and one below it."""
+    labels, offsets = np.asarray(labels), np.asarray(offsets, dtype=np.int64)
+    if labels.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    good = np.add.reduceat((labels >= min_label).astype(np.int64), offsets[:-1])
+    return np.flatnonzero((good > 0) & (good < np.diff(offsets)))
+
+
 def keep_queries_with_both(ds: RankingDataset, min_label: int = 1) -> RankingDataset:
     """Keep queries with at least one relevant and one irrelevant document (WikiQA's filter)."""
-    return drop_queries_without_irrelevant(drop_queries_without_relevant(ds, min_label), min_label)
+    return ds.take_queries(queries_with_both(ds.y, ds.offsets, min_label))
 
 
 def cap_candidates(ds: RankingDataset, max_per_query: int, random_state=None) -> RankingDataset:

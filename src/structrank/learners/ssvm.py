@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from structrank.data.dataset import rows_of_queries
+from structrank.data.filters import queries_with_both
 from structrank.learners.base import BaseRanker, LinearRankerMixin
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
@@ -38,13 +40,6 @@ class CuttingPlaneTrace:
     oracle_seconds: float = 0.0
     qp_seconds: float = 0.0
     qp_steps: int = 0
-
-
-def informative_queries(labels, offsets, relevant_from=1):
-    """Queries with at least one good and one bad document: only they can be violated."""
-    good = np.add.reduceat((np.asarray(labels) >= relevant_from).astype(np.int64), offsets[:-1]) if len(labels) else []
-    sizes = np.diff(offsets)
-    return np.flatnonzero((np.asarray(good) > 0) & (np.asarray(good) < sizes))
 
 
 def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-12, callback=None):
@@ -236,12 +231,12 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         if not self.C > 0:
             raise ValueError(f"C must be positive, got {self.C!r}")
         losses = self._losses()
-        keep = informative_queries(y, offsets, self.relevant_from)
+        keep = queries_with_both(y, offsets, self.relevant_from)  # only these can be violated
         self.n_queries_used_ = int(keep.size)
         if keep.size == 0:
             raise ValueError("no training query has both a good and a bad document: nothing to learn from")
         if keep.size < offsets.size - 1:
-            rows = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in keep])
+            rows = rows_of_queries(offsets, keep)
             X, y = X[rows], y[rows]
             offsets = np.concatenate([[0], np.cumsum(np.diff(offsets)[keep])]).astype(np.int64)
         X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)

@@ -34,7 +34,7 @@ from structrank.metrics.conventions import CONVENTIONS
 from structrank.oracles.dorm import dorm_query
 from structrank.oracles.mrr import mrr_kernel
 from structrank.oracles.po import auc_kernel, map_kernel, mrr_po_kernel, ndcg_kernel
-from structrank.structures import dorm_decay, po_star_into
+from structrank.structures import dorm_decay, po_star
 
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
@@ -231,10 +231,7 @@ class StructuredLoss:
                 order = np.lexsort((-scores[a:b], -gains[a:b]))
                 out[a + order] = self._decay(b - a)
             return out
-        z = self.relevance(labels)
-        for q in range(offsets.shape[0] - 1):
-            po_star_into(z[offsets[q]:offsets[q + 1]], out[offsets[q]:offsets[q + 1]])
-        return out
+        return po_star(self.relevance(labels), offsets)
 
 
 @dataclass(frozen=True)
