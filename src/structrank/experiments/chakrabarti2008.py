@@ -19,6 +19,7 @@ accepts):
 from __future__ import annotations
 
 import functools
+import json
 import sys
 import time
 from pathlib import Path
@@ -228,8 +229,6 @@ def _select(rows, **fields):
 
 
 def _param(row, wanted):
-    import json
-
     params = row["params"] if isinstance(row["params"], dict) else json.loads(row["params"])
     return all(params.get(k) == v for k, v in wanted.items())
 
@@ -341,8 +340,6 @@ def report_sections(rows, out, link_prefix=""):
         # Figs. 4-6
         sweep = _select(rows, dataset=dataset, split="train-sweep")
         if sweep:
-            import json
-
             for metric, ylabel in (("avg_slack", "average slack"), ("objective_ratio", "obj / obj(w=0)"),
                                    ("w_norm2", "|w|^2 (largest C = 1)")):
                 series = {}
