@@ -52,7 +52,10 @@ def test_qp_solution_is_optimal(m, d, C, seed, n_groups):
     cons = [{"type": "ineq", "fun": (lambda a, l=l: C - a[group == l].sum())} for l in range(n_groups)]
     ref = minimize(lambda a: -dual_objective(H, b, a), np.full(m, 0.0), bounds=[(0, None)] * m,
                    constraints=cons, method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
-    assert dual_objective(H, b, alpha) >= -ref.fun - 1e-9 * max(1.0, abs(ref.fun))
+    # SLSQP sometimes fails on these ill-conditioned H and returns an infeasible point: the
+    # KKT check above is the proof of optimality, the reference only a second opinion.
+    if ref.success:
+        assert dual_objective(H, b, alpha) >= -ref.fun - 1e-9 * max(1.0, abs(ref.fun))
 
 
 def test_qp_warm_start_keeps_the_optimum():

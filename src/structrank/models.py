@@ -10,7 +10,15 @@ import json
 from dataclasses import dataclass, field
 
 from structrank.oracles.losses import DEFAULT_FEATURE_MAP
-from structrank.learners import LambdaMARTRanker, LinearRegressionRanker, McRank, RankSVM, StructSVMRanker
+from structrank.learners import (
+    LambdaMARTRanker,
+    LatentPerceptronRanker,
+    LatentSSVMRanker,
+    LinearRegressionRanker,
+    McRank,
+    RankSVM,
+    StructSVMRanker,
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,7 @@ class ModelSpec:
     defaults: dict = field(default_factory=dict)
     grid: dict = field(default_factory=dict)
     metric: str = "map"  # the vali metric the grid is tuned on
+    fit_with_vali: bool = False  # fit(train, eval_set=vali): the learner picks its epoch on vali itself
 
     def make(self, **params):
         unknown = set(params) - set(self.cls().get_params(deep=False))
@@ -45,6 +54,8 @@ SSVM_C_GRID = [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
 # phi_po is scaled by 1/(n+ n-) and phi_dorm by its decay; phi_mrr (a count of documents) is not,
 # so the same C means a much weaker regulariser for it: its grid is lower.
 SSVM_C_GRIDS = {"mrr": [1e-5, 1e-4, 0.001, 0.01, 0.1]}
+# Haponchyk & Moschitti (2018) choose C (loss scaling for LSP, regulariser for LSSVM) from these
+LATENT_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
 
 MODELS = {
     spec.name: spec
@@ -71,6 +82,20 @@ MODELS = {
                  "DORM (Le & Smola 2008): NDCG@k with phi_dorm, an assignment problem"),
                 ("svm-combo", "combo", {}, "map",
                  "SVM-combo: MAP, NDCG@k, NDCG-nc and MRR@k with separate slacks (Chakrabarti et al. 2008)"),
+            )
+        ),
+        ModelSpec("lsp", LatentPerceptronRanker, "latent structured perceptron without loss, epoch chosen on vali "
+                  "(LSP; Haponchyk & Moschitti 2018)", {"inference": "none"}, fit_with_vali=True),
+        *(
+            ModelSpec(name, cls, help, {"inference": inference}, {"C": LATENT_C_GRID}, fit_with_vali=cls is LatentPerceptronRanker)
+            for name, cls, inference, help in (
+                ("lsp-ap", LatentPerceptronRanker, "greedy",
+                 "latent structured perceptron for MAP, greedy inference, epoch chosen on vali (LSP-AP)"),
+                ("lsp-ap-exact", LatentPerceptronRanker, "exact",
+                 "latent structured perceptron for MAP, exact interleaving search (LSP-AP*)"),
+                ("lssvm-ap", LatentSSVMRanker, "greedy", "latent structural SVM for MAP, greedy inference (LSSVM-AP)"),
+                ("lssvm-ap-exact", LatentSSVMRanker, "exact",
+                 "latent structural SVM for MAP, exact interleaving search (LSSVM-AP*)"),
             )
         ),
     )
@@ -115,7 +140,8 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
 
     best = None
     for params in spec.candidates(fixed or {}, grid):
-        model = spec.make(**params).fit(train)
+        model = spec.make(**params)
+        model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
         value = evaluate(vali.y, model.predict(vali.X), vali.qid, [spec.metric], convention).metrics[spec.metric]
         if report is not None:
             report(params, value)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-FEATURE_MAPS = ("po", "mrr", "dorm")
+FEATURE_MAPS = ("po", "mrr", "dorm", "positional")
 
 
 @njit(cache=True)
@@ -146,3 +146,23 @@ def phi_dorm(order, decay) -> np.ndarray:
 def joint_feature(X, coef) -> np.ndarray:
     """``Psi = X_q^T c`` (dense vector) for a query's rows ``X`` and coefficients ``c``."""
     return np.asarray(X.T @ coef).ravel()
+
+
+POSITIONAL_WEIGHTS = ("harmonic", "log2", "linear")
+
+
+def positional_weights(n: int, scheme: str = "harmonic") -> np.ndarray:
+    """Weights v_1 >= ... >= v_n >= 0 of the positional map (Haponchyk & Moschitti 2018, Eq. 1).
+
+    ``"harmonic"``: v_j = 1/j (the paper's); ``"log2"``: 1/log2(j + 1), NDCG's discount;
+    ``"linear"``: (n - j + 1)/n. Non-increasing weights are what lets inference keep each
+    relevance class in score order.
+    """
+    j = np.arange(1, max(int(n), 1) + 1, dtype=np.float64)
+    if scheme == "harmonic":
+        return 1.0 / j
+    if scheme == "log2":
+        return 1.0 / np.log2(j + 1.0)
+    if scheme == "linear":
+        return (j[-1] - j + 1.0) / j[-1]
+    raise ValueError(f"positional weights must be one of {', '.join(POSITIONAL_WEIGHTS)}, got {scheme!r}")

@@ -2,15 +2,22 @@
 
 from structrank.learners.base import BaseRanker, LinearRankerMixin
 from structrank.learners.baselines import LinearRegressionRanker, RankSVM, preference_pairs
+from structrank.learners.latent import LatentPerceptronRanker, LatentSSVMRanker
 from structrank.learners.ssvm import StructSVMRanker
 from structrank.learners.trees import LambdaMARTRanker, McRank
 
-RANKER_CLASSES = {cls.__name__: cls for cls in (LinearRegressionRanker, RankSVM, McRank, LambdaMARTRanker, StructSVMRanker)}
+RANKER_CLASSES = {
+    cls.__name__: cls
+    for cls in (LinearRegressionRanker, RankSVM, McRank, LambdaMARTRanker, StructSVMRanker, LatentPerceptronRanker,
+                LatentSSVMRanker)
+}
 
 __all__ = [
     "RANKER_CLASSES",
     "BaseRanker",
     "LambdaMARTRanker",
+    "LatentPerceptronRanker",
+    "LatentSSVMRanker",
     "LinearRankerMixin",
     "LinearRegressionRanker",
     "McRank",

@@ -16,7 +16,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets
+from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
+from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.metrics import evaluate
 
@@ -100,3 +101,18 @@ class LinearRankerMixin:
 
 def as_csr(X):
     return X if sp.issparse(X) else sp.csr_matrix(X)
+
+
+def informative_queries(X, y, offsets, relevant_from=1):
+    """(X, y, offsets) restricted to the queries with both a good and a bad document.
+
+    The others cannot be ranked wrongly, so structured learners learn nothing from them.
+    """
+    keep = queries_with_both(y, offsets, relevant_from)
+    if keep.size == 0:
+        raise ValueError("no training query has both a good and a bad document: nothing to learn from")
+    if keep.size < offsets.size - 1:
+        rows = rows_of_queries(offsets, keep)
+        X, y = X[rows], y[rows]
+        offsets = np.concatenate([[0], np.cumsum(np.diff(offsets)[keep])]).astype(np.int64)
+    return X, y, offsets

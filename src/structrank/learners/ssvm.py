@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from structrank.data.dataset import rows_of_queries
-from structrank.data.filters import queries_with_both
-from structrank.learners.base import BaseRanker, LinearRankerMixin
+from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
 from structrank.oracles.losses import _component
@@ -231,14 +229,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         if not self.C > 0:
             raise ValueError(f"C must be positive, got {self.C!r}")
         losses = self._losses()
-        keep = queries_with_both(y, offsets, self.relevant_from)  # only these can be violated
-        self.n_queries_used_ = int(keep.size)
-        if keep.size == 0:
-            raise ValueError("no training query has both a good and a bad document: nothing to learn from")
-        if keep.size < offsets.size - 1:
-            rows = rows_of_queries(offsets, keep)
-            X, y = X[rows], y[rows]
-            offsets = np.concatenate([[0], np.cumsum(np.diff(offsets)[keep])]).astype(np.int64)
+        X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)  # only these can be violated
+        self.n_queries_used_ = int(offsets.size - 1)
         X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
         w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter)
         self.coef_ = w

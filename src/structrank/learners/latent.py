@@ -1,0 +1,312 @@
+"""Latent structured perceptron and latent structural SVM for MAP (Haponchyk & Moschitti 2018).
+
+A ranking is scored with the positional map of Eq. 1 (structrank.oracles.positional). The
+correct rankings of a query are many (any order within the good and within the bad
+documents), so the ground truth is a latent variable, imputed with the current weights as the
+best correct ranking (Eq. 3): good documents on top by score, bad ones below.
+
+- ``LatentPerceptronRanker`` is Alg. 1: for each query, infer the max-violating ranking (loss
+  scaled by C; greedy, exact, or no loss for plain LSP), and if its loss is positive move w by
+  ``Psi(r*) - Psi(r_hat)``; the returned weights are the average of all iterates. The epoch
+  count is chosen on a dev set by MAP (``eval_set``); ``dev_curve_`` is the paper's Fig. 1.
+- ``LatentSSVMRanker`` is the latent structural SVM of Yu & Joachims (2009): CCCP alternates
+  imputing the latent ground truth with the current w and solving the convex structural SVM
+  with that ground truth fixed (structrank.learners.ssvm.cutting_plane), until the imputation
+  no longer changes. Its updates keep only the top P positions (Sec. 4.1).
+
+Queries without both a good and a bad document are skipped: they cannot be ranked wrongly.
+The perceptron works on dense rows (a sparse X is densified); its epoch is one numba loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from structrank.data.dataset import RankingDataset
+from structrank.errors import DataValidationError
+from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries, unpack
+from structrank.learners.ssvm import cutting_plane
+from structrank.metrics import evaluate
+from structrank.oracles.positional import (
+    PositionalAPLoss,
+    _coef_of_order,
+    _latent_truth,
+    exact_kernel,
+    greedy_kernel,
+)
+from structrank.structures import positional_weights
+
+
+@njit(cache=True)
+def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
+    """One pass of Alg. 1 over the queries in ``visit`` order; ``w_sum`` accumulates every iterate.
+
+    Returns (number of updates, summed loss of the inferred rankings).
+    """
+    n_updates = 0
+    total_loss = 0.0
+    longest = 0
+    for q in range(offsets.shape[0] - 1):
+        longest = max(longest, offsets[q + 1] - offsets[q])
+    order_hat = np.empty(longest, np.int64)
+    order_star = np.empty(longest, np.int64)
+    c_hat = np.empty(longest)
+    c_star = np.empty(longest)
+    for q in visit:
+        a, b = offsets[q], offsets[q + 1]
+        n = b - a
+        s = X[a:b] @ w
+        if exact:
+            delta = exact_kernel(s, z[a:b], v, scale, order_hat[:n])
+        else:
+            delta = greedy_kernel(s, z[a:b], v, scale, order_hat[:n])
+        total_loss += delta
+        if delta > 0.0:  # Alg. 1 line 6
+            _latent_truth(s, z[a:b], order_star[:n])  # line 7, Eq. 3
+            _coef_of_order(order_hat[:n], v, n, c_hat[:n])
+            _coef_of_order(order_star[:n], v, n, c_star[:n])
+            w += X[a:b].T @ (c_star[:n] - c_hat[:n])  # line 8
+            n_updates += 1
+        w_sum += w
+    return n_updates, total_loss
+
+
+def _eval_arrays(eval_set):
+    """(X, y, qid) of an eval set given as a RankingDataset or a tuple."""
+    if isinstance(eval_set, RankingDataset):
+        return unpack(eval_set)
+    try:
+        X, y, qid = eval_set
+    except (TypeError, ValueError):
+        raise DataValidationError("eval_set must be a RankingDataset or a tuple (X, y, qid)") from None
+    return X, y, qid
+
+
+class LatentPerceptronRanker(LinearRankerMixin, BaseRanker):
+    """Latent structured perceptron for ranking (Alg. 1): LSP, LSP-AP and LSP-AP*.
+
+    Parameters
+    ----------
+    inference : {"greedy", "exact", "none"}, default "greedy"
+        Max-violating inference for Delta_ap = 1 - AP: the paper's greedy (LSP-AP), the exact
+        interleaving search (LSP-AP*), or the plain argmax without loss (LSP).
+    C : float, default 1.0
+        Loss scaling in the inference (ignored by ``inference="none"``).
+    max_epochs : int, default 100
+        Epochs T. With ``eval_set`` the epoch whose averaged weights give the best dev metric
+        is kept (T_best); without, the weights after ``max_epochs``.
+    weights : {"harmonic", "log2", "linear"}, default "harmonic"
+        Positional weights v_j (1/j in the paper).
+    average : bool, default True
+        Return the average of all iterates (Alg. 1 line 13) rather than the last one.
+    shuffle : bool, default False
+        Visit the queries in a new random order each epoch (Alg. 1 visits them in order).
+    random_state : int or None
+        Seed of the shuffling.
+    dev_metric, dev_convention : str, default "map", "letor4"
+        What chooses the epoch on ``eval_set``.
+    relevant_from : int, default 1
+        Labels >= this are good.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    best_epoch_ : int
+        The epoch kept (1-based).
+    dev_curve_ : ndarray
+        The dev metric after each epoch (empty without ``eval_set``).
+    train_loss_curve_ : ndarray
+        Mean loss of the inferred rankings in each epoch.
+    n_updates_ : int
+    n_queries_used_ : int
+    """
+
+    _saved_attributes = ("coef_", "n_features_in_")
+    _score_metric = "map"
+    _score_convention = "letor4"
+
+    def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
+                 random_state=None, dev_metric="map", dev_convention="letor4", relevant_from=1):
+        self.inference = inference
+        self.C = C
+        self.max_epochs = max_epochs
+        self.weights = weights
+        self.average = average
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.dev_metric = dev_metric
+        self.dev_convention = dev_convention
+        self.relevant_from = relevant_from
+
+    def fit(self, X, y=None, qid=None, eval_set=None):
+        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch."""
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        loss = PositionalAPLoss(self.inference, self.weights, float(self.C), "all", self.relevant_from)
+        if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
+            raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
+        X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
+        X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        z = loss.relevance(y)
+        v = positional_weights(int(np.diff(offsets).max()), self.weights)
+        scale = 0.0 if self.inference == "none" else float(self.C)
+        dev = None
+        if eval_set is not None:
+            Xd, yd, qd = _eval_arrays(eval_set)
+            dev = (self._validate_predict_data_unfitted(Xd), np.asarray(yd), np.asarray(qd))
+        rng = np.random.default_rng(self.random_state)
+        n_queries = offsets.size - 1
+        w = np.zeros(X.shape[1])
+        w_sum = np.zeros(X.shape[1])
+        steps = 0
+        best = (-np.inf, 0, w.copy())
+        curve, losses = [], []
+        self.n_updates_ = 0
+        for epoch in range(1, int(self.max_epochs) + 1):
+            visit = rng.permutation(n_queries) if self.shuffle else np.arange(n_queries)
+            n_updates, total = _perceptron_epoch(X, z, offsets, visit, v, scale, self.inference == "exact", w, w_sum)
+            steps += n_queries
+            self.n_updates_ += int(n_updates)
+            losses.append(total / n_queries)
+            current = w_sum / steps if self.average else w.copy()
+            if dev is not None:
+                value = self._dev_value(current, dev)
+                curve.append(value)
+                if value > best[0]:
+                    best = (value, epoch, current)
+            else:
+                best = (np.nan, epoch, current)
+        self.coef_ = best[2]
+        self.best_epoch_ = best[1]
+        self.dev_curve_ = np.array(curve)
+        self.train_loss_curve_ = np.array(losses)
+        self.n_queries_used_ = int(n_queries)
+        return self
+
+    def _validate_predict_data_unfitted(self, X):
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise DataValidationError(f"eval_set has {X.shape[-1]} features, the training data {self.n_features_in_}")
+        return X
+
+    def _dev_value(self, w, dev):
+        X, y, qid = dev
+        return evaluate(y, X @ w, qid, [self.dev_metric], self.dev_convention).metrics[self.dev_metric]
+
+
+@dataclass(frozen=True)
+class _FixedTruth:
+    """A loss whose ground-truth coefficients are held fixed: the convex step of CCCP."""
+
+    loss: PositionalAPLoss
+    c_star: np.ndarray
+    star_varies = False
+
+    def batch(self, scores, labels, offsets):
+        return self.loss.batch(scores, labels, offsets)
+
+    def star(self, scores, labels, offsets):
+        return self.c_star
+
+
+class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
+    """Latent structural SVM for MAP (Yu & Joachims 2009; LSSVM-AP and LSSVM-AP*).
+
+    Minimises Eq. 4, ``1/2 |w|^2 + C/|Q| sum_q [max_r (Delta_ap(r) + w.Psi(r)) - max_{h correct} w.Psi(h)]``
+    (the mean over queries, like structrank's StructSVMRanker) by CCCP: impute each query's
+    latent ground truth with the current w, solve the structural SVM with it fixed by the
+    1-slack cutting-plane method, repeat until the imputation is unchanged.
+
+    Parameters
+    ----------
+    inference : {"greedy", "exact"}, default "greedy"
+    C : float, default 1.0
+        Regularisation trade-off (weight of the mean slack).
+    weights : {"harmonic", "log2", "linear"}, default "harmonic"
+    positions : {"positives", "all"}, default "positives"
+        Keep only the top P positions of Psi in the constraints (Sec. 4.1), or all N.
+    tol, max_iter : float, int
+        Tolerance and iteration cap of each cutting-plane solve.
+    max_outer : int, default 30
+        CCCP iterations.
+    outer_tol : float, default 1e-3
+        Stop CCCP when Eq. 4 drops by less than this fraction; the iterate with the lowest
+        objective is kept.
+    relevant_from : int, default 1
+
+    Attributes
+    ----------
+    coef_ : ndarray
+    n_outer_ : int
+        CCCP iterations run.
+    converged_ : bool
+        The imputed ground truth or the objective stopped changing.
+    objective_history_ : ndarray
+        Eq. 4 (with the inference's own max) after each CCCP iteration.
+    n_queries_used_ : int
+    """
+
+    _saved_attributes = ("coef_", "n_features_in_")
+    _score_metric = "map"
+    _score_convention = "letor4"
+
+    def __init__(self, inference="greedy", C=1.0, weights="harmonic", positions="positives", tol=1e-4, max_iter=1000,
+                 max_outer=30, outer_tol=1e-3, relevant_from=1):
+        self.inference = inference
+        self.C = C
+        self.weights = weights
+        self.positions = positions
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_outer = max_outer
+        self.outer_tol = outer_tol
+        self.relevant_from = relevant_from
+
+    def fit(self, X, y=None, qid=None):
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        if self.inference not in ("greedy", "exact"):
+            raise ValueError(f"inference must be 'greedy' or 'exact', got {self.inference!r}")
+        if not self.C > 0:
+            raise ValueError(f"C must be positive, got {self.C!r}")
+        loss = PositionalAPLoss(self.inference, self.weights, 1.0, self.positions, self.relevant_from)
+        X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
+        X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+        w = np.zeros(X.shape[1])
+        c_star = None
+        history = []
+        best = (np.inf, w)
+        self.converged_ = False
+        self.n_outer_ = 0
+        while True:
+            scores = np.asarray(X @ w).ravel()
+            new_star = loss.star(scores, y, offsets)
+            if c_star is not None:
+                value = self._objective(w, scores, new_star, loss, y, offsets)
+                history.append(value)
+                decrease = best[0] - value
+                if value < best[0]:
+                    best = (value, w)
+                # Same imputation: the next solve would repeat this one. With the top-P update
+                # (or the greedy) the inference does not maximise the constrained Psi, so CCCP's
+                # monotone decrease does not hold: stop too when Eq. 4 no longer drops.
+                if np.array_equal(new_star, c_star) or decrease <= self.outer_tol * abs(value):
+                    self.converged_ = True
+                    break
+            if self.n_outer_ == int(self.max_outer):
+                break
+            c_star = new_star
+            w, *_ = cutting_plane(X, y, offsets, [_FixedTruth(loss, c_star)], self.C, self.tol, self.max_iter)
+            self.n_outer_ += 1
+        w = best[1]
+        self.coef_ = w
+        self.objective_history_ = np.array(history)
+        self.n_queries_used_ = int(offsets.size - 1)
+        return self
+
+    def _objective(self, w, scores, c_star, loss, y, offsets):
+        c_hat, delta = loss.batch(scores, y, offsets)
+        margins = delta + np.add.reduceat(scores * (c_hat - c_star), offsets[:-1])
+        return float(0.5 * w @ w + self.C * margins.mean())

@@ -1,0 +1,263 @@
+"""MAP with the positional map of Haponchyk & Moschitti (2018): greedy, exact and plain inference.
+
+The positional joint feature map (Eq. 1) weights the document at position j by ``v_j``
+(non-increasing, ``v_j = 1/j`` by default): ``Psi(x, r) = sum_j v_j x_{r^j}``, so with the scores
+``s = X w`` a ranking is worth ``w . Psi = sum_j v_j s_{r^j}`` and its coefficient vector gives each
+document the weight of its position. The loss is ``Delta_ap = 1 - AP``, which Eq. 5 decomposes
+over the bad documents: a bad document at position j costs ``l_j = (1/P) sum_{k > j, good} 1/k``.
+Read over the good documents instead, the same sum says that a good document at position k
+costs ``(#bad above k) / (P k)``.
+
+Each kernel solves, for one query with binary relevance ``z``,
+
+    max over rankings r of  sum_j v_j s_{r^j} + scale * Delta_ap(r)
+
+(``scale`` is the perceptron's loss scaling C of Alg. 1 line 5; 1 for the latent SVM):
+
+- ``greedy``, the paper's Sec. 4.2 (Eqs. 6-7): positions are filled from the bottom; at position
+  j the item placed is the argmin over the remaining items of ``v_j s_d + scale * [d bad] l_j``.
+  Within each class the argmin is the lowest-scoring remaining item, so only the heads of the
+  ascending good and bad lists compete: O(N log N) for the sort, O(N) after it. Each item is
+  optimal given the partial ranking below it; the whole ranking need not be (test_latent.py).
+  Why argmin: at scale 0 this merge of the two ascending lists is exactly the sort by score,
+  i.e. the argmax of ``w . Psi``; the loss term only pushes bad documents up.
+- ``exact``, the "*" models: by the rearrangement inequality some maximiser keeps each class in
+  decreasing score order, so the search is over interleavings of the two sorted lists. With the
+  loss read over good documents the objective is a sum over positions of terms that depend only
+  on how many good and bad documents are above, so a dynamic programme over (good placed, bad
+  placed) finds the best interleaving exactly in O(P N-) time and memory, instead of
+  enumerating the C(N, P) interleavings.
+- ``none``: the argmax of ``w . Psi`` alone (plain LSP): the greedy at scale 0, which breaks
+  score ties pessimistically (good below bad), so that a model with tied scores is updated.
+
+``star`` gives the latent ground truth of Eq. 3: good documents on top by decreasing score, bad
+below likewise. ``positions="positives"`` keeps only the top P positions in the coefficients
+(the LSSVM variant of Sec. 4.1; inference still uses all N).
+
+Queries without a good or without a bad document cannot be violated: their structure is the
+latent ground truth and their loss 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from structrank.oracles.losses import Violation
+from structrank.oracles.po import _split_sorted
+from structrank.structures import positional_weights
+
+INFERENCES = ("greedy", "exact", "none")
+_KERNEL_IDS = {"greedy": 0, "exact": 1, "none": 0}  # "none" is the greedy at scale 0
+
+
+@njit(cache=True)
+def ap_loss_of_order(order, z):
+    """``1 - AP`` of a ranking (document indices best first); 0 without good documents."""
+    n_good = 0
+    bad_above = 0
+    total = 0.0
+    for pos in range(order.shape[0]):
+        if z[order[pos]]:
+            n_good += 1
+            total += bad_above / (pos + 1.0)
+        else:
+            bad_above += 1
+    return total / n_good if n_good else 0.0
+
+
+@njit(cache=True)
+def _latent_truth(s, z, order):
+    """Eq. 3: good documents by decreasing score, then bad ones likewise."""
+    good, bad = _split_sorted(s, z)
+    order[: good.shape[0]] = good
+    order[good.shape[0]:] = bad
+
+
+@njit(cache=True)
+def _coef_of_order(order, v, top, coef):
+    """Each document gets the weight of its position; positions from ``top`` on get 0."""
+    for pos in range(order.shape[0]):
+        coef[order[pos]] = v[pos] if pos < top else 0.0
+
+
+@njit(cache=True)
+def greedy_kernel(s, z, v, scale, order):
+    """The bottom-up greedy of Eqs. 6-7 into ``order``; returns its ``1 - AP``."""
+    good, bad = _split_sorted(s, z)  # each by decreasing score
+    n_good = good.shape[0]
+    n_bad = bad.shape[0]
+    a = 0  # good documents placed so far; the lowest remaining one is good[n_good - 1 - a]
+    b = 0  # bad ones likewise
+    below = 0.0  # sum over good documents already placed at positions k of 1/k (1-based)
+    for pos in range(s.shape[0] - 1, -1, -1):
+        if a == n_good:
+            pick_good = False
+        elif b == n_bad:
+            pick_good = True
+        else:
+            cost_bad = v[pos] * s[bad[n_bad - 1 - b]] + scale * below / n_good  # scale * l_j of a bad one here
+            pick_good = v[pos] * s[good[n_good - 1 - a]] <= cost_bad  # ties: the good one goes down (more loss)
+        if pick_good:
+            order[pos] = good[n_good - 1 - a]
+            a += 1
+            below += 1.0 / (pos + 1.0)
+        else:
+            order[pos] = bad[n_bad - 1 - b]
+            b += 1
+    return ap_loss_of_order(order, z)
+
+
+@njit(cache=True)
+def exact_kernel(s, z, v, scale, order):
+    """The best interleaving of the score-sorted classes, by dynamic programming; returns ``1 - AP``."""
+    good, bad = _split_sorted(s, z)  # each by decreasing score
+    n_good = good.shape[0]
+    n_bad = bad.shape[0]
+    # value[i, m]: best worth of the top i + m positions holding the i best good and m best bad
+    value = np.full((n_good + 1, n_bad + 1), -np.inf)
+    came_from_good = np.zeros((n_good + 1, n_bad + 1), np.bool_)
+    value[0, 0] = 0.0
+    for i in range(n_good + 1):
+        for m in range(n_bad + 1):
+            if i == 0 and m == 0:
+                continue
+            pos = i + m - 1  # 0-based position of the last of these documents
+            best = -np.inf
+            if i > 0:  # a good document at pos, with m bad ones above it
+                best = value[i - 1, m] + v[pos] * s[good[i - 1]] + scale * m / (n_good * (pos + 1.0))
+                came_from_good[i, m] = True
+            if m > 0:
+                cand = value[i, m - 1] + v[pos] * s[bad[m - 1]]
+                if cand > best:  # ties keep the good one lower down: more loss for the same worth
+                    best = cand
+                    came_from_good[i, m] = False
+            value[i, m] = best
+    i, m = n_good, n_bad
+    while i + m > 0:
+        pos = i + m - 1
+        if came_from_good[i, m]:
+            order[pos] = good[i - 1]
+            i -= 1
+        else:
+            order[pos] = bad[m - 1]
+            m -= 1
+    return ap_loss_of_order(order, z)
+
+
+@njit(cache=True)
+def run_positional(kernel, s, z, offsets, v, scale, positives_only, coef, order):
+    """Run inference number ``kernel`` (0 greedy, 1 exact) over every query; returns the losses.
+
+    ``coef`` gets the positional coefficients of each query's structure (only the top P
+    positions when ``positives_only``); ``order`` the rankings (indices within the query).
+    """
+    n_queries = offsets.shape[0] - 1
+    delta = np.zeros(n_queries)
+    for q in range(n_queries):
+        a, b = offsets[q], offsets[q + 1]
+        n_good = 0
+        for i in range(a, b):
+            n_good += z[i]
+        top = n_good if positives_only else b - a
+        if n_good == 0 or n_good == b - a:
+            _latent_truth(s[a:b], z[a:b], order[a:b])
+        elif kernel == 0:
+            delta[q] = greedy_kernel(s[a:b], z[a:b], v, scale, order[a:b])
+        else:
+            delta[q] = exact_kernel(s[a:b], z[a:b], v, scale, order[a:b])
+        _coef_of_order(order[a:b], v, top, coef[a:b])
+    return delta
+
+
+@njit(cache=True)
+def latent_star(s, z, offsets, v, positives_only, coef):
+    """Coefficients of every query's latent ground truth (Eq. 3) for the scores ``s``."""
+    order = np.empty(s.shape[0], np.int64)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        n_good = 0
+        for i in range(a, b):
+            n_good += z[i]
+        _latent_truth(s[a:b], z[a:b], order[a:b])
+        _coef_of_order(order[a:b], v, n_good if positives_only else b - a, coef[a:b])
+
+
+@dataclass(frozen=True)
+class PositionalAPLoss:
+    """Delta_ap with the positional map: the loss object of the latent perceptron and latent SVM.
+
+    Parameters
+    ----------
+    inference : {"greedy", "exact", "none"}
+        The paper's greedy (LSP-AP, LSSVM-AP), the exact interleaving search (LSP-AP*,
+        LSSVM-AP*), or no loss at all (plain LSP).
+    weights : str
+        Positional weights v_j (structrank.structures.positional_weights): "harmonic" (1/j, the
+        paper's), "log2" (1/log2(j + 1)) or "linear" ((N - j + 1)/N).
+    scale : float
+        Loss scaling C of Alg. 1 (the latent SVM uses 1: its C is the regulariser).
+    positions : {"all", "positives"}
+        Coefficients at all N positions, or only at the top P (the LSSVM update of Sec. 4.1).
+    relevant_from : int
+        Labels >= this are good.
+    """
+
+    inference: str = "greedy"
+    weights: str = "harmonic"
+    scale: float = 1.0
+    positions: str = "all"
+    relevant_from: int = 1
+
+    name = "map"
+    feature_map = "positional"
+    star_varies = True  # the latent ground truth follows the scores
+
+    def __post_init__(self):
+        if self.inference not in INFERENCES:
+            raise ValueError(f"inference must be one of {', '.join(INFERENCES)}, got {self.inference!r}")
+        if self.positions not in ("all", "positives"):
+            raise ValueError(f"positions must be 'all' or 'positives', got {self.positions!r}")
+        if not np.isfinite(self.scale) or self.scale < 0:
+            raise ValueError(f"the loss scale must be a finite number >= 0, got {self.scale!r}")
+        positional_weights(1, self.weights)  # validates the name
+
+    @property
+    def label(self) -> str:
+        return {"greedy": "ap/pos", "exact": "ap*/pos", "none": "argmax/pos"}[self.inference]
+
+    def relevance(self, labels) -> np.ndarray:
+        return (np.asarray(labels) >= self.relevant_from).astype(np.int8)
+
+    def _run(self, scores, labels, offsets):
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        coef = np.empty(scores.shape[0])
+        order = np.empty(scores.shape[0], dtype=np.int64)
+        scale = 0.0 if self.inference == "none" else float(self.scale)
+        delta = run_positional(_KERNEL_IDS[self.inference], scores, self.relevance(labels), offsets,
+                               positional_weights(longest, self.weights), scale, self.positions == "positives",
+                               coef, order)
+        return coef, delta, order
+
+    def oracle(self, scores, labels) -> Violation:
+        """The inferred structure of one query (its coefficients, its ``1 - AP``, its ranking)."""
+        coef, delta, order = self._run(scores, labels, [0, len(scores)])
+        return Violation(coef, float(delta[0]), order)
+
+    def batch(self, scores, labels, offsets):
+        coef, delta, _ = self._run(scores, labels, offsets)
+        return coef, delta
+
+    def star(self, scores, labels, offsets) -> np.ndarray:
+        """Coefficients of the latent ground truth (Eq. 3) of every query for the scores."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        coef = np.empty(scores.shape[0])
+        latent_star(scores, self.relevance(labels), offsets, positional_weights(longest, self.weights),
+                    self.positions == "positives", coef)
+        return coef
