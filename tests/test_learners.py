@@ -11,7 +11,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 
 from structrank.data import RankingDataset, make_ranking_dataset
 from structrank.errors import DataValidationError
-from structrank.learners import RANKER_CLASSES, LinearRegressionRanker, RankSVM, preference_pairs
+from structrank.learners import RANKER_CLASSES, LinearRegressionRanker, PolySVCRanker, RankSVM, preference_pairs
 from structrank.metrics import evaluate
 from structrank.model_selection import QueryKFold, ranking_scorer
 
@@ -435,3 +435,38 @@ def test_query_kfold_without_qid_raises_a_clear_error(ds):
     with sklearn.config_context(enable_metadata_routing=True):
         with pytest.raises(DataValidationError, match="QueryKFold needs the query ids"):
             cross_val_score(RankSVM(), ds.X, ds.y, cv=QueryKFold(3))
+
+
+# -- the polynomial-kernel SVM classifier baseline ------------------------------------------------
+
+
+def test_poly_svc_decision_values_are_libsvm_s(ds):
+    from sklearn.svm import SVC
+
+    model = PolySVCRanker(C=0.5, max_per_query=None).fit(ds)
+    Z = (ds.X - model.mean_) / model.scale_
+    reference = SVC(C=0.5, kernel="poly", degree=3, coef0=1.0).fit(Z, (ds.y >= 1).astype(int))
+    np.testing.assert_allclose(model.predict(ds.X), reference.decision_function(Z), rtol=1e-9, atol=1e-9)
+
+
+def test_poly_svc_trains_on_the_first_documents_of_each_query_only(ds):
+    model = PolySVCRanker(max_per_query=3).fit(ds)
+    offsets = np.flatnonzero(np.r_[True, ds.qid[1:] != ds.qid[:-1], True])
+    first = np.concatenate([np.arange(a, min(a + 3, b)) for a, b in zip(offsets[:-1], offsets[1:])])
+    Z_first = (ds.X[first] - model.mean_) / model.scale_
+    for sv in model.support_vectors_:  # every support vector is one of those rows
+        assert np.isclose(Z_first, sv).all(axis=1).any()
+    np.testing.assert_allclose(model.mean_, ds.X[first].mean(axis=0))
+
+
+def test_poly_svc_beats_random_and_round_trips(split, tmp_path):
+    from structrank.model_io import load_model, save_model
+
+    train, test = split
+    model = PolySVCRanker().fit(train)
+    rng = np.random.default_rng(0)
+    chance = np.mean([evaluate(test.y, rng.random(test.n_rows), test.qid, ["map"], "letor4").metrics["map"]
+                      for _ in range(10)])
+    assert evaluate(test.y, model.predict(test.X), test.qid, ["map"], "letor4").metrics["map"] > chance + 0.1
+    save_model(model, tmp_path / "svc.npz")
+    np.testing.assert_array_equal(load_model(tmp_path / "svc.npz").predict(test.X), model.predict(test.X))

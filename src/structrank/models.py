@@ -16,6 +16,7 @@ from structrank.learners import (
     LatentSSVMRanker,
     LinearRegressionRanker,
     McRank,
+    PolySVCRanker,
     RankSVM,
     StructSVMRanker,
 )
@@ -64,6 +65,8 @@ MODELS = {
                   {"alpha": 0.0}, {"alpha": [0.0, 0.1, 1.0, 10.0]}),
         ModelSpec("ranksvm", RankSVM, "pairwise RankSVM (Joachims 2002) with liblinear",
                   {"C": 1.0}, {"C": [0.001, 0.01, 0.1, 1.0, 10.0]}),
+        ModelSpec("svc-poly", PolySVCRanker, "SVM classifier, polynomial kernel of degree 3, first 10 documents per "
+                  "training query (the SVM baseline of Haponchyk & Moschitti 2018)", {}, {"C": [0.01, 0.1, 1.0, 10.0]}),
         ModelSpec("mcrank", McRank, "McRank (Li et al. 2007): LightGBM multiclass grades, expected relevance",
                   {}, {"num_leaves": [7, 31], "min_child_samples": [5, 20]}, metric="ndcg@10"),
         ModelSpec("lambdamart", LambdaMARTRanker, "LambdaMART with LightGBM's lambdarank objective",

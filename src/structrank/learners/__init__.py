@@ -1,15 +1,15 @@
 """Rankers: one estimator class per method family."""
 
 from structrank.learners.base import BaseRanker, LinearRankerMixin
-from structrank.learners.baselines import LinearRegressionRanker, RankSVM, preference_pairs
+from structrank.learners.baselines import LinearRegressionRanker, PolySVCRanker, RankSVM, preference_pairs
 from structrank.learners.latent import LatentPerceptronRanker, LatentSSVMRanker
 from structrank.learners.ssvm import StructSVMRanker
 from structrank.learners.trees import LambdaMARTRanker, McRank
 
 RANKER_CLASSES = {
     cls.__name__: cls
-    for cls in (LinearRegressionRanker, RankSVM, McRank, LambdaMARTRanker, StructSVMRanker, LatentPerceptronRanker,
-                LatentSSVMRanker)
+    for cls in (LinearRegressionRanker, RankSVM, PolySVCRanker, McRank, LambdaMARTRanker, StructSVMRanker,
+                LatentPerceptronRanker, LatentSSVMRanker)
 }
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "LinearRankerMixin",
     "LinearRegressionRanker",
     "McRank",
+    "PolySVCRanker",
     "RankSVM",
     "StructSVMRanker",
     "preference_pairs",
