@@ -8,6 +8,9 @@ is installed (a test dependency) the same runs are timed with it for comparison.
 Structured learning (structrank.bench_structured): oracle calls on a query of 1,000 documents,
 single-threaded ``StructSVMRanker`` training on LETOR Fold1, and training time against
 replicated queries; measured in a child process with the thread variables set to 1.
+
+Latent (structrank.bench_latent): the greedy MAP inference of the positional map on one query
+of 10 to 1,000,000 candidates, with the exact search where it fits.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ def bench_evaluate(repeat=5, convention="letor4"):
     return figures
 
 
-BENCH_SECTIONS = ("evaluate", "structured")
+BENCH_SECTIONS = ("evaluate", "structured", "latent")
 
 
 def _evaluate_lines(figures, repeat):
@@ -123,6 +126,13 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
         print("\n".join(format_structured(structured)))
         figures["structured"] = structured
         sections.append(markdown_section(structured))
+    if only in (None, "latent"):
+        from structrank import bench_latent
+
+        rows = bench_latent.bench_greedy()
+        print("\n" + "\n".join(bench_latent.format_latent(rows)))
+        figures["latent"] = rows
+        sections.append(bench_latent.markdown_section(rows))
     if out is not None:
         import os
         import platform

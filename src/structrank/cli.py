@@ -183,8 +183,9 @@ def _add_bench(sub):
     p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
-    p.add_argument("--only", choices=("evaluate", "structured"),
-                   help="run one section: metric evaluation, or the structural SVM oracles and training")
+    p.add_argument("--only", choices=("evaluate", "structured", "latent"),
+                   help="run one section: metric evaluation, the structural SVM oracles and training, or the "
+                        "positional MAP inference")
     p.set_defaults(func=cmd_bench)
 
 
