@@ -304,10 +304,12 @@ def demo_output():
 
 
 def demo_table(out):
-    """{metric: (linreg, ranksvm, svm-map, svm-ndcg)} from the demo's table."""
+    """{metric: (one value per demo model)} from the demo's table."""
+    from structrank.demo import DEMO_MODELS
+
     values = {}
     for line in out.splitlines():
-        match = re.match(r"^(\S+)((?:\s+[0-9.]+){4})$", line)
+        match = re.match(r"^(\S+)((?:\s+[0-9.]+){%d})$" % len(DEMO_MODELS), line)
         if match:
             values[match.group(1)] = tuple(float(v) for v in match.group(2).split())
     return values
@@ -318,7 +320,7 @@ def test_demo_synthetic_prints_metrics_for_every_demo_model(demo_output):
     assert code == 0, err
     assert "synthetic" in out and "synthetic" in err
     header = next(line for line in out.splitlines() if line.startswith("metric"))
-    assert header.split() == ["metric", "linreg", "ranksvm", "svm-map", "svm-ndcg"]
+    assert header.split() == ["metric", "linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap"]
     table = demo_table(out)
     for metric in ("map", "ndcg@10"):
         assert metric in table
@@ -337,7 +339,8 @@ def test_demo_synthetic_models_beat_random_scores(demo_output):
     rng = np.random.default_rng(0)
     random_map = np.mean([evaluate(test.y, rng.random(test.n_rows), test.qid, ["map"]).metrics["map"]
                           for _ in range(10)])
-    for model, value in zip(("linreg", "ranksvm", "svm-map", "svm-ndcg"), table["map"]):
+    assert len(table["map"]) == 5
+    for model, value in zip(("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap"), table["map"]):
         assert value > random_map + 0.05, model
 
 

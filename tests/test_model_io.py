@@ -372,3 +372,18 @@ def test_successful_save_replaces_the_file_and_leaves_no_temporary_files(tmp_pat
     save_model(models["RankSVM"], path)
     assert type(load_model(path)) is RankSVM
     assert sorted(p.name for p in path.parent.iterdir()) == ["model.npz"]
+
+
+def test_atomic_writes_keep_ordinary_permissions(tmp_path):
+    import os
+
+    from structrank.atomic import write_text_atomic
+
+    new = tmp_path / "new.txt"
+    write_text_atomic(new, "a")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert new.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's private 0600
+    os.chmod(new, 0o640)
+    write_text_atomic(new, "b")
+    assert new.stat().st_mode & 0o777 == 0o640 and new.read_text() == "b"  # a replaced file keeps its mode

@@ -23,6 +23,8 @@ def atomic_open(path, mode="w", encoding="utf-8"):
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     binary = "b" in mode
     try:
+        # mkstemp makes the file private (0600); give it the mode an ordinary open() would
+        os.chmod(tmp, _file_mode(path))
         with os.fdopen(fd, mode, **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
             yield fh
             fh.flush()
@@ -32,6 +34,16 @@ def atomic_open(path, mode="w", encoding="utf-8"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _file_mode(path: Path) -> int:
+    """The replaced file's permissions, or 0666 less the umask for a new file."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_text_atomic(path, text: str) -> None:

@@ -1,4 +1,4 @@
-"""The ``structrank`` command: train, predict, evaluate, reproduce, demo, bench.
+"""The ``structrank`` command: train, predict, evaluate, featurize, reproduce, demo, bench.
 
 Other tools and scripts depend on these names and formats (see DESIGN.md); keep them stable.
 Every input problem ends in one line naming the file, the line and the problem, and exit code 2
@@ -179,6 +179,33 @@ def cmd_results(args):
     return 0
 
 
+def _add_featurize(sub):
+    p = sub.add_parser(
+        "featurize", help="turn question-candidate pairs into a LETOR/SVMlight file of similarity features",
+        description="Featurize a QA TSV (rows of question, candidate, label, with an optional leading question id, "
+                    "or a WikiQA TSV with its header) into a LETOR/SVMlight file: one row per candidate, integer "
+                    "qids in question order, '#docid = ... question = ...' comments. The features are listed in "
+                    "docs/QA_FEATURES.md.",
+    )
+    p.add_argument("kind", choices=("qa",), metavar="KIND", help="what to featurize: qa (question answering)")
+    p.add_argument("--input", required=True, help="TSV file to featurize (plain or .gz)")
+    p.add_argument("--out", required=True, help="LETOR/SVMlight file to write (.gz to compress)")
+    state = p.add_mutually_exclusive_group()
+    state.add_argument("--fit", metavar="FILE",
+                       help="training TSV to fit the featurizer (idf) on; its state is saved as OUT.featurizer.json")
+    state.add_argument("--state", metavar="FILE", help="a saved OUT.featurizer.json to reuse (for test files)")
+    p.add_argument("--embeddings", action="store_true",
+                   help='append sentence-embedding columns (needs pip install "structrank[embeddings]")')
+    p.set_defaults(func=cmd_featurize)
+
+
+def cmd_featurize(args):
+    from structrank.qa.featurize import featurize_file
+
+    featurize_file(args.input, args.out, fit=args.fit, state=args.state, embeddings=args.embeddings)
+    return 0
+
+
 def _add_bench(sub):
     p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
@@ -204,7 +231,8 @@ def build_parser():
 
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_train, _add_predict, _add_evaluate, _add_reproduce, _add_results, _add_demo, _add_bench):
+    for add in (_add_train, _add_predict, _add_evaluate, _add_featurize, _add_reproduce, _add_results, _add_demo,
+                _add_bench):
         add(sub)
     return parser
 

@@ -111,7 +111,10 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
             group = np.append(group, l)
             alpha = np.append(alpha, 0.0)
         start = time.perf_counter()
-        steps, _ = solve_dual(H, b, group, n_groups, float(C), alpha, qp_tol * max(1.0, np.abs(b).max()), 10**7)
+        # The gradient H a - b carries rounding of order eps * C * max|H|: a gap below that cannot
+        # be reached, and at large C an absolute 1e-12 would keep SMO turning until max_steps.
+        scale = max(1.0, np.abs(b).max(), float(C) * np.abs(H).max())
+        steps, _ = solve_dual(H, b, group, n_groups, float(C), alpha, qp_tol * scale, 10**7)
         trace.qp_seconds += time.perf_counter() - start
         trace.qp_steps += int(steps)
         trace.dual.append(dual_objective(H, b, alpha))

@@ -1,0 +1,37 @@
+"""Answer reranking for question answering: readers, features and embeddings.
+
+- ``readers``: ``QAData`` and the readers of WikiQA, TREC QA (jacana splits, TRAIN-ALL) and a
+  plain user TSV; the paper's filtering; ``load_qa(name, split)`` for the paper's splits.
+- ``features``: ``QAFeaturizer``, question-candidate similarity features (docs/QA_FEATURES.md).
+- ``featurize``: ``structrank featurize qa``, a TSV into a LETOR/SVMlight file.
+- ``embeddings``: optional sentence-embedding features (``pip install "structrank[embeddings]"``);
+  not imported here, so that nothing above needs torch.
+"""
+
+from structrank.qa.features import QAFeaturizer, question_type, tokenize
+from structrank.qa.readers import (
+    QAData,
+    cap_candidates,
+    filter_questions,
+    keep_questions_with_both,
+    load_qa,
+    read_jacana,
+    read_qa_tsv,
+    read_trec_train_all,
+    read_wikiqa,
+)
+
+__all__ = [
+    "QAData",
+    "QAFeaturizer",
+    "cap_candidates",
+    "filter_questions",
+    "keep_questions_with_both",
+    "load_qa",
+    "question_type",
+    "read_jacana",
+    "read_qa_tsv",
+    "read_trec_train_all",
+    "read_wikiqa",
+    "tokenize",
+]
