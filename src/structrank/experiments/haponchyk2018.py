@@ -243,14 +243,13 @@ def _params(row):
 
 
 def _official_table(rows, feature_set, split, paper_key=None):
-    part = [{"model": r["model"], "metric": r["metric"].split(":", 1)[1], "value": r["value"]} for r in rows
-            if r["split"] == "official" and _params(r)["features"] == feature_set and r["metric"].startswith(split + ":")]
+    mine = [r for r in rows if r["split"] == "official" and _params(r)["features"] == feature_set]
+    part = [{"model": r["model"], "metric": r["metric"].split(":", 1)[1], "value": r["value"]} for r in mine
+            if r["metric"].startswith(split + ":")]
     if not part:
         return None
-    chosen = {r["model"]: r["value"] for r in rows if r["split"] == "official" and _params(r)["features"] == feature_set
-              and r["metric"] == "chosen:C"}
-    epochs = {r["model"]: r["value"] for r in rows if r["split"] == "official" and _params(r)["features"] == feature_set
-              and r["metric"] == "chosen:epoch"}
+    chosen = {r["model"]: r["value"] for r in mine if r["metric"] == "chosen:C"}
+    epochs = {r["model"]: r["value"] for r in mine if r["metric"] == "chosen:epoch"}
     for model in {p["model"] for p in part}:
         if model in chosen:
             part.append({"model": model, "metric": "C", "value": chosen[model]})
