@@ -320,7 +320,7 @@ def test_demo_synthetic_prints_metrics_for_every_demo_model(demo_output):
     assert code == 0, err
     assert "synthetic" in out and "synthetic" in err
     header = next(line for line in out.splitlines() if line.startswith("metric"))
-    assert header.split() == ["metric", "linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap"]
+    assert header.split() == ["metric", "linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl"]
     table = demo_table(out)
     for metric in ("map", "ndcg@10"):
         assert metric in table
@@ -339,8 +339,8 @@ def test_demo_synthetic_models_beat_random_scores(demo_output):
     rng = np.random.default_rng(0)
     random_map = np.mean([evaluate(test.y, rng.random(test.n_rows), test.qid, ["map"]).metrics["map"]
                           for _ in range(10)])
-    assert len(table["map"]) == 5
-    for model, value in zip(("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap"), table["map"]):
+    assert len(table["map"]) == 6
+    for model, value in zip(("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl"), table["map"]):
         assert value > random_map + 0.05, model
 
 
@@ -412,5 +412,24 @@ def test_train_structural_svm_and_predict_writes_its_scores(files, tmp_path, cap
     expected = MODELS[name].make(C=1.0).fit(read_letor(files["train"]))
     written = np.loadtxt(scores_path)
     np.testing.assert_allclose(written, expected.predict(read_letor(files["test"], n_features=N_FEATURES).X),
+                               rtol=1e-6, atol=1e-9)
+    assert load_model(model_path).get_params() == expected.get_params()
+
+
+@pytest.mark.parametrize("name", ["crf-ml", "crf-la", "crf-ls", "crf-el", "crf-kl"])
+def test_train_permutation_crf_chooses_its_epoch_on_vali_and_predicts(files, tmp_path, capsys, name):
+    """Each CRF name trains (the epoch chosen on --vali) and predicts what the library predicts."""
+    model_path, scores_path = tmp_path / f"{name}.npz", tmp_path / "scores.txt"
+    fixed = {"learning_rate": 0.1, "alpha": 10.0, "T": 1.0, "random_state": 0, "max_epochs": 4}
+    sets = [arg for k, v in fixed.items() for arg in ("--set", f"{k}={v}")]
+    code, _, err = run(capsys, "train", name, "--train", files["train"], "--vali", files["vali"], *sets,
+                       "--out", model_path)
+    assert code == 0, err
+    code, _, err = run(capsys, "predict", "--model", model_path, "--data", files["test"], "--out", scores_path)
+    assert code == 0, err
+    train, vali = read_letor(files["train"]), read_letor(files["vali"], n_features=N_FEATURES)
+    expected = MODELS[name].make(**fixed).fit(train, eval_set=vali)
+    np.testing.assert_allclose(np.loadtxt(scores_path),
+                               expected.predict(read_letor(files["test"], n_features=N_FEATURES).X),
                                rtol=1e-6, atol=1e-9)
     assert load_model(model_path).get_params() == expected.get_params()

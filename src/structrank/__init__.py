@@ -15,6 +15,9 @@ _LAZY = {
     "StructSVMRanker": "structrank.learners",
     "McRank": "structrank.learners",
     "LambdaMARTRanker": "structrank.learners",
+    "LatentPerceptronRanker": "structrank.learners",
+    "LatentSSVMRanker": "structrank.learners",
+    "PermutationCRFRanker": "structrank.learners",
 }
 
 

@@ -11,6 +11,8 @@ replicated queries; measured in a child process with the thread variables set to
 
 Latent (structrank.bench_latent): the greedy MAP inference of the positional map on one query
 of 10 to 1,000,000 candidates, with the exact search where it fits.
+
+CRF (structrank.bench_crf): one SGD epoch of the permutation CRF on MQ2008 Fold1, per objective.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def bench_evaluate(repeat=5, convention="letor4"):
     return figures
 
 
-BENCH_SECTIONS = ("evaluate", "structured", "latent")
+BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf")
 
 
 def _evaluate_lines(figures, repeat):
@@ -103,7 +105,7 @@ def _evaluate_lines(figures, repeat):
 def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=200):
     """Run the benchmarks, print their figures, and write them to ``out`` (markdown) if given.
 
-    ``only``: "evaluate" or "structured" runs just that section (default: both). ``repeat`` is
+    ``only``: one of BENCH_SECTIONS runs just that section (default: all). ``repeat`` is
     the evaluation's; structured training takes the best of ``train_repeat`` fits and the
     oracles the median of up to ``oracle_repeat`` calls. Returns the evaluation's figures, with
     the structured ones under ``"structured"``.
@@ -133,6 +135,13 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
         print("\n" + "\n".join(bench_latent.format_latent(rows)))
         figures["latent"] = rows
         sections.append(bench_latent.markdown_section(rows))
+    if only in (None, "crf"):
+        from structrank import bench_crf
+
+        crf = bench_crf.bench_epochs()
+        print("\n" + "\n".join(bench_crf.format_crf(crf)))
+        figures["crf"] = crf
+        sections.append(bench_crf.markdown_section(crf))
     if out is not None:
         import os
         import platform

@@ -94,9 +94,9 @@ def cmd_train(args):
         vali = read_letor(args.vali, n_features=train.n_features)
         model, params, value = select_on_vali(
             spec, train, vali, fixed,
-            report=lambda p, v: print(f"  {p}  vali {spec.metric} = {v:.4f}", file=sys.stderr),
+            report=lambda p, v: print(f"  {p}  vali {spec.metric_label} = {v:.4f}", file=sys.stderr),
         )
-        print(f"chose {params} (vali {spec.metric} {value:.4f})", file=sys.stderr)
+        print(f"chose {params} (vali {spec.metric_label} {value:.4f})", file=sys.stderr)
     else:
         model = spec.make(**fixed).fit(train)
     save_model(model, args.out)
@@ -210,9 +210,9 @@ def _add_bench(sub):
     p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
-    p.add_argument("--only", choices=("evaluate", "structured", "latent"),
-                   help="run one section: metric evaluation, the structural SVM oracles and training, or the "
-                        "positional MAP inference")
+    p.add_argument("--only", choices=("evaluate", "structured", "latent", "crf"),
+                   help="run one section: metric evaluation, the structural SVM oracles and training, the "
+                        "positional MAP inference, or a permutation CRF training epoch")
     p.set_defaults(func=cmd_bench)
 
 

@@ -1,4 +1,5 @@
-"""``structrank demo``: the baselines, the structural SVMs for MAP and NDCG and the latent perceptron for MAP (LSP-AP) side by side on MQ2008 Fold1 (or synthetic data)."""
+"""``structrank demo``: the baselines, the structural SVMs for MAP and NDCG, the latent perceptron for MAP (LSP-AP) and
+the permutation CRF trained on the loss-inspired KL (CRF-KL) side by side on MQ2008 Fold1 (or synthetic data)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from structrank.metrics import CONVENTIONS, evaluate
 from structrank.models import get_model, select_on_vali
 
 DEMO_METRICS = ("map", "ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5", "ndcg@10", "p@1", "mrr")
-DEMO_MODELS = ("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap")
+DEMO_MODELS = ("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
 
 
 def _splits(data_dir, synthetic):

@@ -9,6 +9,8 @@ import itertools
 import json
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from structrank.oracles.losses import DEFAULT_FEATURE_MAP
 from structrank.learners import (
     LambdaMARTRanker,
@@ -16,6 +18,7 @@ from structrank.learners import (
     LatentSSVMRanker,
     LinearRegressionRanker,
     McRank,
+    PermutationCRFRanker,
     PolySVCRanker,
     RankSVM,
     StructSVMRanker,
@@ -31,8 +34,12 @@ class ModelSpec:
     help: str
     defaults: dict = field(default_factory=dict)
     grid: dict = field(default_factory=dict)
-    metric: str = "map"  # the vali metric the grid is tuned on
+    metric: str | tuple = "map"  # the vali metric the grid is tuned on (a tuple: the mean of its metrics)
     fit_with_vali: bool = False  # fit(train, eval_set=vali): the learner picks its epoch on vali itself
+
+    @property
+    def metric_label(self) -> str:
+        return self.metric if isinstance(self.metric, str) else "mean(" + ", ".join(self.metric) + ")"
 
     def make(self, **params):
         unknown = set(params) - set(self.cls().get_params(deep=False))
@@ -57,6 +64,12 @@ SSVM_C_GRID = [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
 SSVM_C_GRIDS = {"mrr": [1e-5, 1e-4, 0.001, 0.01, 0.1]}
 # Haponchyk & Moschitti (2018) choose C (loss scaling for LSP, regulariser for LSSVM) from these
 LATENT_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
+# Volkovs et al. (2011), Sec. 6.2: learning rates (printed "[0.5, 0.01, 0.01, 0.001]", a repeated
+# 0.01 we read as 0.1), the loss weight alpha of CRF-LA and the temperature T of CRF-KL
+CRF_RATE_GRID = [0.5, 0.1, 0.01, 0.001]
+CRF_ALPHA_GRID = [1.0, 10.0, 20.0, 50.0]
+CRF_T_GRID = [1.0, 10.0, 20.0, 50.0]
+CRF_METRIC = ("ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5")
 
 MODELS = {
     spec.name: spec
@@ -101,6 +114,17 @@ MODELS = {
                  "latent structural SVM for MAP, exact interleaving search (LSSVM-AP*)"),
             )
         ),
+        *(
+            ModelSpec(f"crf-{objective}", PermutationCRFRanker, help, {"objective": objective},
+                      {"learning_rate": CRF_RATE_GRID, **extra}, metric=CRF_METRIC, fit_with_vali=True)
+            for objective, extra, help in (
+                ("ml", {}, "permutation CRF, maximum likelihood over all zero-loss rankings (Volkovs et al. 2011)"),
+                ("la", {"alpha": CRF_ALPHA_GRID}, "permutation CRF, loss-augmented likelihood, 1 - NDCG"),
+                ("ls", {}, "permutation CRF, loss-scaled likelihood (slack-scaling analogue), 1 - NDCG"),
+                ("el", {}, "permutation CRF, expected loss 1 - NDCG"),
+                ("kl", {"T": CRF_T_GRID}, "permutation CRF, loss-inspired KL to q(y) ~ exp(-(1 - NDCG)/T)"),
+            )
+        ),
     )
 }
 
@@ -132,7 +156,8 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
 
     ``grid`` replaces the model's own grid (a smaller one for quick runs).
 
-    The vali metric is the model's ``spec.metric`` under ``convention``. ``report(params,
+    The vali metric is the model's ``spec.metric`` under ``convention`` (a tuple of metrics:
+    their mean). ``report(params,
     value)`` is called after each fit (progress on the command line).
 
     Returns
@@ -145,7 +170,9 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
     for params in spec.candidates(fixed or {}, grid):
         model = spec.make(**params)
         model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
-        value = evaluate(vali.y, model.predict(vali.X), vali.qid, [spec.metric], convention).metrics[spec.metric]
+        metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
+        result = evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention).metrics
+        value = float(np.mean([result[m] for m in metrics]))
         if report is not None:
             report(params, value)
         if best is None or value > best[2]:

@@ -26,11 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from structrank.data import letor_folds, letor_root, read_letor
+from structrank.data import letor_folds, read_letor
 from structrank.data.prepare import prepare_like_chakrabarti
 from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
-from structrank.experiments.runner import Measurement, RunSpec, run_all
-from structrank.experiments.store import ResultStore
+from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run_experiment
 from structrank.metrics import evaluate
 
 EXPERIMENT = "chakrabarti2008"
@@ -201,21 +200,8 @@ def plan(roots, quick=False):
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run the experiments (``quick``: MQ2008 Fold1 only) and write the report into ``out``."""
     out = Path(out)
-    roots = {}
-    for dataset in DATASETS:
-        if quick and dataset != "MQ2008":
-            continue
-        root = letor_root(dataset, data_dir)
-        if root is None:
-            print(f"{dataset}: not in the data folder, skipped", file=sys.stderr)
-            continue
-        roots[dataset] = str(root)
-    if not roots:
-        raise FileNotFoundError(f"no LETOR data set found (looked for {', '.join(DATASETS)} under the data folder)")
-    out.mkdir(parents=True, exist_ok=True)
-    with ResultStore(out / "results.sqlite") as store:
-        rows = run_all(plan(roots, quick), _Runner(roots), store, n_jobs=n_jobs, desc=EXPERIMENT)
-        store.to_csv(out / "results.csv")
+    roots = letor_roots(DATASETS, data_dir, only="MQ2008" if quick else None)
+    rows = run_experiment(out, plan(roots, quick), _Runner(roots), n_jobs, EXPERIMENT)
     write_report(out / "report.md", report_sections(rows, out), title="Chakrabarti et al. (2008), reproduced")
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows

@@ -31,8 +31,7 @@ import numpy as np
 
 from structrank.data import RankingDataset
 from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
-from structrank.experiments.runner import Measurement, RunSpec, run_all
-from structrank.experiments.store import ResultStore
+from structrank.experiments.runner import Measurement, RunSpec, run_experiment
 from structrank.metrics import evaluate
 
 EXPERIMENT = "haponchyk2018"
@@ -224,9 +223,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     if not quick:
         print("haponchyk2018: features sim of trec13", file=sys.stderr)
         prepare_features(out, "trec13", "sim", data_dir)
-    with ResultStore(out / "results.sqlite") as store:
-        rows = run_all(plan(feature_sets, quick), _Runner(out), store, n_jobs=n_jobs, desc=EXPERIMENT)
-        store.to_csv(out / "results.csv")
+    rows = run_experiment(out, plan(feature_sets, quick), _Runner(out), n_jobs, EXPERIMENT)
     write_report(out / "report.md", report_sections(rows, out),
                  title="Haponchyk & Moschitti (2018), reproduced")
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)

@@ -16,8 +16,7 @@ import numpy as np
 
 from structrank.data import letor_folds, letor_root, read_letor
 from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
-from structrank.experiments.runner import Measurement, RunSpec, run_all
-from structrank.experiments.store import ResultStore
+from structrank.experiments.runner import Measurement, RunSpec, run_experiment
 from structrank.metrics import evaluate
 
 EXPERIMENT = "letor-baselines"
@@ -94,9 +93,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     if not specs:
         raise FileNotFoundError("no LETOR data set found (looked for MQ2008 and OHSUMED under the data folder)")
     out.mkdir(parents=True, exist_ok=True)
-    with ResultStore(out / "results.sqlite") as store:
-        rows = run_all(specs, _Runner(roots), store, n_jobs=n_jobs, desc=EXPERIMENT)
-        store.to_csv(out / "results.csv")
+    rows = run_experiment(out, specs, _Runner(roots), n_jobs, EXPERIMENT)
     sections = []
     for dataset in roots:
         part = [r for r in rows if r["dataset"] == dataset and not r["metric"].startswith(NONEMPTY_PREFIX)]

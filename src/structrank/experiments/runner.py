@@ -21,10 +21,13 @@ Example
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 import traceback
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from tqdm.auto import tqdm
@@ -194,3 +197,56 @@ def run_all(
     finally:
         bar.close()
     return store.rows(specs)
+
+
+def letor_roots(names: Iterable[str], data_dir=None, only: str | None = None) -> dict:
+    """{name: folder} of the named LETOR sets present in the data folder (``only``: just that one).
+
+    Absent sets are named on stderr; none at all is a FileNotFoundError.
+    """
+    from structrank.data import letor_root
+
+    names = list(names)
+    roots = {}
+    for name in names:
+        if only is not None and name != only:
+            continue
+        root = letor_root(name, data_dir)
+        if root is None:
+            print(f"{name}: not in the data folder, skipped", file=sys.stderr)
+            continue
+        roots[name] = str(root)
+    if not roots:
+        raise FileNotFoundError(f"no LETOR data set found (looked for {', '.join(names)} under the data folder)")
+    return roots
+
+
+def run_experiment(out, specs, run_fn, n_jobs=1, desc=None) -> list[dict]:
+    """``run_all`` into ``out/results.sqlite``, then ``out/results.csv``; returns the rows.
+
+    When every run was done by this call, its wall time goes to ``out/wall_time.json``
+    ({"seconds", "runs", "jobs"}) for the report to quote.
+    """
+    from structrank.atomic import write_text_atomic
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    specs = _unique(specs)
+    start = time.perf_counter()
+    with ResultStore(out / "results.sqlite") as store:
+        todo = len(set(specs) - store.completed_keys())
+        rows = run_all(specs, run_fn, store, n_jobs=n_jobs, desc=desc)
+        store.to_csv(out / "results.csv")
+    seconds = time.perf_counter() - start
+    print(f"{desc or 'runs'}: {todo} runs done in {seconds:.0f} s", file=sys.stderr)
+    if todo == len(specs):
+        write_text_atomic(out / "wall_time.json", json.dumps({"seconds": seconds, "runs": todo, "jobs": n_jobs}))
+    return rows
+
+
+def wall_time(out) -> dict | None:
+    """What :func:`run_experiment` wrote to ``out/wall_time.json``, or None."""
+    try:
+        return json.loads((Path(out) / "wall_time.json").read_text())
+    except (OSError, ValueError):
+        return None

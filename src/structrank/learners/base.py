@@ -99,6 +99,42 @@ class LinearRankerMixin:
         return self.predict(X)
 
 
+class EvalSetMixin:
+    """Dev-set handling for learners that pick their epoch on ``fit(..., eval_set=...)``.
+
+    Needs ``dev_metric`` (a metric name, or several, comma-separated or as a list, whose mean is used) and
+    ``dev_convention`` parameters, and ``n_features_in_`` set by fit.
+    """
+
+    def _eval_set_arrays(self, eval_set):
+        """(dense X, y, qid) of an eval set given as a RankingDataset or a tuple (X, y, qid)."""
+        if isinstance(eval_set, RankingDataset):
+            X, y, qid = unpack(eval_set)
+        else:
+            try:
+                X, y, qid = eval_set
+            except (TypeError, ValueError):
+                raise DataValidationError("eval_set must be a RankingDataset or a tuple (X, y, qid)") from None
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise DataValidationError(f"eval_set has {X.shape[-1]} features, the training data {self.n_features_in_}")
+        y, qid = check_labels(y), np.asarray(qid)
+        if y.shape[0] != X.shape[0] or qid.shape[0] != X.shape[0]:
+            raise DataValidationError(f"eval_set: X has {X.shape[0]} rows, y {y.shape[0]} and qid {qid.shape[0]}")
+        return X, y, qid
+
+    def _dev_metrics(self):
+        metrics = self.dev_metric.split(",") if isinstance(self.dev_metric, str) else list(self.dev_metric)
+        return [m.strip() for m in metrics]
+
+    def _dev_value(self, w, dev):
+        """Mean over ``dev_metric`` (each a mean over queries) of the linear scores ``X @ w``."""
+        X, y, qid = dev
+        metrics = self._dev_metrics()
+        result = evaluate(y, X @ w, qid, metrics, self.dev_convention).metrics
+        return float(np.mean([result[m] for m in metrics]))
+
+
 def as_csr(X):
     return X if sp.issparse(X) else sp.csr_matrix(X)
 

@@ -26,11 +26,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from structrank.data.dataset import RankingDataset
-from structrank.errors import DataValidationError
-from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries, unpack
+from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, informative_queries
 from structrank.learners.ssvm import cutting_plane
-from structrank.metrics import evaluate
 from structrank.oracles.positional import (
     PositionalAPLoss,
     _coef_of_order,
@@ -75,18 +72,7 @@ def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
     return n_updates, total_loss
 
 
-def _eval_arrays(eval_set):
-    """(X, y, qid) of an eval set given as a RankingDataset or a tuple."""
-    if isinstance(eval_set, RankingDataset):
-        return unpack(eval_set)
-    try:
-        X, y, qid = eval_set
-    except (TypeError, ValueError):
-        raise DataValidationError("eval_set must be a RankingDataset or a tuple (X, y, qid)") from None
-    return X, y, qid
-
-
-class LatentPerceptronRanker(LinearRankerMixin, BaseRanker):
+class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     """Latent structured perceptron for ranking (Alg. 1): LSP, LSP-AP and LSP-AP*.
 
     Parameters
@@ -155,8 +141,7 @@ class LatentPerceptronRanker(LinearRankerMixin, BaseRanker):
         scale = 0.0 if self.inference == "none" else float(self.C)
         dev = None
         if eval_set is not None:
-            Xd, yd, qd = _eval_arrays(eval_set)
-            dev = (self._validate_predict_data_unfitted(Xd), np.asarray(yd), np.asarray(qd))
+            dev = self._eval_set_arrays(eval_set)
         rng = np.random.default_rng(self.random_state)
         n_queries = offsets.size - 1
         w = np.zeros(X.shape[1])
@@ -185,16 +170,6 @@ class LatentPerceptronRanker(LinearRankerMixin, BaseRanker):
         self.train_loss_curve_ = np.array(losses)
         self.n_queries_used_ = int(n_queries)
         return self
-
-    def _validate_predict_data_unfitted(self, X):
-        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise DataValidationError(f"eval_set has {X.shape[-1]} features, the training data {self.n_features_in_}")
-        return X
-
-    def _dev_value(self, w, dev):
-        X, y, qid = dev
-        return evaluate(y, X @ w, qid, [self.dev_metric], self.dev_convention).metrics[self.dev_metric]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,72 @@
+"""Speed of permutation CRF training (Volkovs et al. 2011): one SGD epoch on MQ2008 Fold1.
+
+An epoch visits every training query once (single-level queries skipped, as by default), draws
+its 6-document subset and computes the objective's exact gradient over the 720 rankings: one
+numba loop, single-threaded. Timed per objective, the median of many epochs after compilation,
+without the dev evaluation (timed apart: it runs once per epoch when ``eval_set`` is given).
+Without MQ2008 in the data folder, a seeded synthetic set of MQ2008's size is used instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from structrank.bench_structured import _timings
+
+OBJECTIVE_PARAMS = {"ml": 0.0, "la": 10.0, "ls": 0.0, "el": 0.0, "kl": 1.0}
+
+
+def _fold1(data_dir=None):
+    from structrank.data import letor_folds, letor_root, make_ranking_dataset, read_letor
+
+    root = letor_root("MQ2008", data_dir)
+    if root is not None:
+        fold = letor_folds(root)[0]
+        train = read_letor(fold.train)
+        return "MQ2008 Fold1", train, read_letor(fold.vali, n_features=train.n_features)
+    full = make_ranking_dataset(n_queries=627, n_features=46, no_relevant_fraction=0.28, random_state=1)
+    return "synthetic (MQ2008-sized)", full.take_queries(np.arange(470)), full.take_queries(np.arange(470, 627))
+
+
+def bench_epochs(repeat=50, data_dir=None):
+    """{"data": name, "queries": n, "rows": [{objective, epoch_ms}], "dev_eval_ms": ms}."""
+    from structrank.learners.crf import PermutationCRFRanker, _seed, _sgd_epoch
+    from structrank.oracles.crf import OBJECTIVE_CODES, stacked_tables
+
+    name, train, vali = _fold1(data_dir)
+    model = PermutationCRFRanker()
+    X, y, _, offsets = model._validate_fit_data(train.X, train.y, train.qid)
+    queries = model._training_queries(y, offsets, 6)
+    X = np.ascontiguousarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    r = y.astype(np.float64)
+    tables, starts = stacked_tables(6)
+    rows = []
+    for objective, param in OBJECTIVE_PARAMS.items():
+        theta = np.zeros(X.shape[1])
+        rng = np.random.default_rng(0)
+
+        def epoch():
+            _seed(int(rng.integers(2**31)))
+            _sgd_epoch(X, r, offsets, rng.permutation(queries), tables, starts, OBJECTIVE_CODES[objective], param,
+                       0.01, 6, theta)
+
+        rows.append(dict(objective=objective, epoch_ms=1e3 * float(np.median(_timings(epoch, repeat)))))
+    model.n_features_in_ = X.shape[1]
+    dev = model._eval_set_arrays(vali)
+    dev_ms = 1e3 * float(np.median(_timings(lambda: model._dev_value(theta, dev), repeat)))
+    return dict(data=name, queries=int(queries.size), rows=rows, dev_eval_ms=dev_ms)
+
+
+def format_crf(figures) -> list:
+    lines = [f"permutation CRF (Volkovs et al. 2011): one SGD epoch on {figures['data']} train, "
+             f"{figures['queries']} queries visited, 6-document subsets (720 rankings), single thread, median",
+             f"  {'objective':>9}  {'epoch ms':>9}  {'us / query':>10}"]
+    for row in figures["rows"]:
+        lines.append(f"  {row['objective']:>9}  {row['epoch_ms']:9.2f}  {1e3 * row['epoch_ms'] / figures['queries']:10.1f}")
+    lines.append(f"  dev evaluation (mean NDCG@1-5 on vali), once per epoch with eval_set: {figures['dev_eval_ms']:.2f} ms")
+    lines.append("  target: an epoch under 30 ms")
+    return lines
+
+
+def markdown_section(figures) -> str:
+    return "## Permutation CRF: one training epoch\n\n```\n" + "\n".join(format_crf(figures)) + "\n```\n"

@@ -1,0 +1,237 @@
+"""Permutation CRF rankers trained for NDCG (Volkovs, Larochelle & Zemel 2011).
+
+The model is the CRF over permutations of Sec. 6: a linear score ``s_i = theta . x_i``, the
+energy ``E(y) = -sum_i alpha_{y_i} s_i`` (structrank.oracles.crf), prediction by sorting the
+scores (Eq. 14). It is trained by stochastic gradient over queries on one of five objectives
+(maximum likelihood with multiple ground truths, loss-augmented, loss-scaled, expected loss,
+loss-inspired KL), each computed exactly over all rankings of a small subset of the query's
+documents: at each visit a random subset of ``subset_size`` (6) documents that holds at least one
+document of every relevance level of the query (Sec. 6), whose 720 rankings are the rows of a
+permutation table built once.
+
+A query whose documents all share one relevance level is skipped by default
+(``skip_single_level``): every ranking of it has loss 0, so EL and LS have zero gradient there,
+while ML, LA and KL pull its scores together (the uniform target over all its rankings), which
+says nothing about what to rank first. About a quarter of MQ2008's training queries are such.
+
+An epoch is one numba loop over the queries; ``eval_set`` picks the epoch (and so the
+iterate) with the best dev metric.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin
+from structrank.oracles.crf import OBJECTIVES, _check, ndcg_losses, objective_gradient, stacked_tables
+
+
+@njit(cache=True)
+def _seed(seed):
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _draw_subset(r, size, out):
+    """Indices of a random subset of at most ``size`` documents holding every relevance level of ``r``.
+
+    One document of each level is drawn uniformly among that level's documents, the rest
+    uniformly among the remaining documents. Returns the subset's size. (With more levels than
+    ``size``, which fit refuses, only the first ``size`` levels drawn are represented.)
+    """
+    n = r.shape[0]
+    if n <= size:
+        for i in range(n):
+            out[i] = i
+        return n
+    order = np.random.permutation(n)
+    taken = np.zeros(n, np.bool_)
+    chosen = 0
+    for j in range(n):  # the first document of each level, in random order
+        d = order[j]
+        new = True
+        for k in range(chosen):
+            if r[out[k]] == r[d]:
+                new = False
+                break
+        if new and chosen < size:
+            out[chosen] = d
+            taken[j] = True
+            chosen += 1
+    for j in range(n):
+        if chosen == size:
+            break
+        if not taken[j]:
+            out[chosen] = order[j]
+            chosen += 1
+    return chosen
+
+
+@njit(cache=True)
+def _sgd_epoch(X, r, offsets, visit, tables, starts, code, param, rate, size, theta):
+    """One pass of stochastic gradient over the queries in ``visit`` order; returns the summed objective."""
+    P_max = starts[size + 1] - starts[size]
+    idx = np.empty(size, np.int64)
+    E = np.empty(P_max)
+    losses = np.empty(P_max)
+    g = np.empty(P_max)
+    work = np.empty(P_max)
+    rs = np.empty(size)
+    s = np.empty(size)
+    ds = np.empty(size)
+    total = 0.0
+    n_features = X.shape[1]
+    for q in visit:
+        a = offsets[q]
+        m = _draw_subset(r[a:offsets[q + 1]], size, idx)
+        A = tables[starts[m]:starts[m + 1]]
+        P = A.shape[0]
+        for i in range(m):
+            row = a + idx[i]
+            rs[i] = r[row]
+            acc = 0.0
+            for f in range(n_features):
+                acc += X[row, f] * theta[f]
+            s[i] = acc
+        ndcg_losses(A[:, :m], rs[:m], losses[:P])
+        for y in range(P):  # E = -A s
+            acc = 0.0
+            for i in range(m):
+                acc += A[y, i] * s[i]
+            E[y] = -acc
+        total += objective_gradient(code, E[:P], losses[:P], param, g[:P], work[:P])
+        for i in range(m):  # dObjective/ds = -A^T g
+            acc = 0.0
+            for y in range(P):
+                acc += A[y, i] * g[y]
+            ds[i] = -acc
+        for i in range(m):  # theta -= rate * X_subset^T dObjective/ds
+            row = a + idx[i]
+            step = rate * ds[i]
+            for f in range(n_features):
+                theta[f] -= step * X[row, f]
+    return total
+
+
+class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
+    """Permutation CRF trained by SGD on ML, LA, LS, EL or KL (CRF-ML ... CRF-KL).
+
+    Parameters
+    ----------
+    objective : {"ml", "la", "ls", "el", "kl"}, default "kl"
+        Maximum likelihood over all zero-loss rankings (Eq. 10), loss-augmented (Eq. 4),
+        loss-scaled (Eq. 11), expected loss (Eq. 6), loss-inspired KL (Eqs. 8-9). The loss is
+        1 - NDCG of Eq. 12 over the subset.
+    learning_rate : float, default 0.1
+        Step of each per-query gradient step.
+    alpha : float, default 1.0
+        Weight of the loss in the loss-augmented energy ``E - alpha l`` (Sec. 6.2); ``la`` only.
+    T : float, default 1.0
+        Temperature of the KL target ``q(y) ~ exp(-l(y) / T)``; ``kl`` only.
+    max_epochs : int, default 50
+        Passes over the training queries. With ``eval_set`` the epoch with the best dev metric
+        is kept; without it, the last.
+    subset_size : int, default 6
+        Documents per query visit (at most 9: subset_size! rankings are enumerated).
+    skip_single_level : bool, default True
+        Skip training queries whose documents all have one relevance level (see the module doc).
+    random_state : int or None
+        Seed of the visiting order and of the subsets.
+    dev_metric : str or list of str, default "ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5"
+        What chooses the epoch on ``eval_set``: the mean of these metrics (comma-separated).
+    dev_convention : str, default "letor4"
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    best_epoch_ : int
+    dev_curve_ : ndarray
+        Dev metric after each epoch (empty without ``eval_set``).
+    objective_curve_ : ndarray
+        Mean training objective over the visited queries in each epoch (at the visit's weights).
+    n_queries_used_, n_queries_skipped_ : int
+    """
+
+    _saved_attributes = ("coef_", "n_features_in_")
+    _score_metric = "ndcg@5"
+    _score_convention = "letor4"
+
+    def __init__(self, objective="kl", learning_rate=0.1, alpha=1.0, T=1.0, max_epochs=50, subset_size=6,
+                 skip_single_level=True, random_state=None,
+                 dev_metric="ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5", dev_convention="letor4"):
+        self.objective = objective
+        self.learning_rate = learning_rate
+        self.alpha = alpha
+        self.T = T
+        self.max_epochs = max_epochs
+        self.subset_size = subset_size
+        self.skip_single_level = skip_single_level
+        self.random_state = random_state
+        self.dev_metric = dev_metric
+        self.dev_convention = dev_convention
+
+    def _param(self):
+        return {"la": self.alpha, "kl": self.T}.get(self.objective, 0.0)
+
+    def fit(self, X, y=None, qid=None, eval_set=None):
+        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch."""
+        code = _check(self.objective, self._param())
+        if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
+            raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
+        if int(self.subset_size) != self.subset_size or not 2 <= self.subset_size <= 9:
+            raise ValueError(f"subset_size must be an integer in 2..9, got {self.subset_size!r}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        size = int(self.subset_size)
+        queries = self._training_queries(y, offsets, size)
+        X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        r = y.astype(np.float64)
+        tables, starts = stacked_tables(size)
+        dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
+        rng = np.random.default_rng(self.random_state)
+        theta = np.zeros(X.shape[1])
+        best = (-np.inf, 0, theta.copy())
+        curve, objective = [], []
+        for epoch in range(1, int(self.max_epochs) + 1):
+            visit = rng.permutation(queries)
+            _seed(int(rng.integers(2**31)))
+            total = _sgd_epoch(X, r, offsets, visit, tables, starts, code, float(self._param()),
+                               float(self.learning_rate), size, theta)
+            if not np.all(np.isfinite(theta)):
+                raise FloatingPointError(
+                    f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it")
+            objective.append(total / max(visit.size, 1))
+            if dev is not None:
+                value = self._dev_value(theta, dev)
+                curve.append(value)
+                if value > best[0]:
+                    best = (value, epoch, theta.copy())
+            else:
+                best = (np.nan, epoch, theta.copy())
+        self.coef_ = best[2]
+        self.best_epoch_ = best[1]
+        self.dev_curve_ = np.array(curve)
+        self.objective_curve_ = np.array(objective)
+        self.n_queries_used_ = int(queries.size)
+        self.n_queries_skipped_ = int(offsets.size - 1 - queries.size)
+        return self
+
+    def _training_queries(self, y, offsets, size):
+        """Indices of the queries to visit: at least two documents (and two levels unless kept)."""
+        keep = []
+        for q in range(offsets.size - 1):
+            levels = np.unique(y[offsets[q]:offsets[q + 1]])
+            if levels.size > size:
+                raise ValueError(f"query {q} has {levels.size} relevance levels, more than subset_size={size}: "
+                                 "a subset cannot hold one document of each")
+            if offsets[q + 1] - offsets[q] >= 2 and (levels.size >= 2 or not self.skip_single_level):
+                keep.append(q)
+        if not keep:
+            raise ValueError("no training query has two documents of different relevance: nothing to learn from")
+        return np.array(keep, dtype=np.int64)
+
+
+__all__ = ["OBJECTIVES", "PermutationCRFRanker"]
