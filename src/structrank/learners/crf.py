@@ -137,6 +137,10 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         Documents per query visit (at most 9: subset_size! rankings are enumerated).
     skip_single_level : bool, default True
         Skip training queries whose documents all have one relevance level (see the module doc).
+    shuffle : bool, default False
+        Visit the queries in a new random order each epoch. By default they are visited in the
+        order of the data, as the paper's "iterating over queries" reads; the subsets are random
+        either way.
     random_state : int or None
         Seed of the visiting order and of the subsets.
     dev_metric : str or list of str, default "ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5"
@@ -159,7 +163,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     _score_convention = "letor4"
 
     def __init__(self, objective="kl", learning_rate=0.1, alpha=1.0, T=1.0, max_epochs=50, subset_size=6,
-                 skip_single_level=True, random_state=None,
+                 skip_single_level=True, shuffle=False, random_state=None,
                  dev_metric="ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5", dev_convention="letor4"):
         self.objective = objective
         self.learning_rate = learning_rate
@@ -168,6 +172,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.max_epochs = max_epochs
         self.subset_size = subset_size
         self.skip_single_level = skip_single_level
+        self.shuffle = shuffle
         self.random_state = random_state
         self.dev_metric = dev_metric
         self.dev_convention = dev_convention
@@ -196,7 +201,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         best = (-np.inf, 0, theta.copy())
         curve, objective = [], []
         for epoch in range(1, int(self.max_epochs) + 1):
-            visit = rng.permutation(queries)
+            visit = rng.permutation(queries) if self.shuffle else queries
             _seed(int(rng.integers(2**31)))
             total = _sgd_epoch(X, r, offsets, visit, tables, starts, code, float(self._param()),
                                float(self.learning_rate), size, theta)
@@ -204,13 +209,14 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                 raise FloatingPointError(
                     f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it")
             objective.append(total / max(visit.size, 1))
+            current = theta.copy()
             if dev is not None:
-                value = self._dev_value(theta, dev)
+                value = self._dev_value(current, dev)
                 curve.append(value)
                 if value > best[0]:
-                    best = (value, epoch, theta.copy())
+                    best = (value, epoch, current)
             else:
-                best = (np.nan, epoch, theta.copy())
+                best = (np.nan, epoch, current)
         self.coef_ = best[2]
         self.best_epoch_ = best[1]
         self.dev_curve_ = np.array(curve)
