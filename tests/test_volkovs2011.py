@@ -93,3 +93,21 @@ def test_quick_reproduction_on_mq2008(tmp_path, data_root):
     assert set(values) == {"ML", "KL"}
     assert min(values.values()) > 0.30, values
     assert "Fig. 1" in report and (tmp_path / "fig1-derivatives.png").exists()
+
+
+def test_mq2007_is_used_when_the_data_folder_has_it(tmp_path):
+    from structrank.experiments.runner import letor_roots
+
+    for name in ("MQ2008", "MQ2007"):
+        for fold in ("Fold1", "Fold2"):
+            folder = tmp_path / "letor" / name / fold
+            folder.mkdir(parents=True)
+            for split in ("train", "vali", "test"):
+                (folder / f"{split}.txt").write_text("2 qid:10 1:0.5 2:1\n0 qid:10 1:0.1 2:0\n")
+    roots = letor_roots(("MQ2008", "MQ2007"), tmp_path)
+    assert set(roots) == {"MQ2008", "MQ2007"}
+    specs = plan(roots)
+    assert {s.dataset for s in specs} == {"MQ2008", "MQ2007"}
+    assert letor_roots(("MQ2008", "MQ2007"), tmp_path, only="MQ2008").keys() == {"MQ2008"}
+    with pytest.raises(FileNotFoundError, match="MQ2007"):
+        letor_roots(("MQ2007",), tmp_path / "elsewhere")

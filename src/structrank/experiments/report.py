@@ -293,10 +293,12 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
     stores = store if isinstance(store, (list, tuple)) else [store]
     groups = defaultdict(list)
     custom = defaultdict(list)  # experiments that lay out their own report (tables and figures)
+    beside = {}  # experiment -> the folder of its store (where reproduce left wall_time.json)
     for one in stores:
         for record in one.rows():
             if record["experiment"] in REPORTS:
                 custom[record["experiment"]].append(record)
+                beside[record["experiment"]] = Path(one.path).parent
                 continue
             groups[(record["experiment"], record["dataset"], record["split"],
                     record["convention"])].append(record)
@@ -311,6 +313,10 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
     for experiment, records in sorted(custom.items()):
         # figures go beside the page, in figures/EXPERIMENT/, and are linked relative to it
         folder = Path(path).parent / "figures" / experiment
+        timing = beside[experiment] / "wall_time.json"
+        if timing.is_file():  # the reproduction's wall time, for reports that quote it
+            folder.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(folder / "wall_time.json", timing.read_bytes())
         for section in REPORTS[experiment](records, folder, link_prefix=f"figures/{experiment}/"):
             sections.append((f"{experiment} — {section[0]}", section[1]) if isinstance(section, tuple) else section)
     if not groups and not custom:

@@ -314,12 +314,15 @@ def fig2(chosen, dataset, path):
 
 def fig1(path):
     derivatives = fig1_derivatives()
-    fig = new_figure(figsize=(10, 2.6))
+    fig = new_figure(figsize=(10, 3.0))
     for j, (objective, values) in enumerate(derivatives.items()):
         ax = fig.add_subplot(1, len(derivatives), j + 1)
         ax.bar(range(5), values, color=["C3" if loss else "C2" for loss in FIG1_LOSSES])
         ax.axhline(0, color="black", linewidth=0.6)
-        ax.set_xticks(range(5), [f"E={e:g}\nl={l:g}" for e, l in zip(FIG1_ENERGIES, FIG1_LOSSES)], fontsize=6)
+        ax.set_xticks(range(5), [f"({e:g}, {l:g})" for e, l in zip(FIG1_ENERGIES, FIG1_LOSSES)], fontsize=6,
+                      rotation=45)
+        if j == 0:
+            ax.set_xlabel("(energy, loss)", fontsize=7)
         ax.set_ylim(-1.05, 1.05)
         ax.set_title(objective.upper(), fontsize=9)
     fig.suptitle("Fig. 1: -dObjective/dE, normalised (green: the ground truth; alpha = 1 for LA, T = 1 for KL)",
