@@ -13,6 +13,9 @@ Latent (structrank.bench_latent): the greedy MAP inference of the positional map
 of 10 to 1,000,000 candidates, with the exact search where it fits.
 
 CRF (structrank.bench_crf): one SGD epoch of the permutation CRF on MQ2008 Fold1, per objective.
+
+Tagger (structrank.bench_tagger): the trigram HMM's fit, Viterbi and 10-best throughput and
+accuracy on UD English-EWT, and one fit of each n-best reranker on its jackknifed lists.
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ def bench_evaluate(repeat=5, convention="letor4"):
     return figures
 
 
-BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf")
+BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf", "tagger")
 
 
 def _evaluate_lines(figures, repeat):
@@ -142,6 +145,21 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
         print("\n" + "\n".join(bench_crf.format_crf(crf)))
         figures["crf"] = crf
         sections.append(bench_crf.markdown_section(crf))
+    if only in (None, "tagger"):
+        from structrank import bench_tagger
+        from structrank.nlp.conllu import treebank_file
+
+        try:
+            treebank_file("en", "train")
+        except FileNotFoundError as exc:
+            print(f"\ntagger: skipped ({exc})")
+        else:
+            tagging = bench_tagger.bench_tagging("en")
+            rerankers = bench_tagger.bench_rerankers("en")
+            print("\n" + "\n".join(bench_tagger.format_tagging(tagging) + [""]
+                                    + bench_tagger.format_rerankers(rerankers)))
+            figures["tagger"] = dict(tagging=tagging, rerankers=rerankers)
+            sections.append(bench_tagger.markdown_section(tagging, rerankers))
     if out is not None:
         import os
         import platform

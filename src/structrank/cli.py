@@ -210,9 +210,10 @@ def _add_bench(sub):
     p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
-    p.add_argument("--only", choices=("evaluate", "structured", "latent", "crf"),
+    p.add_argument("--only", choices=("evaluate", "structured", "latent", "crf", "tagger"),
                    help="run one section: metric evaluation, the structural SVM oracles and training, the "
-                        "positional MAP inference, or a permutation CRF training epoch")
+                        "positional MAP inference, a permutation CRF training epoch, or the HMM tagger and "
+                        "the n-best rerankers")
     p.set_defaults(func=cmd_bench)
 
 

@@ -69,30 +69,39 @@ def save_model(model, path) -> None:
         fh.write(buffer.getvalue())
 
 
-def load_model(path):
-    """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
+def read_archive(path, format_name, version, what="model"):
+    """(header, arrays) of an npz written with a JSON ``__header__``, never unpickling anything.
+
+    DataFormatError (naming ``what``) for a missing, damaged or foreign file, or one whose
+    header has another format name or version.
+    """
     try:
         archive = np.load(path, allow_pickle=False)
     except FileNotFoundError:
-        raise DataFormatError(path, None, "model file not found") from None
+        raise DataFormatError(path, None, f"{what} file not found") from None
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise DataFormatError(path, None, f"not a structrank model file ({exc})") from None
+        raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise DataFormatError(path, None, "not a structrank model file (a bare array, not an archive)")
+        raise DataFormatError(path, None, f"not a structrank {what} file (a bare array, not an archive)")
     with archive:
         try:
             header = json.loads(bytes(archive["__header__"]).decode("utf-8"))
             arrays = {key: archive[key] for key in archive.files if key != "__header__"}
         except KeyError:
-            raise DataFormatError(path, None, "not a structrank model file (no header)") from None
+            raise DataFormatError(path, None, f"not a structrank {what} file (no header)") from None
         except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise DataFormatError(path, None, f"damaged model file ({exc})") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise DataFormatError(path, None, "not a structrank model file (wrong format name)")
-    if header.get("version") != FORMAT_VERSION:
-        raise DataFormatError(
-            path, None, f"model format version {header.get('version')!r}; this structrank reads version {FORMAT_VERSION}"
-        )
+            raise DataFormatError(path, None, f"damaged {what} file ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != format_name:
+        raise DataFormatError(path, None, f"not a structrank {what} file (wrong format name)", "format")
+    if header.get("version") != version:
+        raise DataFormatError(path, None, f"{what} format version {header.get('version')!r}; this structrank "
+                              f"reads version {version}", "version")
+    return header, arrays
+
+
+def load_model(path):
+    """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
+    header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION)
     cls = _classes().get(header.get("class"))
     if cls is None:
         raise DataFormatError(path, None, f"unknown model class {header.get('class')!r}", "class")
