@@ -270,6 +270,17 @@ def write_letor(path, dataset: RankingDataset, zero_features=None) -> None:
         fh.write(text)
 
 
+def parse_score(path, number, text, field="score") -> float:
+    """``text`` as a finite float, or DataFormatError naming the file, the line and the field."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataFormatError(path, number, f"{text!r} is not a number", field) from None
+    if not math.isfinite(value):
+        raise DataFormatError(path, number, f"{field} {value} is not finite", field)
+    return value
+
+
 def read_scores(path, n_rows=None, data_path=None) -> np.ndarray:
     """Read a scores file: one float per line, in the order of the data file's rows.
 
@@ -285,13 +296,7 @@ def read_scores(path, n_rows=None, data_path=None) -> np.ndarray:
         token = line.strip()
         if not token:
             raise DataFormatError(path, number, "empty line where a score was expected", "score")
-        try:
-            value = float(token)
-        except ValueError:
-            raise DataFormatError(path, number, f"{token.decode(errors='replace')!r} is not a number", "score") from None
-        if not math.isfinite(value):
-            raise DataFormatError(path, number, f"score {value} is not finite", "score")
-        scores[number - 1] = value
+        scores[number - 1] = parse_score(path, number, token.decode(errors="replace"))
     if n_rows is not None and scores.shape[0] != n_rows:
         against = f" {data_path}" if data_path is not None else " the data"
         raise DataFormatError(path, None, f"has {scores.shape[0]} scores but{against} has {n_rows} rows")

@@ -4,6 +4,9 @@
   plain user TSV; the paper's filtering; ``load_qa(name, split)`` for the paper's splits.
 - ``features``: ``QAFeaturizer``, question-candidate similarity features (docs/QA_FEATURES.md).
 - ``featurize``: ``structrank featurize qa``, a TSV into a LETOR/SVMlight file.
+- ``semeval``: SemEval-2016 Task 3 subtask A (community QA) threads: the XML reader, the
+  paper's train/dev/test composition, (question, comment) pairs with task features, and the
+  official scorer's file formats.
 - ``embeddings``: optional sentence-embedding features (``pip install "structrank[embeddings]"``);
   not imported here, so that nothing above needs torch.
 """

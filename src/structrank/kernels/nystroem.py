@@ -1,0 +1,150 @@
+"""Nyström features: explicit low-dimensional vectors for any ``Kernel`` (Croce et al. 2016, Eqs. 1-4).
+
+With l landmarks L sampled from the training objects, W = K(L, L) (l x l) and C = K(X, L)
+(n x l), the Gram matrix is approximated by ``G ~ C W^+ C^T`` (Eq. 2). From the symmetric
+eigendecomposition ``W = U S U^T``, keeping only eigenvalues > ``tol * max(S)`` (the others are
+null up to rounding; dropping them makes ``U S^-1 U^T`` the pseudo-inverse W^+),
+
+    Z = C U S^(-1/2)                                                    (Eqs. 3-4)
+
+so ``Z Z^T = C W^+ C^T``. Each object becomes a dense vector of ``n_components_ <= l``
+dimensions, which any linear learner (LinearSVC, RankSVM, ...) can use. Landmarks are drawn
+uniformly without replacement (Kumar et al. 2012); with ``n_landmarks >= n`` every training
+object is a landmark and ``Z Z^T`` reproduces the exact training Gram matrix.
+
+Objects are whatever the kernel takes: the rows of a 2-d array (dense or sparse; indexed by row)
+or a list of Python objects (token lists, trees, dicts for ``PartKernel`` sums; indexed without
+converting them to an array).
+
+Kernel evaluations are read from the kernel's counter: ``n_kernel_evaluations_fit_`` is
+``l * l`` after ``fit`` (W only) and ``n * l`` after ``fit_transform`` (C, of which W is the
+landmarks' rows), and every ``transform`` of n objects adds ``n * l`` to
+``n_kernel_evaluations_transform_`` -- the cost of classifying n objects.
+
+>>> import numpy as np
+>>> from structrank.kernels.vector import RBFKernel
+>>> X = np.random.default_rng(0).normal(size=(30, 2))
+>>> nys = NystroemFeatures(RBFKernel(gamma=0.5), n_landmarks=10, random_state=0).fit(X)
+>>> Z = nys.transform(X)
+>>> Z.shape[0], nys.n_kernel_evaluations_fit_, nys.n_kernel_evaluations_transform_
+(30, 100, 300)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from structrank.kernels.base import n_objects
+from structrank.kernels.vector import RBFKernel
+
+
+def take(X, indices):
+    """The objects ``X[i] for i in indices``: row indexing for arrays, a list for other sequences."""
+    if isinstance(X, np.ndarray) or scipy.sparse.issparse(X):
+        return X[np.asarray(indices, dtype=np.intp)]
+    return [X[int(i)] for i in indices]
+
+
+class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Nyström projection of arbitrary objects through a structrank ``Kernel``.
+
+    Parameters
+    ----------
+    kernel : Kernel or None, default None
+        Any ``structrank.kernels`` kernel (also sums, products, ``PartKernel``). None means
+        ``RBFKernel(gamma=1.0)``. Its ``n_evaluations`` counter grows with fit and transform.
+    n_landmarks : int, default 100
+        Number of landmarks l (all training objects if l >= n).
+    random_state : int, RandomState or None
+        Seeds the uniform landmark sampling.
+    tol : float, default 1e-10
+        Eigenvalues of W that are <= ``tol * max eigenvalue`` are dropped as null.
+
+    Attributes
+    ----------
+    kernel_ : Kernel
+        The kernel used (``kernel`` itself, not a copy, so its counter reflects the work done).
+    landmark_indices_ : ndarray of shape (l,)
+        Indices of the landmarks in the training objects (sorted).
+    landmarks_ : array or list
+        The landmark objects.
+    eigenvalues_ : ndarray of shape (n_components_,)
+        The kept eigenvalues of W (descending).
+    normalization_ : ndarray of shape (l, n_components_)
+        ``U S^(-1/2)`` on the kept eigenpairs; ``transform(X) = K(X, landmarks_) @ normalization_``.
+    n_components_ : int
+        Number of kept eigenvalues: the dimension of the projected vectors.
+    n_kernel_evaluations_fit_ : int
+        Kernel evaluations made by fit (``l * l``) or fit_transform (``n * l``).
+    n_kernel_evaluations_transform_ : int
+        Kernel evaluations made by the transform calls since fitting (``n * l`` per call).
+    """
+
+    def __init__(self, kernel=None, n_landmarks=100, random_state=None, tol=1e-10):
+        self.kernel = kernel
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
+        self.tol = tol
+
+    def _select(self, X):
+        n = n_objects(X)
+        if n == 0:
+            raise ValueError("NystroemFeatures.fit needs at least one object")
+        if self.n_landmarks < 1:
+            raise ValueError(f"n_landmarks must be >= 1, got {self.n_landmarks}")
+        if self.n_landmarks >= n:
+            return np.arange(n)
+        rng = check_random_state(self.random_state)
+        return np.sort(rng.choice(n, size=self.n_landmarks, replace=False))
+
+    def _set_normalization(self, W):
+        W = 0.5 * (W + W.T)
+        if not np.all(np.isfinite(W)):
+            raise ValueError("the landmark Gram matrix has NaN or infinite entries")
+        evals, evecs = scipy.linalg.eigh(W)
+        evals, evecs = evals[::-1], evecs[:, ::-1]
+        top = evals[0] if evals.size else 0.0
+        if not top > 0:
+            raise ValueError("the landmark Gram matrix has no positive eigenvalue (all-zero kernel?)")
+        keep = evals > self.tol * top
+        self.eigenvalues_ = evals[keep]
+        self.normalization_ = evecs[:, keep] / np.sqrt(self.eigenvalues_)
+        self.n_components_ = int(keep.sum())
+        self._n_features_out = self.n_components_
+
+    def _start(self, X):
+        self.kernel_ = RBFKernel() if self.kernel is None else self.kernel
+        self.landmark_indices_ = self._select(X)
+        self.landmarks_ = take(X, self.landmark_indices_)
+        self.n_kernel_evaluations_transform_ = 0
+
+    def fit(self, X, y=None):
+        """Sample the landmarks and factor their Gram matrix W (``l * l`` kernel evaluations)."""
+        self._start(X)
+        before = self.kernel_.n_evaluations
+        W = self.kernel_(self.landmarks_)
+        self.n_kernel_evaluations_fit_ = self.kernel_.n_evaluations - before
+        self._set_normalization(W)
+        return self
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """fit then transform X with one kernel matrix C = K(X, L) (``n * l`` evaluations, W = C[L])."""
+        self._start(X)
+        before = self.kernel_.n_evaluations
+        C = self.kernel_(X, self.landmarks_)
+        self.n_kernel_evaluations_fit_ = self.kernel_.n_evaluations - before
+        self._set_normalization(C[self.landmark_indices_])
+        return C @ self.normalization_
+
+    def transform(self, X):
+        """``K(X, landmarks_) @ normalization_``: (n, n_components_), ``n * l`` kernel evaluations."""
+        check_is_fitted(self, "normalization_")
+        before = self.kernel_.n_evaluations
+        C = self.kernel_(X, self.landmarks_)
+        self.n_kernel_evaluations_transform_ += self.kernel_.n_evaluations - before
+        return C @ self.normalization_
