@@ -492,7 +492,7 @@ def test_eval_set_picks_the_best_epoch(splits):
     model.fit(train, eval_set=dev)
     curve = model.dev_curve_
     assert curve.shape == (6,) and model.objective_curve_.shape == (6,)
-    assert 1 <= model.best_epoch_ <= 6
+    assert model.best_epoch_ in range(1, 7)
     assert curve[model.best_epoch_ - 1] == curve.max()
     assert model.best_epoch_ == int(np.argmax(curve)) + 1  # the first best
     # the kept weights are that epoch's: refitting for best_epoch_ epochs gives them again

@@ -370,4 +370,4 @@ def test_english_ewt_accuracy(data_root):
     assert tagger.score(dev_words, dev_tags) > 0.90
     lists = tagger.nbest_many(dev_words, n=10)
     wrong = sum(min(sum(a != b for a, b in zip(tags, ref)) for tags, _ in cands) for cands, ref in zip(lists, dev_tags))
-    assert 1 - wrong / sum(map(len, dev_tags)) > 0.95
+    assert wrong / sum(map(len, dev_tags)) < 0.05  # 10-best oracle accuracy above 95%
