@@ -63,8 +63,14 @@ def save_model(model, path) -> None:
     for key, value in arrays.items():
         if value.dtype.kind not in "biuf" and not (key in text and value.dtype.kind == "U" and value.ndim == 0):
             raise TypeError(f"attribute {key} of dtype {value.dtype} cannot be saved")
+    write_archive(path, header, arrays)
+
+
+def write_archive(path, header: dict, arrays: dict) -> None:
+    """Write ``arrays`` and a JSON ``header`` into one npz at ``path``, atomically (read by ``read_archive``)."""
     buffer = io.BytesIO()
-    np.savez(buffer, __header__=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8), **arrays)
+    np.savez(buffer, __header__=np.frombuffer(json.dumps(header, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
+             **arrays)
     with atomic_open(path, "wb") as fh:
         fh.write(buffer.getvalue())
 

@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from structrank.atomic import write_bytes_atomic
 from structrank.data.nbest import NBestData
 from structrank.experiments.report import new_figure, save_figure, write_report
 from structrank.experiments.runner import Measurement, RunSpec, run_experiment, wall_time
@@ -46,11 +45,14 @@ _NBEST_FIELDS = ("x", "y", "loss", "base_score", "qid", "gold_x", "gold_y", "siz
 # -- data preparation -------------------------------------------------------------------------------
 
 
-def _save_arrays(path, arrays: dict, meta: dict):
-    """One npz of dense arrays and CSR matrices (as data/indices/indptr/shape) plus a JSON meta entry."""
-    import io
+CACHE_FORMAT, CACHE_VERSION = "structrank-nbest-cache", 1
 
-    flat = {"meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
+
+def _save_arrays(path, arrays: dict, meta: dict):
+    """One npz of dense arrays and CSR matrices (as data/indices/indptr/shape), ``meta`` in its header."""
+    from structrank.model_io import write_archive
+
+    flat = {}
     for name, value in arrays.items():
         if sp.issparse(value):
             value = value.tocsr()
@@ -59,25 +61,22 @@ def _save_arrays(path, arrays: dict, meta: dict):
             flat[f"{name}|shape"] = np.array(value.shape, dtype=np.int64)
         else:
             flat[name] = np.asarray(value)
-    buffer = io.BytesIO()
-    np.savez(buffer, **flat)
-    write_bytes_atomic(path, buffer.getvalue())
+    write_archive(path, {"format": CACHE_FORMAT, "version": CACHE_VERSION, "meta": meta}, flat)
 
 
 def _load_arrays(path):
-    with np.load(path, allow_pickle=False) as npz:
-        meta = json.loads(bytes(npz["meta"]).decode())
-        arrays = {}
-        for key in npz.files:
-            if key == "meta":
-                continue
-            name, _, part = key.partition("|")
-            if not part:
-                arrays[name] = npz[key]
-            elif part == "shape":
-                arrays[name] = sp.csr_matrix((npz[f"{name}|data"], npz[f"{name}|indices"], npz[f"{name}|indptr"]),
-                                             shape=tuple(npz[key]))
-    return arrays, meta
+    from structrank.model_io import read_archive
+
+    header, flat = read_archive(path, CACHE_FORMAT, CACHE_VERSION, what="n-best cache")
+    arrays = {}
+    for key, value in flat.items():
+        name, _, part = key.partition("|")
+        if not part:
+            arrays[name] = value
+        elif part == "shape":
+            arrays[name] = sp.csr_matrix((flat[f"{name}|data"], flat[f"{name}|indices"], flat[f"{name}|indptr"]),
+                                         shape=tuple(value))
+    return arrays, header["meta"]
 
 
 def prepare(out, lang, data_dir=None, n_jobs=1):

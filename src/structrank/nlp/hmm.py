@@ -52,8 +52,6 @@ array), written atomically; loading checks all of it.
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import math
 from collections import Counter
 
@@ -61,7 +59,6 @@ import numpy as np
 from numba import njit
 
 import structrank
-from structrank.atomic import atomic_open
 from structrank.errors import DataFormatError, DataValidationError
 
 FORMAT_NAME = "structrank-hmm-tagger"
@@ -629,11 +626,9 @@ class TrigramHMMTagger:
             "arrays": {k: {"dtype": v.dtype.str, "shape": list(v.shape), "sha256": _digest(v)}
                        for k, v in arrays.items()},
         }
-        buffer = io.BytesIO()
-        np.savez(buffer, __header__=np.frombuffer(json.dumps(header, ensure_ascii=False).encode("utf-8"),
-                                                  dtype=np.uint8), **arrays)
-        with atomic_open(path, "wb") as fh:
-            fh.write(buffer.getvalue())
+        from structrank.model_io import write_archive
+
+        write_archive(path, header, arrays)
 
     @classmethod
     def load(cls, path):
