@@ -47,3 +47,14 @@ def test_parser_trained_on_ud_english_tags_plain_text(data_root):
     assert text.startswith("(ROOT") and "(NN car)" in text and "(MD can)" in text
     assert "doha" not in text  # cut at 6 words
     assert str(trees[1]) == "ROOT"
+
+
+def test_mark_related_marks_shared_content_words_and_their_chunks():
+    from structrank.nlp.shallow import mark_related, shallow_tree
+
+    tree = shallow_tree(["The", "Visa", "costs", "a", "lot", "in", "Doha"], ["DT", "NN", "VBZ", "DT", "NN", "IN", "NNP"])
+    marked = mark_related(tree, ["visa", "DOHA", "the", "in"])  # "the" and "in" are stop words
+    assert str(marked) == ("(ROOT (REL-NP (DT the) (REL-NN visa)) (VP (VBZ costs)) (NP (DT a) (NN lot)) "
+                           "(PP (IN in)) (REL-NP (REL-NNP doha)))")
+    assert str(tree).count("REL") == 0  # the input tree is left as it was
+    assert str(mark_related(tree, [])) == str(tree)

@@ -142,3 +142,56 @@ def test_features_feed_a_structrank_ranker():
     with config_context(enable_metadata_routing=True):  # qid routed to the ranker only
         routed = Pipeline([("nys", clone(nys)), ("rank", RankSVM(C=0.1))]).fit(ds.X, ds.y, qid=ds.qid)
         np.testing.assert_allclose(routed.predict(ds.X), ranker.predict(Z), atol=1e-8)
+
+
+# -- kernel matrices over joblib workers ------------------------------------------------------------
+
+def _forest(n=23, seed=3):
+    from structrank.kernels.trees import Tree
+
+    rng = np.random.default_rng(seed)
+    words = ["visa", "cost", "qatar", "job", "doha", "bank"]
+    trees = []
+    for _ in range(n):
+        chunks = [Tree(rng.choice(["NP", "VP", "PP"]), [Tree(t, [Tree(str(rng.choice(words)))])
+                                                         for t in rng.choice(["NN", "VB", "IN"], rng.integers(1, 4))])
+                  for _ in range(rng.integers(1, 5))]
+        trees.append(Tree("ROOT", chunks))
+    return trees
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_parallel_gram_equals_one_call(n_jobs):
+    from structrank.kernels.base import parallel_gram
+    from structrank.kernels.trees import PartialTreeKernel
+
+    trees = _forest()
+    kernel = PartialTreeKernel(max_length=3)
+    expected = PartialTreeKernel(max_length=3)(trees)
+    got = parallel_gram(kernel, trees, n_jobs=n_jobs, block_size=5)  # tiles on and off the diagonal
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+    assert kernel.n_evaluations == len(trees) ** 2
+    rect = parallel_gram(kernel, trees[:9], trees[4:], n_jobs=n_jobs, block_size=4)
+    np.testing.assert_allclose(rect, expected[:9, 4:], rtol=1e-12, atol=0)
+    assert kernel.n_evaluations == len(trees) ** 2 + 9 * (len(trees) - 4)
+
+
+def test_trees_sent_to_workers_are_encoded_again():
+    import pickle
+
+    from structrank.kernels.trees import PartialTreeKernel
+
+    trees = _forest(4)
+    PartialTreeKernel()(trees)  # caches encodings with this process's encoder
+    copy = pickle.loads(pickle.dumps(trees[0]))
+    assert copy == trees[0] and copy._encoded is None
+
+
+def test_nystroem_n_jobs_gives_the_same_features():
+    from structrank.kernels.trees import SubsetTreeKernel
+
+    trees = _forest(30)
+    one = NystroemFeatures(SubsetTreeKernel(), n_landmarks=12, random_state=0).fit(trees)
+    two = NystroemFeatures(SubsetTreeKernel(), n_landmarks=12, random_state=0, n_jobs=2).fit(trees)
+    np.testing.assert_allclose(two.transform(trees), one.transform(trees), rtol=1e-10, atol=1e-12)
+    assert two.n_kernel_evaluations_fit_ == one.n_kernel_evaluations_fit_ == 144

@@ -58,12 +58,15 @@ def d_of(J, gaps_only):
     return (J[-1] - J[0]) - (len(J) - 1 if gaps_only else 0)
 
 
-def ptk_fragments(node, lam, mu, gaps_only):
-    """All PTK fragments rooted at node as (shape, weight of this embedding in one tree)."""
+def ptk_fragments(node, lam, mu, gaps_only, max_length=None):
+    """All PTK fragments rooted at node as (shape, weight of this embedding in one tree).
+
+    ``max_length``: only fragments whose nodes keep at most that many children.
+    """
     out = [((node.label, ()), math.sqrt(mu) * lam)]
-    child_frags = [ptk_fragments(c, lam, mu, gaps_only) for c in node.children]
+    child_frags = [ptk_fragments(c, lam, mu, gaps_only, max_length) for c in node.children]
     k = len(node.children)
-    for size in range(1, k + 1):
+    for size in range(1, min(k, max_length or k) + 1):
         for J in itertools.combinations(range(k), size):
             for combo in itertools.product(*(child_frags[j] for j in J)):
                 w = math.sqrt(mu) * lam ** d_of(J, gaps_only)
@@ -73,10 +76,10 @@ def ptk_fragments(node, lam, mu, gaps_only):
     return out
 
 
-def ptk_features(tree, lam, mu, gaps_only=False):
+def ptk_features(tree, lam, mu, gaps_only=False, max_length=None):
     phi = defaultdict(float)
     for node in tree.nodes():
-        for shape, w in ptk_fragments(node, lam, mu, gaps_only):
+        for shape, w in ptk_fragments(node, lam, mu, gaps_only, max_length):
             phi[shape] += w
     return phi
 
@@ -85,7 +88,7 @@ def dot(phi1, phi2):
     return sum(v * phi2[f] for f, v in phi1.items() if f in phi2)
 
 
-def ptk_literal(t1, t2, lam, mu, gaps_only=False):
+def ptk_literal(t1, t2, lam, mu, gaps_only=False, max_length=None):
     """sum_{n1, n2} Delta(n1, n2) with Delta written exactly as Moschitti's Eq. (all J1, J2)."""
 
     def delta(a, b):
@@ -93,7 +96,7 @@ def ptk_literal(t1, t2, lam, mu, gaps_only=False):
             return 0.0
         total = lam ** 2
         n, m = len(a.children), len(b.children)
-        for size in range(1, min(n, m) + 1):
+        for size in range(1, min(n, m, max_length or n) + 1):
             for J1 in itertools.combinations(range(n), size):
                 for J2 in itertools.combinations(range(m), size):
                     prod = lam ** (d_of(J1, gaps_only) + d_of(J2, gaps_only))
@@ -260,8 +263,9 @@ def test_sst_matches_fragment_enumeration_random(t1, t2, lam):
 
 # -- PTK ----------------------------------------------------------------------------------------
 
-def raw_ptk(t1, t2, lam, mu, gaps_only=False):
-    return float(PartialTreeKernel(lam=lam, mu=mu, normalize=False, gaps_only=gaps_only)([t1], [t2])[0, 0])
+def raw_ptk(t1, t2, lam, mu, gaps_only=False, max_length=None):
+    kernel = PartialTreeKernel(lam=lam, mu=mu, normalize=False, gaps_only=gaps_only, max_length=max_length)
+    return float(kernel([t1], [t2])[0, 0])
 
 
 def test_ptk_small_hand_values():
@@ -297,6 +301,24 @@ def test_ptk_matches_fragment_enumeration_random(t1, t2, lam, mu, gaps_only):
     got = raw_ptk(t1, t2, lam, mu, gaps_only)
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
     assert got == pytest.approx(ptk_literal(t1, t2, lam, mu, gaps_only), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_trees(max_children=4), small_trees(max_children=4), st.integers(1, 3), st.booleans())
+def test_ptk_max_length_matches_capped_enumeration(t1, t2, max_length, gaps_only):
+    lam, mu = 0.6, 0.7
+    expected = dot(ptk_features(t1, lam, mu, gaps_only, max_length), ptk_features(t2, lam, mu, gaps_only, max_length))
+    got = raw_ptk(t1, t2, lam, mu, gaps_only, max_length)
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert got == pytest.approx(ptk_literal(t1, t2, lam, mu, gaps_only, max_length), rel=1e-9, abs=1e-12)
+    # a cap at or above every node's number of children changes nothing
+    assert raw_ptk(t1, t2, lam, mu, gaps_only, 4) == pytest.approx(raw_ptk(t1, t2, lam, mu, gaps_only), rel=1e-12)
+
+
+def test_ptk_max_length_validation():
+    for bad in (0, -1, 2.5):
+        with pytest.raises(ValueError, match="max_length"):
+            PartialTreeKernel(max_length=bad)
 
 
 # -- kernel properties --------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Every kernel counts its evaluations (``n_evaluations``), so that a model's cost 
 classification time can be measured in kernel evaluations. Kernels combine with ``+`` and ``*``,
 and ``PartKernel`` applies one to a field of composite objects.
 
-- ``base``: Kernel, SumKernel, ProductKernel, ScaledKernel, PartKernel, LinearKernel;
+- ``base``: Kernel, SumKernel, ProductKernel, ScaledKernel, PartKernel, LinearKernel, and
+  parallel_gram (a Gram matrix in tiles over joblib workers);
 - ``vector``: PolynomialKernel, RBFKernel;
 - ``strings``: WordSequenceKernel (gap-weighted word subsequences, numba);
 - ``trees``: Tree, parse_tree, SubsetTreeKernel (SST), PartialTreeKernel (PTK), numba;
@@ -19,6 +20,8 @@ from structrank.kernels.base import (
     ScaledKernel,
     SumKernel,
     n_objects,
+    parallel_gram,
+    take,
 )
 from structrank.kernels.nystroem import NystroemFeatures
 from structrank.kernels.strings import WordSequenceKernel
@@ -40,5 +43,7 @@ __all__ = [
     "Tree",
     "WordSequenceKernel",
     "n_objects",
+    "parallel_gram",
     "parse_tree",
+    "take",
 ]

@@ -16,12 +16,67 @@ optionally weighted: ``0.5 * k1 + k2``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse
 
 
 def n_objects(A) -> int:
     """How many objects ``A`` holds: rows of an array (dense or scipy sparse), items of a list."""
     shape = getattr(A, "shape", None)
     return int(shape[0]) if shape is not None and len(shape) >= 1 else len(A)
+
+
+def take(X, indices):
+    """The objects ``X[i] for i in indices``: row indexing for arrays, a list for other sequences."""
+    if isinstance(X, np.ndarray) or scipy.sparse.issparse(X):
+        return X[np.asarray(indices, dtype=np.intp)]
+    return [X[int(i)] for i in indices]
+
+
+def _tile(kernel, A, B):
+    return kernel(A) if B is None else kernel(A, B)
+
+
+def parallel_gram(kernel, A, B=None, n_jobs=None, block_size=512):
+    """``kernel(A, B)`` computed in tiles of ``block_size`` rows by joblib workers.
+
+    The expensive kernels (trees, strings) are single-threaded numba loops, so a Gram matrix is
+    spread over processes tile by tile; under ``joblib.parallel_backend("dask")`` the tiles go
+    to a dask.distributed cluster. ``B=None`` means ``K(A, A)``: only the tiles on and above the
+    diagonal are computed and the rest mirrored. Each tile is evaluated by a copy of ``kernel``
+    in its worker, so the counter of ``kernel`` grows by ``len(A) * len(B)`` here (as one call
+    would) while the counters of its parts stay where they were. The result equals
+    ``kernel(A, B)`` whatever the tiling.
+
+    >>> import numpy as np
+    >>> from structrank.kernels.vector import RBFKernel
+    >>> X = np.random.default_rng(0).normal(size=(7, 3))
+    >>> k = RBFKernel(gamma=0.5)
+    >>> bool(np.allclose(parallel_gram(k, X, block_size=3, n_jobs=1), RBFKernel(gamma=0.5)(X)))
+    True
+    >>> k.n_evaluations
+    49
+    """
+    from joblib import Parallel, delayed
+
+    n_a = n_objects(A)
+    n_b = n_a if B is None else n_objects(B)
+    starts = range(0, n_a, block_size)
+    if B is None:
+        tiles = [(i, j) for i in starts for j in starts if j >= i]
+        parts = [(take(A, range(i, min(i + block_size, n_a))),
+                  None if i == j else take(A, range(j, min(j + block_size, n_a)))) for i, j in tiles]
+    else:
+        tiles = [(i, 0) for i in starts]
+        parts = [(take(A, range(i, min(i + block_size, n_a))), B) for i, _ in tiles]
+    saved = kernel.n_evaluations
+    grams = Parallel(n_jobs=n_jobs)(delayed(_tile)(kernel, a, b) for a, b in parts)
+    kernel.n_evaluations = saved + n_a * n_b  # workers counted on their copies (or, with n_jobs=1, here)
+    out = np.empty((n_a, n_b))
+    for (i, j), gram in zip(tiles, grams):
+        out[i:i + gram.shape[0], j:j + gram.shape[1]] = gram
+        if B is None and i != j:
+            out[j:j + gram.shape[1], i:i + gram.shape[0]] = gram.T
+    return out
 
 
 class Kernel:

@@ -34,20 +34,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from structrank.kernels.base import n_objects
+from structrank.kernels.base import n_objects, parallel_gram, take
 from structrank.kernels.vector import RBFKernel
-
-
-def take(X, indices):
-    """The objects ``X[i] for i in indices``: row indexing for arrays, a list for other sequences."""
-    if isinstance(X, np.ndarray) or scipy.sparse.issparse(X):
-        return X[np.asarray(indices, dtype=np.intp)]
-    return [X[int(i)] for i in indices]
 
 
 class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -64,6 +56,10 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         Seeds the uniform landmark sampling.
     tol : float, default 1e-10
         Eigenvalues of W that are <= ``tol * max eigenvalue`` are dropped as null.
+    n_jobs : int or None, default None
+        Kernel matrices computed in row tiles by this many joblib workers (``parallel_gram``;
+        None or 1: in this process). The counter of ``kernel`` still grows by every evaluation,
+        those of its parts only when computed in this process.
 
     Attributes
     ----------
@@ -85,11 +81,17 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         Kernel evaluations made by the transform calls since fitting (``n * l`` per call).
     """
 
-    def __init__(self, kernel=None, n_landmarks=100, random_state=None, tol=1e-10):
+    def __init__(self, kernel=None, n_landmarks=100, random_state=None, tol=1e-10, n_jobs=None):
         self.kernel = kernel
         self.n_landmarks = n_landmarks
         self.random_state = random_state
         self.tol = tol
+        self.n_jobs = n_jobs
+
+    def _gram(self, A, B=None):
+        if self.n_jobs in (None, 1):
+            return self.kernel_(A, B)
+        return parallel_gram(self.kernel_, A, B, n_jobs=self.n_jobs)
 
     def _select(self, X):
         n = n_objects(X)
@@ -127,7 +129,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """Sample the landmarks and factor their Gram matrix W (``l * l`` kernel evaluations)."""
         self._start(X)
         before = self.kernel_.n_evaluations
-        W = self.kernel_(self.landmarks_)
+        W = self._gram(self.landmarks_)
         self.n_kernel_evaluations_fit_ = self.kernel_.n_evaluations - before
         self._set_normalization(W)
         return self
@@ -136,7 +138,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """fit then transform X with one kernel matrix C = K(X, L) (``n * l`` evaluations, W = C[L])."""
         self._start(X)
         before = self.kernel_.n_evaluations
-        C = self.kernel_(X, self.landmarks_)
+        C = self._gram(X, self.landmarks_)
         self.n_kernel_evaluations_fit_ = self.kernel_.n_evaluations - before
         self._set_normalization(C[self.landmark_indices_])
         return C @ self.normalization_
@@ -145,6 +147,6 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """``K(X, landmarks_) @ normalization_``: (n, n_components_), ``n * l`` kernel evaluations."""
         check_is_fitted(self, "normalization_")
         before = self.kernel_.n_evaluations
-        C = self.kernel_(X, self.landmarks_)
+        C = self._gram(X, self.landmarks_)
         self.n_kernel_evaluations_transform_ += self.kernel_.n_evaluations - before
         return C @ self.normalization_

@@ -95,6 +95,15 @@ class Tree:
                 raise TypeError(f"children of a Tree must be Trees, got {type(c).__name__}")
         self.label, self.children, self._encoded = label, children, None
 
+    def __getstate__(self):
+        # The cached encoding holds label ids of this process's encoder; a copy sent to a joblib
+        # worker must be encoded again by the worker's own encoder, so the cache is not pickled.
+        return self.label, self.children
+
+    def __setstate__(self, state):
+        self.label, self.children = state
+        self._encoded = None
+
     @property
     def is_leaf(self):
         return not self.children
@@ -365,7 +374,7 @@ def _sst_pair(lo1, hi1, lo2, hi2, prods1, cptr1, ch1, prods2, cptr2, ch2, order2
 
 
 @njit(cache=True)
-def _ptk_pair(lo1, hi1, lo2, hi2, labels1, cptr1, ch1, labels2, cptr2, ch2, order2, lam, mu, step, W, S, D):
+def _ptk_pair(lo1, hi1, lo2, hi2, labels1, cptr1, ch1, labels2, cptr2, ch2, order2, lam, mu, step, max_len, W, S, D):
     """PTK of tree 1 and tree 2 (Moschitti 2006 DP); W, S, D are workspaces, W left zeroed."""
     lam2 = lam * lam
     total = 0.0
@@ -392,7 +401,7 @@ def _ptk_pair(lo1, hi1, lo2, hi2, labels1, cptr1, ch1, labels2, cptr2, ch2, orde
                         if labels1[lo1 + c1] == labels2[lo2 + c2]:
                             S[i, j] = W[c1, c2]
                             seq += S[i, j]
-                pmax = min(n, m)
+                pmax = min(n, m) if max_len <= 0 else min(n, m, max_len)
                 for p in range(2, pmax + 1):
                     # D from S_{p-1}, then S_p in place (S_p(i, j) reads D only)
                     for i in range(1, n + 1):
@@ -437,7 +446,7 @@ def _sst_gram(off1, prods1, cptr1, ch1, off2, prods2, cptr2, ch2, order2, lam, s
 
 
 @njit(cache=True)
-def _ptk_gram(off1, labels1, cptr1, ch1, off2, labels2, cptr2, ch2, order2, lam, mu, step, symmetric,
+def _ptk_gram(off1, labels1, cptr1, ch1, off2, labels2, cptr2, ch2, order2, lam, mu, step, max_len, symmetric,
               max1, max2, maxc1, maxc2):
     n1, n2 = len(off1) - 1, len(off2) - 1
     out = np.zeros((n1, n2))
@@ -447,7 +456,7 @@ def _ptk_gram(off1, labels1, cptr1, ch1, off2, labels2, cptr2, ch2, order2, lam,
     for t in range(n1):
         for u in range(t if symmetric else 0, n2):
             out[t, u] = _ptk_pair(off1[t], off1[t + 1], off2[u], off2[u + 1], labels1, cptr1, ch1,
-                                  labels2, cptr2, ch2, order2, lam, mu, step, W, S, D)
+                                  labels2, cptr2, ch2, order2, lam, mu, step, max_len, W, S, D)
             if symmetric:
                 out[u, t] = out[t, u]
     return out
@@ -518,13 +527,23 @@ class PartialTreeKernel(_TreeKernel):
 
     ``gaps_only=False`` (default) uses the paper's ``d(J) = J_last - J_1``; ``gaps_only=True``
     penalises only skipped children (SVM-light-TK / KeLP). See the module docstring.
+
+    ``max_length`` caps the length of the matched child subsequences (KeLP's
+    ``maxSubseqLeng``): the kernel then counts only the partial trees whose nodes keep at most
+    ``max_length`` children. None counts them all. The DP over two nodes with n and m children
+    costs O(p n m) for subsequences up to length p, so on flat shallow trees (a root with 20-30
+    chunk children) the cap is what makes PTK affordable; long subsequences weigh little anyway
+    (each matched child adds a factor ``lam**2`` and a child Delta <= ``mu * ...``).
     """
 
-    def __init__(self, lam=0.4, mu=0.4, normalize=True, gaps_only=False, encoder=None):
+    def __init__(self, lam=0.4, mu=0.4, normalize=True, gaps_only=False, max_length=None, encoder=None):
         super().__init__(normalize, encoder)
         if not 0 < lam <= 1 or not 0 < mu <= 1:
             raise ValueError(f"lam and mu must be in (0, 1], got lam={lam}, mu={mu}")
+        if max_length is not None and (int(max_length) != max_length or max_length < 1):
+            raise ValueError(f"max_length must be a positive integer or None, got {max_length!r}")
         self.lam, self.mu, self.gaps_only = float(lam), float(mu), bool(gaps_only)
+        self.max_length = None if max_length is None else int(max_length)
 
     def _raw(self, A, B, symmetric):
         pa, pb = _pack(A), _pack(B)
@@ -534,11 +553,12 @@ class PartialTreeKernel(_TreeKernel):
         maxc2 = max([int(np.diff(e.child_ptr).max(initial=0)) for e in B], default=0)
         step = 1.0 if self.gaps_only else self.lam ** 2
         return _ptk_gram(pa[0], pa[1], pa[3], pa[4], pb[0], pb[1], pb[3], pb[4], pb[5],
-                         self.lam, self.mu, step, symmetric, max1, max2, maxc1, maxc2)
+                         self.lam, self.mu, step, self.max_length or 0, symmetric, max1, max2, maxc1, maxc2)
 
     def __repr__(self):
         return (f"PartialTreeKernel(lam={self.lam}, mu={self.mu}, normalize={self.normalize}"
-                f"{', gaps_only=True' if self.gaps_only else ''})")
+                f"{', gaps_only=True' if self.gaps_only else ''}"
+                f"{f', max_length={self.max_length}' if self.max_length else ''})")
 
 
 def tree_kernel_throughput(trees, kernel, repeat=1):

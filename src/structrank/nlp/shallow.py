@@ -24,6 +24,8 @@ the lone node ``ROOT``.
 
 from __future__ import annotations
 
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
 from structrank.kernels.trees import Tree
 
 CHUNK_OF_TAG = {
@@ -67,6 +69,35 @@ def shallow_tree(words, tags, lowercase=True) -> Tree:
         else:
             children.append(Tree(kind, leaves[start:end]))
     return Tree("ROOT", children)
+
+
+def mark_related(tree: Tree, other_words, prefix: str = "REL-") -> Tree:
+    """A copy of ``tree`` whose tags (and their chunks) over words of ``other_words`` carry ``prefix``.
+
+    Severyn & Moschitti (2012), used by Filice et al. (2016) for question-comment pairs: a tag
+    node whose word (lowercased, not an English stop word) also occurs in the other text of the
+    pair becomes ``REL-tag``, and the chunk above it ``REL-chunk``. A tree kernel between two
+    pairs then matches fragments that are shared *between question and comment* in both, which
+    a kernel on the separate trees cannot see.
+
+    >>> t = shallow_tree(["the", "visa", "costs"], ["DT", "NN", "VBZ"])
+    >>> str(mark_related(t, {"visa"}))
+    '(ROOT (REL-NP (DT the) (REL-NN visa)) (VP (VBZ costs)))'
+    """
+    related = {w.lower() for w in other_words} - ENGLISH_STOP_WORDS
+
+    def is_related(tag_node):
+        return len(tag_node.children) == 1 and tag_node.children[0].is_leaf \
+            and tag_node.children[0].label in related
+
+    def mark(node):
+        if node.is_leaf:
+            return Tree(node.label)
+        children = [mark(c) for c in node.children]
+        hit = is_related(node) or (node.label != "ROOT" and any(is_related(c) for c in node.children))
+        return Tree(prefix + node.label if hit else node.label, children)
+
+    return mark(tree)
 
 
 class ShallowParser:
