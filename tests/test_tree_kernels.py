@@ -416,3 +416,17 @@ def test_throughput_helper(forest):
     before = k.n_evaluations
     rate = tree_kernel_throughput(forest[:10], k)
     assert rate > 0 and k.n_evaluations == before
+
+
+@pytest.mark.parametrize("make", KERNELS)
+def test_repeated_objects_are_computed_once_and_spread(make, forest):
+    import copy
+
+    shared = [forest[0], forest[1], forest[0], forest[2], forest[1], forest[0]]
+    copies = [copy.deepcopy(t) for t in shared]  # equal trees, all distinct objects
+    np.testing.assert_allclose(make()(shared), make()(copies), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(make()(shared, forest), make()(copies, forest), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(make()(forest, shared), make()(forest, copies), rtol=1e-12, atol=0)
+    kernel = make()
+    kernel(shared, forest)
+    assert kernel.n_evaluations == len(shared) * len(forest)  # counted per pair of objects asked for

@@ -16,6 +16,9 @@ CRF (structrank.bench_crf): one SGD epoch of the permutation CRF on MQ2008 Fold1
 
 Tagger (structrank.bench_tagger): the trigram HMM's fit, Viterbi and 10-best throughput and
 accuracy on UD English-EWT, and one fit of each n-best reranker on its jackknifed lists.
+
+Kernels (structrank.bench_kernels): SST and PTK evaluations per second on SemEval-2016 shallow
+trees, in one process and over 2 joblib workers.
 """
 
 from __future__ import annotations
@@ -88,7 +91,7 @@ def bench_evaluate(repeat=5, convention="letor4"):
     return figures
 
 
-BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf", "tagger")
+BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf", "tagger", "kernels")
 
 
 def _evaluate_lines(figures, repeat):
@@ -103,6 +106,28 @@ def _evaluate_lines(figures, repeat):
         else:
             lines.append("  ranx:       not installed (pip install ranx) - no comparison")
     return lines
+
+
+def reproduction_parser(doc):
+    """The command line of a benchmarks/ script that can also time its reproduction."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reproduction", action="store_true", help="also time the whole reproduction")
+    parser.add_argument("--jobs", type=int, default=2, help="workers of the reproduction")
+    return parser
+
+
+def timed_reproduction(experiment, n_jobs=2):
+    """(rows, minutes): ``structrank reproduce EXPERIMENT`` into a fresh temporary folder, timed."""
+    import tempfile
+
+    from structrank.experiments.registry import EXPERIMENTS
+
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        rows = EXPERIMENTS[experiment](out, n_jobs=n_jobs)
+        return rows, (time.perf_counter() - start) / 60
 
 
 def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=200):
@@ -160,6 +185,21 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
                                     + bench_tagger.format_rerankers(rerankers)))
             figures["tagger"] = dict(tagging=tagging, rerankers=rerankers)
             sections.append(bench_tagger.markdown_section(tagging, rerankers))
+    if only in (None, "kernels"):
+        from structrank import bench_kernels
+        from structrank.nlp.conllu import treebank_file
+        from structrank.qa.semeval import load_semeval
+
+        try:
+            treebank_file("en", "train")
+            load_semeval("dev")
+        except FileNotFoundError as exc:
+            print(f"\nkernels: skipped ({exc})")
+        else:
+            kernels = bench_kernels.bench_tree_kernels()
+            print("\n" + "\n".join(bench_kernels.format_kernels(kernels)))
+            figures["kernels"] = kernels
+            sections.append(bench_kernels.markdown_section(kernels))
     if out is not None:
         import os
         import platform

@@ -1,6 +1,6 @@
 """The experiments ``structrank reproduce`` knows: name -> reproduce(out, data_dir, quick, n_jobs)."""
 
-from structrank.experiments import chakrabarti2008, haponchyk2018, jagarlamudi2012, letor_baselines, volkovs2011
+from structrank.experiments import chakrabarti2008, croce2016, haponchyk2018, jagarlamudi2012, letor_baselines, volkovs2011
 
 EXPERIMENTS = {
     letor_baselines.EXPERIMENT: letor_baselines.reproduce,
@@ -8,6 +8,7 @@ EXPERIMENTS = {
     haponchyk2018.EXPERIMENT: haponchyk2018.reproduce,
     volkovs2011.EXPERIMENT: volkovs2011.reproduce,
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.reproduce,
+    croce2016.EXPERIMENT: croce2016.reproduce,
 }
 
 #: Experiments whose results page lays out its own tables and figures: name -> report_sections(rows, folder, link_prefix)
@@ -16,4 +17,5 @@ REPORTS = {
     haponchyk2018.EXPERIMENT: haponchyk2018.report_sections,
     volkovs2011.EXPERIMENT: volkovs2011.report_sections,
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.report_sections,
+    croce2016.EXPERIMENT: croce2016.report_sections,
 }

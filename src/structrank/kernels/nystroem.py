@@ -42,6 +42,24 @@ from structrank.kernels.base import n_objects, parallel_gram, take
 from structrank.kernels.vector import RBFKernel
 
 
+def nystroem_normalization(W, tol=1e-10):
+    """(kept eigenvalues, ``U S^(-1/2)``) of the landmark Gram matrix W (Eqs. 3-4).
+
+    Eigenvalues <= ``tol * max eigenvalue`` are dropped as null, which makes the map exact on
+    rank-deficient W: ``C @ normalization`` has Gram matrix ``C W^+ C^T``.
+    """
+    W = 0.5 * (np.asarray(W, dtype=np.float64) + np.asarray(W, dtype=np.float64).T)
+    if not np.all(np.isfinite(W)):
+        raise ValueError("the landmark Gram matrix has NaN or infinite entries")
+    evals, evecs = scipy.linalg.eigh(W)
+    evals, evecs = evals[::-1], evecs[:, ::-1]
+    top = evals[0] if evals.size else 0.0
+    if not top > 0:
+        raise ValueError("the landmark Gram matrix has no positive eigenvalue (all-zero kernel?)")
+    keep = evals > tol * top
+    return evals[keep], evecs[:, keep] / np.sqrt(evals[keep])
+
+
 class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Nyström projection of arbitrary objects through a structrank ``Kernel``.
 
@@ -105,19 +123,8 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return np.sort(rng.choice(n, size=self.n_landmarks, replace=False))
 
     def _set_normalization(self, W):
-        W = 0.5 * (W + W.T)
-        if not np.all(np.isfinite(W)):
-            raise ValueError("the landmark Gram matrix has NaN or infinite entries")
-        evals, evecs = scipy.linalg.eigh(W)
-        evals, evecs = evals[::-1], evecs[:, ::-1]
-        top = evals[0] if evals.size else 0.0
-        if not top > 0:
-            raise ValueError("the landmark Gram matrix has no positive eigenvalue (all-zero kernel?)")
-        keep = evals > self.tol * top
-        self.eigenvalues_ = evals[keep]
-        self.normalization_ = evecs[:, keep] / np.sqrt(self.eigenvalues_)
-        self.n_components_ = int(keep.sum())
-        self._n_features_out = self.n_components_
+        self.eigenvalues_, self.normalization_ = nystroem_normalization(W, self.tol)
+        self.n_components_ = self._n_features_out = len(self.eigenvalues_)
 
     def _start(self, X):
         self.kernel_ = RBFKernel() if self.kernel is None else self.kernel

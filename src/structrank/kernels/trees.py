@@ -464,6 +464,17 @@ def _ptk_gram(off1, labels1, cptr1, ch1, off2, labels2, cptr2, ch2, order2, lam,
 
 # -- kernel classes -----------------------------------------------------------------------------
 
+def _distinct(objects):
+    """(distinct objects by identity, index of each object among them)."""
+    position, distinct, index = {}, [], np.empty(len(objects), dtype=np.intp)
+    for i, obj in enumerate(objects):
+        j = position.setdefault(id(obj), len(distinct))
+        if j == len(distinct):
+            distinct.append(obj)
+        index[i] = j
+    return distinct, index
+
+
 def _normalise(gram, diag_a, diag_b):
     norm = np.sqrt(np.outer(diag_a, diag_b))
     out = np.zeros_like(gram)
@@ -487,14 +498,20 @@ class _TreeKernel(Kernel):
 
     def _gram(self, A, B):
         symmetric = A is B
+        # The same tree object often stands in many places (the question of every comment of a
+        # thread): compute each distinct object once and spread the values.
+        A, index_a = _distinct(A)
+        B, index_b = (A, index_a) if symmetric else _distinct(B)
         A = _encode_all(A, self.encoder)
         B = A if symmetric else _encode_all(B, self.encoder)
         gram = self._raw(A, B, symmetric)
-        if not self.normalize:
+        if self.normalize:
+            da = np.diag(gram).copy() if symmetric else self._raw_diag(A)
+            db = da if symmetric else self._raw_diag(B)
+            gram = _normalise(gram, da, db)
+        if len(index_a) == len(A) and len(index_b) == len(B):
             return gram
-        da = np.diag(gram).copy() if symmetric else self._raw_diag(A)
-        db = da if symmetric else self._raw_diag(B)
-        return _normalise(gram, da, db)
+        return gram[np.ix_(index_a, index_b)]
 
     def _diag(self, A):
         A = _encode_all(A, self.encoder)
