@@ -28,6 +28,7 @@ from numba import njit
 
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, informative_queries
 from structrank.learners.ssvm import cutting_plane
+from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_matvec, ordered_sum
 from structrank.oracles.positional import (
     PositionalAPLoss,
     _coef_of_order,
@@ -39,8 +40,12 @@ from structrank.structures import positional_weights
 
 
 @njit(cache=True)
-def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
+def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum, fixed_order=False):
     """One pass of Alg. 1 over the queries in ``visit`` order; ``w_sum`` accumulates every iterate.
+
+    ``fixed_order``: the products are plain loops rather than BLAS, whose last bits can depend
+    on the arrays' memory alignment (the sharded, multi-worker path needs the same bits
+    wherever a shard lives).
 
     Returns (number of updates, summed loss of the inferred rankings).
     """
@@ -53,10 +58,15 @@ def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
     order_star = np.empty(longest, np.int64)
     c_hat = np.empty(longest)
     c_star = np.empty(longest)
+    s_buffer = np.empty(longest)
     for q in visit:
         a, b = offsets[q], offsets[q + 1]
         n = b - a
-        s = X[a:b] @ w
+        if fixed_order:
+            s = s_buffer[:n]
+            dense_matvec(X[a:b], w, s)
+        else:
+            s = X[a:b] @ w
         if exact:
             delta = exact_kernel(s, z[a:b], v, scale, order_hat[:n])
         else:
@@ -66,10 +76,35 @@ def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
             _latent_truth(s, z[a:b], order_star[:n])  # line 7, Eq. 3
             _coef_of_order(order_hat[:n], v, n, c_hat[:n])
             _coef_of_order(order_star[:n], v, n, c_star[:n])
-            w += X[a:b].T @ (c_star[:n] - c_hat[:n])  # line 8
+            if fixed_order:
+                for i in range(n):
+                    diff = c_star[i] - c_hat[i]
+                    if diff != 0.0:
+                        for j in range(X.shape[1]):
+                            w[j] += X[a + i, j] * diff
+            else:
+                w += X[a:b].T @ (c_star[:n] - c_hat[:n])  # line 8
             n_updates += 1
         w_sum += w
     return n_updates, total_loss
+
+
+def _shard_epoch(shard, w, v, scale, exact, visit):
+    """Alg. 1 over one shard's queries (``visit``: local indices) from w: (w, iterates' sum, updates, loss)."""
+    w = np.array(w, dtype=np.float64)
+    w_sum = np.zeros_like(w)
+    n_updates, total = _perceptron_epoch(shard["X"], shard["z"], shard["offsets"], visit, v, scale, exact, w, w_sum,
+                                         True)
+    return w, w_sum, int(n_updates), float(total)
+
+
+def _mixed_epoch(shards, visit, v, scale, exact, w, w_sum, n_jobs):
+    """One epoch of iterative parameter mixing; adds to ``w_sum``; returns (new w, updates, loss)."""
+    local = [visit[(visit >= lo) & (visit < hi)] - lo for lo, hi in shards.bounds]
+    results = shards.map(_shard_epoch, w, v, scale, exact, n_jobs=n_jobs, per_shard=local)
+    w_sum += ordered_sum(r[1] for r in results)
+    new_w = ordered_sum(r[0] for r in results) / len(results)
+    return new_w, sum(r[2] for r in results), ordered_sum(r[3] for r in results)
 
 
 class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
@@ -97,6 +132,14 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         What chooses the epoch on ``eval_set``.
     relevant_from : int, default 1
         Labels >= this are good.
+    n_jobs : int or None, default None
+        None: Alg. 1 in this process. An int (or a joblib dask backend): the queries are cut
+        into shards of about ``shard_rows`` rows (structrank.parallel) and every epoch is
+        *iterative parameter mixing* (McDonald, Hall & Mann 2010): each shard runs Alg. 1 over
+        its queries from the same w, on its own worker, and the new w is the mean of the
+        shards' weights; the averaged weights sum every shard's iterates. With one shard this is
+        Alg. 1 exactly; the model depends on the shards, never on the number of workers.
+    shard_rows : int, default 100000
 
     Attributes
     ----------
@@ -116,7 +159,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     _score_convention = "letor4"
 
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
-                 random_state=None, dev_metric="map", dev_convention="letor4", relevant_from=1):
+                 random_state=None, dev_metric="map", dev_convention="letor4", relevant_from=1, n_jobs=None,
+                 shard_rows=DEFAULT_SHARD_ROWS):
         self.inference = inference
         self.C = C
         self.max_epochs = max_epochs
@@ -127,6 +171,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.dev_metric = dev_metric
         self.dev_convention = dev_convention
         self.relevant_from = relevant_from
+        self.n_jobs = n_jobs
+        self.shard_rows = shard_rows
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch."""
@@ -150,9 +196,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         best = (-np.inf, 0, w.copy())
         curve, losses = [], []
         self.n_updates_ = 0
+        sharded = self.n_jobs is not None or dask_client() is not None
+        shards = ShardedQueries({"X": X, "z": z}, offsets, self.shard_rows) if sharded else None
+        exact = self.inference == "exact"
         for epoch in range(1, int(self.max_epochs) + 1):
             visit = rng.permutation(n_queries) if self.shuffle else np.arange(n_queries)
-            n_updates, total = _perceptron_epoch(X, z, offsets, visit, v, scale, self.inference == "exact", w, w_sum)
+            if shards is None:
+                n_updates, total = _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum)
+            else:
+                w, n_updates, total = _mixed_epoch(shards, visit, v, scale, exact, w, w_sum, self.n_jobs)
             steps += n_queries
             self.n_updates_ += int(n_updates)
             losses.append(total / n_queries)
@@ -164,6 +216,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                     best = (value, epoch, current)
             else:
                 best = (np.nan, epoch, current)
+        if shards is not None:
+            shards.close()
         self.coef_ = best[2]
         self.best_epoch_ = best[1]
         self.dev_curve_ = np.array(curve)

@@ -26,6 +26,7 @@ from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
 from structrank.oracles.losses import _component
+from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, matvec, ordered_sum, rmatvec
 
 
 @dataclass
@@ -40,7 +41,46 @@ class CuttingPlaneTrace:
     qp_steps: int = 0
 
 
-def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-12, callback=None):
+def _oracle_step(X, y, offsets, losses, stars, w, n_queries):
+    """[(g, delta)] per loss at w: the most violated constraint of each slack group, in this process."""
+    scores = np.asarray(X @ w).ravel()
+    found = []
+    for l, loss in enumerate(losses):
+        if loss.star_varies:  # the best correct structure for the current scores
+            stars[l] = loss.star(scores, y, offsets)
+        c_hat, delta = loss.batch(scores, y, offsets)
+        g = np.asarray(X.T @ (stars[l] - c_hat)).ravel() / n_queries
+        found.append((g, float(delta.mean())))
+    return found
+
+
+def _shard_step(shard, w, losses):
+    """One shard's part of every loss's constraint: (X^T (c_star - c_hat) summed, delta summed)."""
+    X, y, offsets = shard["X"], shard["y"], shard["offsets"]
+    scores = matvec(X, w)
+    out = []
+    for loss in losses:
+        c_hat, delta = loss.batch(scores, y, offsets)
+        out.append((rmatvec(X, loss.star(scores, y, offsets) - c_hat), float(np.sum(delta))))
+    return out
+
+
+def sharded_oracle_step(shards, losses, n_jobs=None):
+    """A ``step(w)`` for ``cutting_plane`` that runs the oracles shard by shard (structrank.parallel).
+
+    The shards' sums are added in shard order, so w is the same on any number of workers.
+    """
+    n_queries = shards.offsets.size - 1
+
+    def step(w):
+        results = shards.map(_shard_step, w, losses, n_jobs=n_jobs)
+        return [(ordered_sum(r[l][0] for r in results) / n_queries, ordered_sum(r[l][1] for r in results) / n_queries)
+                for l in range(len(losses))]
+
+    return step
+
+
+def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-12, callback=None, step=None):
     """Train w by the cutting-plane method over queries ``offsets`` of (X, y).
 
     Parameters
@@ -52,6 +92,9 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     C, tol, max_iter : float, float, int
         Regularisation; stop when no constraint is violated by more than ``tol`` beyond the
         current slack; at most ``max_iter`` oracle calls.
+    step : callable or None
+        ``step(w) -> [(g, delta)]`` per loss (the new constraint of each slack group); None
+        runs the oracles here over all of X (``sharded_oracle_step`` spreads them over workers).
 
     Returns
     -------
@@ -60,7 +103,7 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     n_queries = offsets.shape[0] - 1
     d = X.shape[1]
     n_groups = len(losses)
-    stars = [loss.star(np.zeros(X.shape[0]), y, offsets) for loss in losses]
+    stars = [loss.star(np.zeros(X.shape[0]), y, offsets) for loss in losses] if step is None else None
     G = np.zeros((0, d))
     b = np.zeros(0)
     group = np.zeros(0, dtype=np.int64)
@@ -72,15 +115,8 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     n_iter = 0
     # max_iter + 1 passes: the last one only measures the final w (its slack and objective)
     for n_iter in range(1, max_iter + 2):
-        scores = np.asarray(X @ w).ravel()
         start = time.perf_counter()
-        found = []
-        for l, loss in enumerate(losses):
-            if loss.star_varies:  # the best correct structure for the current scores
-                stars[l] = loss.star(scores, y, offsets)
-            c_hat, delta = loss.batch(scores, y, offsets)
-            g = np.asarray(X.T @ (stars[l] - c_hat)).ravel() / n_queries
-            found.append((g, float(delta.mean())))
+        found = _oracle_step(X, y, offsets, losses, stars, w, n_queries) if step is None else step(w)
         trace.oracle_seconds += time.perf_counter() - start
         # slack of each group under the current working set, and the new violations
         slack = np.zeros(n_groups)
@@ -173,6 +209,15 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         1e-4 moved SVM-ndcg's test NDCG@10 from 0.2257 to 0.2275 and 1e-5 only to 0.2277.
     max_iter : int, default 1000
         Cutting-plane iterations (oracle calls per loss).
+    n_jobs : int or None, default None
+        None: the oracles run in this process over all queries at once. An int (1, 2, ..., -1
+        for all cores): the queries are cut into shards of about ``shard_rows`` rows whose
+        oracle calls and feature sums run on that many joblib workers; inside
+        ``joblib.parallel_backend("dask")`` they run on the dask cluster whatever ``n_jobs``
+        is (structrank.parallel). The sharded model does not depend on the number of workers
+        or the backend (same bits); it can differ from ``n_jobs=None``'s in the last bits.
+    shard_rows : int, default 100000
+        About how many rows one shard (one task per iteration) holds.
 
     Attributes
     ----------
@@ -204,7 +249,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     _saved_attributes = ("coef_", "n_features_in_")
 
     def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
-                 discount="letor", dorm_cut=None, gain="binary", relevant_from=1, tol=1e-4, max_iter=1000):
+                 discount="letor", dorm_cut=None, gain="binary", relevant_from=1, tol=1e-4, max_iter=1000,
+                 n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS):
         self.loss = loss
         self.C = C
         self.k = k
@@ -217,6 +263,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.relevant_from = relevant_from
         self.tol = tol
         self.max_iter = max_iter
+        self.n_jobs = n_jobs
+        self.shard_rows = shard_rows
 
     def _losses(self):
         if self.slacks not in ("separate", "shared"):
@@ -234,8 +282,15 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         losses = self._losses()
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)  # only these can be violated
         self.n_queries_used_ = int(offsets.size - 1)
-        X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
-        w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter)
+        if self.n_jobs is None and dask_client() is None:
+            X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+            w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter)
+        else:  # float32 stays float32: the shard products accumulate in float64
+            X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X)
+            with ShardedQueries({"X": X, "y": y}, offsets, self.shard_rows) as shards:
+                step = sharded_oracle_step(shards, losses, self.n_jobs)
+                w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol,
+                                                                   self.max_iter, step=step)
         self.coef_ = w
         self.n_iter_ = n_iter
         self.converged_ = converged

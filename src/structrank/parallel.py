@@ -1,0 +1,270 @@
+"""Per-query work spread over joblib workers, on one machine or a dask.distributed cluster.
+
+Every structured learner's expensive step is a set of independent per-query computations (one
+cutting-plane iteration's oracle calls and feature sums, one perceptron epoch over a part of
+the queries). ``ShardedQueries`` cuts the training queries into *shards*, contiguous ranges of
+whole queries of about ``shard_rows`` rows each, and ``map`` applies a function to every shard
+through joblib:
+
+- ``n_jobs=None`` or 1 and no dask backend active: in this process, shard after shard;
+- ``n_jobs > 1`` (loky processes): the shards' arrays are written once to ``.npy`` files in a
+  temporary folder, and the workers memory-map them (cached per worker process), so each call
+  ships only its small arguments (the weights);
+- inside ``joblib.parallel_backend("dask")`` (or ``parallel_config(backend="dask")``) with a
+  ``distributed.Client``: the shards are scattered to the cluster once (``client.scatter``) and
+  every call refers to them by their futures.
+
+The shards depend on the data and ``shard_rows`` only, never on the number of workers, and the
+learners add the shards' results up in shard order, so a model trained on 1 worker, 8 workers
+or a cluster is the same to the last bit. The shard functions use the numba products below
+rather than BLAS, whose summation order can depend on the memory alignment of the arrays (an
+array read from a memory map and the same rows sliced in memory could differ in the last bit).
+
+>>> import numpy as np
+>>> X = np.arange(12.0).reshape(6, 2)
+>>> shards = ShardedQueries({"X": X}, np.array([0, 2, 3, 6]), shard_rows=3)
+>>> [(s["q_lo"], s["q_hi"]) for s in shards.shards]
+[(0, 2), (2, 3)]
+>>> [float(s["X"].sum()) for s in shards.shards]
+[15.0, 51.0]
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+DEFAULT_SHARD_ROWS = 100_000
+
+
+def shard_bounds(offsets, shard_rows=DEFAULT_SHARD_ROWS) -> list:
+    """[(q_lo, q_hi)]: contiguous query ranges of at most ``shard_rows`` rows, never splitting a query.
+
+    A query longer than ``shard_rows`` is a shard of its own.
+
+    >>> shard_bounds(np.array([0, 4, 5, 9, 10]), shard_rows=5)
+    [(0, 2), (2, 4)]
+    """
+    if int(shard_rows) != shard_rows or shard_rows < 1:
+        raise ValueError(f"shard_rows must be a positive integer, got {shard_rows!r}")
+    offsets = np.asarray(offsets, dtype=np.int64)
+    n_queries = offsets.size - 1
+    bounds, q = [], 0
+    while q < n_queries:
+        # the last query boundary at or before offsets[q] + shard_rows (at least one query)
+        end = int(np.searchsorted(offsets, offsets[q] + shard_rows, side="right")) - 1
+        end = min(max(end, q + 1), n_queries)
+        bounds.append((q, end))
+        q = end
+    return bounds
+
+
+class ShardedQueries:
+    """Per-row arrays of many queries, cut into shards of whole queries (module docstring).
+
+    Parameters
+    ----------
+    arrays : dict of str -> ndarray or CSR matrix
+        Row-aligned arrays (X, y, relevance, ...); sliced by rows, so a shard holds views.
+    offsets : ndarray of int
+        Query boundaries (``offsets[q]:offsets[q+1]`` are the rows of query q).
+    shard_rows : int
+        At most how many rows a shard holds (unless one query is longer).
+
+    Each shard is a dict of the arrays' slices plus ``offsets`` (rebased to the shard's first
+    row), ``q_lo``, ``q_hi`` (its queries) and ``row_lo``, ``row_hi``.
+    """
+
+    def __init__(self, arrays, offsets, shard_rows=DEFAULT_SHARD_ROWS):
+        offsets = np.asarray(offsets, dtype=np.int64)
+        self.offsets = offsets
+        self.bounds = shard_bounds(offsets, shard_rows)
+        self.shards = []
+        for q_lo, q_hi in self.bounds:
+            lo, hi = int(offsets[q_lo]), int(offsets[q_hi])
+            shard = {name: array[lo:hi] for name, array in arrays.items()}
+            shard.update(offsets=offsets[q_lo:q_hi + 1] - lo, q_lo=q_lo, q_hi=q_hi, row_lo=lo, row_hi=hi)
+            self.shards.append(shard)
+        self._folder = None
+        self._files = None
+        self._futures = None
+        self._client = None
+
+    def __len__(self):
+        return len(self.shards)
+
+    def map(self, fn, *args, n_jobs=None, per_shard=None) -> list:
+        """``[fn(shard, *args) for shard in shards]``, computed where the joblib backend says.
+
+        ``per_shard``: a list with one more argument for each shard (passed last).
+        """
+        extra = [()] * len(self.shards) if per_shard is None else [(a,) for a in per_shard]
+        if len(extra) != len(self.shards):
+            raise ValueError(f"per_shard has {len(extra)} entries for {len(self.shards)} shards")
+        client = dask_client()
+        if client is None and n_jobs in (None, 1):
+            return [fn(shard, *args, *more) for shard, more in zip(self.shards, extra)]
+        from joblib import Parallel, delayed
+
+        handles = self._scattered(client) if client is not None else self._on_disk()
+        return Parallel(n_jobs=n_jobs)(delayed(_apply)(fn, handle, *args, *more) for handle, more in zip(handles, extra))
+
+    def _scattered(self, client):
+        if self._futures is None or self._client is not client:
+            self._futures = client.scatter(self.shards, hash=False)
+            self._client = client
+        return self._futures
+
+    def _on_disk(self):
+        if self._files is None:
+            self._folder = tempfile.mkdtemp(prefix="structrank-shards-")
+            self._files = [_dump_shard(shard, Path(self._folder) / f"shard{i:05d}") for i, shard in enumerate(self.shards)]
+        return self._files
+
+    def close(self):
+        """Remove the shards' temporary files and release scattered data."""
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+        self._folder = self._files = self._futures = self._client = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def dask_client():
+    """The distributed Client of an active joblib dask backend, else None."""
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    return getattr(backend, "client", None) if type(backend).__name__ == "DaskDistributedBackend" else None
+
+
+class ShardFile(str):
+    """The folder of a shard written by ``_dump_shard``; workers open it memory-mapped, once."""
+
+
+def _dump_shard(shard, folder) -> ShardFile:
+    folder.mkdir(parents=True)
+    scalars = {}
+    for name, value in shard.items():
+        if sp.issparse(value):
+            for part in ("data", "indices", "indptr"):
+                np.save(folder / f"{name}.csr_{part}.npy", getattr(value, part))
+            scalars[f"{name}.csr_shape"] = list(value.shape)
+        elif isinstance(value, np.ndarray):
+            np.save(folder / f"{name}.npy", value)
+        else:
+            scalars[name] = value
+    import json
+
+    (folder / "scalars.json").write_text(json.dumps(scalars))
+    return ShardFile(str(folder))
+
+
+@functools.lru_cache(maxsize=256)
+def _load_shard(folder: str) -> dict:
+    import json
+
+    folder = Path(folder)
+    scalars = json.loads((folder / "scalars.json").read_text())
+    shard = {}
+    for path in sorted(folder.glob("*.npy")):
+        name, _, part = path.name[: -len(".npy")].partition(".csr_")
+        if not part:
+            shard[name] = np.load(path, mmap_mode="r")
+    for key, shape in scalars.items():
+        if key.endswith(".csr_shape"):
+            name = key[: -len(".csr_shape")]
+            parts = [np.load(folder / f"{name}.csr_{p}.npy", mmap_mode="r") for p in ("data", "indices", "indptr")]
+            shard[name] = sp.csr_matrix(tuple(parts), shape=tuple(shape), copy=False)
+        else:
+            shard[key] = scalars[key]
+    return shard
+
+
+def _apply(fn, handle, *args):
+    shard = _load_shard(str(handle)) if isinstance(handle, ShardFile) else handle
+    return fn(shard, *args)
+
+
+# -- products with a fixed summation order --------------------------------------------------------
+
+
+@njit(cache=True)
+def dense_matvec(X, w, out):
+    """``out = X @ w`` with each row summed left to right (numba; callable from numba code)."""
+    for i in range(X.shape[0]):
+        total = 0.0
+        for j in range(X.shape[1]):
+            total += X[i, j] * w[j]
+        out[i] = total
+
+
+@njit(cache=True)
+def _dense_rmatvec(X, c, out):
+    for i in range(X.shape[0]):
+        ci = c[i]
+        if ci != 0.0:
+            for j in range(X.shape[1]):
+                out[j] += X[i, j] * ci
+
+
+@njit(cache=True)
+def _csr_matvec(data, indices, indptr, w, out):
+    for i in range(indptr.shape[0] - 1):
+        total = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            total += data[k] * w[indices[k]]
+        out[i] = total
+
+
+@njit(cache=True)
+def _csr_rmatvec(data, indices, indptr, c, out):
+    for i in range(indptr.shape[0] - 1):
+        ci = c[i]
+        if ci != 0.0:
+            for k in range(indptr[i], indptr[i + 1]):
+                out[indices[k]] += data[k] * ci
+
+
+def _product(X, vector, dense_kernel, csr_kernel, out):
+    vector = np.ascontiguousarray(vector, dtype=np.float64)
+    if sp.issparse(X):
+        X = X.tocsr()
+        csr_kernel(X.data, X.indices, X.indptr, vector, out)
+    else:
+        dense_kernel(np.asarray(X), vector, out)
+    return out
+
+
+def matvec(X, w) -> np.ndarray:
+    """``X @ w`` (dense or CSR X, any float dtype) in float64, rows summed left to right."""
+    return _product(X, w, dense_matvec, _csr_matvec, np.empty(X.shape[0]))
+
+
+def rmatvec(X, c) -> np.ndarray:
+    """``X.T @ c`` in float64, rows added in order."""
+    return _product(X, c, _dense_rmatvec, _csr_rmatvec, np.zeros(X.shape[1]))
+
+
+def ordered_sum(parts):
+    """Sum of arrays (or numbers) in the given order: the one reduction every learner uses."""
+    total = None
+    for part in parts:
+        total = part if total is None else total + part
+    return total

@@ -1,0 +1,112 @@
+"""Sharded training: the same model on 1 worker, 2 workers and a dask.distributed LocalCluster."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from structrank.data import make_ranking_dataset
+from structrank.learners.latent import LatentPerceptronRanker
+from structrank.learners.ssvm import StructSVMRanker
+from structrank.parallel import ShardedQueries, matvec, ordered_sum, rmatvec, shard_bounds
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=40), st.integers(1, 60))
+def test_shards_cover_the_queries_in_order_without_splitting_one(sizes, shard_rows):
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    bounds = shard_bounds(offsets, shard_rows)
+    assert bounds[0][0] == 0 and bounds[-1][1] == len(sizes)
+    assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:])) and all(lo < hi for lo, hi in bounds)
+    for lo, hi in bounds:  # a shard is over shard_rows only when it is a single query
+        assert offsets[hi] - offsets[lo] <= shard_rows or hi - lo == 1
+
+
+def test_shard_bounds_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="shard_rows"):
+        shard_bounds(np.array([0, 3]), 0)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fixed_order_products_equal_numpy(sparse):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 7)).astype(np.float32)
+    X[X < 0.3] = 0.0
+    A = sp.csr_matrix(X) if sparse else X
+    w, c = rng.normal(size=7), rng.normal(size=40)
+    np.testing.assert_allclose(matvec(A, w), X.astype(np.float64) @ w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rmatvec(A, c), X.astype(np.float64).T @ c, rtol=1e-12, atol=1e-12)
+    assert ordered_sum([1.0, 2.0, 3.0]) == 6.0
+
+
+def _row_sums(shard, scale, extra):
+    return float(matvec(shard["X"], np.ones(shard["X"].shape[1])).sum()) * scale + extra
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_map_on_disk_workers_equals_in_process(sparse):
+    ds = make_ranking_dataset(n_queries=30, random_state=1)
+    X = sp.csr_matrix(ds.X) if sparse else ds.X
+    with ShardedQueries({"X": X, "y": ds.y}, ds.offsets, shard_rows=200) as shards:
+        assert len(shards) > 2
+        extra = list(range(len(shards)))
+        here = shards.map(_row_sums, 2.0, per_shard=extra)
+        there = shards.map(_row_sums, 2.0, per_shard=extra, n_jobs=2)
+        assert here == there
+        assert sum(here) == pytest.approx(2.0 * float(np.asarray(ds.X).sum()) + sum(extra))
+        with pytest.raises(ValueError, match="per_shard"):
+            shards.map(_row_sums, 2.0, per_shard=[1])
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_ranking_dataset(n_queries=120, random_state=0)
+
+
+def test_svm_map_is_the_same_on_one_and_two_workers(data):
+    one = StructSVMRanker(loss="map", C=10.0, n_jobs=1, shard_rows=300).fit(data)
+    two = StructSVMRanker(loss="map", C=10.0, n_jobs=2, shard_rows=300).fit(data)
+    classic = StructSVMRanker(loss="map", C=10.0).fit(data)
+    assert np.array_equal(one.coef_, two.coef_) and one.n_iter_ == two.n_iter_
+    np.testing.assert_allclose(one.coef_, classic.coef_, rtol=1e-9, atol=1e-12)  # rounding only
+
+
+@pytest.mark.parametrize("loss", ["ndcg", "auc"])
+def test_other_losses_shard_too(data, loss):
+    one = StructSVMRanker(loss=loss, C=1.0, n_jobs=1, shard_rows=400).fit(data)
+    two = StructSVMRanker(loss=loss, C=1.0, n_jobs=2, shard_rows=400).fit(data)
+    classic = StructSVMRanker(loss=loss, C=1.0).fit(data)
+    assert np.array_equal(one.coef_, two.coef_)
+    np.testing.assert_allclose(one.coef_, classic.coef_, rtol=1e-8, atol=1e-12)
+
+
+def test_lsp_ap_parameter_mixing(data):
+    kw = dict(C=10.0, max_epochs=4, shuffle=True, random_state=0)
+    alg1 = LatentPerceptronRanker(**kw).fit(data)
+    one_shard = LatentPerceptronRanker(**kw, n_jobs=1, shard_rows=10**9).fit(data)
+    np.testing.assert_allclose(one_shard.coef_, alg1.coef_, rtol=1e-10, atol=1e-10)  # one shard is Alg. 1
+    one = LatentPerceptronRanker(**kw, n_jobs=1, shard_rows=300).fit(data)
+    two = LatentPerceptronRanker(**kw, n_jobs=2, shard_rows=300).fit(data)
+    assert np.array_equal(one.coef_, two.coef_) and one.best_epoch_ == two.best_epoch_
+    assert not np.allclose(one.coef_, alg1.coef_)  # mixing is another algorithm than Alg. 1
+    assert one.score(data) > 0.7
+
+
+@pytest.mark.slow
+def test_a_dask_local_cluster_trains_the_same_models(data):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (extra 'test')")
+    from joblib import parallel_backend
+
+    svm = StructSVMRanker(loss="map", C=10.0, n_jobs=1, shard_rows=300).fit(data)
+    lsp = LatentPerceptronRanker(C=10.0, max_epochs=3, n_jobs=1, shard_rows=300).fit(data)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with parallel_backend("dask"):
+            svm_dask = StructSVMRanker(loss="map", C=10.0, shard_rows=300).fit(data)
+            lsp_dask = LatentPerceptronRanker(C=10.0, max_epochs=3, shard_rows=300).fit(data)
+        assert len(client.scheduler_info()["workers"]) == 2
+        # the work ran on the cluster's worker processes
+        assert sum(len(v) for v in client.run(lambda dask_worker: list(dask_worker.data)).values()) > 0
+    assert np.array_equal(svm.coef_, svm_dask.coef_)
+    assert np.array_equal(lsp.coef_, lsp_dask.coef_)
