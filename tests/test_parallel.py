@@ -110,3 +110,56 @@ def test_a_dask_local_cluster_trains_the_same_models(data):
         assert sum(len(v) for v in client.run(lambda dask_worker: list(dask_worker.data)).values()) > 0
     assert np.array_equal(svm.coef_, svm_dask.coef_)
     assert np.array_equal(lsp.coef_, lsp_dask.coef_)
+
+
+def test_lssvm_shards_impute_their_own_truth(data):
+    from structrank.learners.latent import LatentSSVMRanker
+
+    kw = dict(C=10.0, max_outer=4)
+    classic = LatentSSVMRanker(**kw).fit(data)
+    one = LatentSSVMRanker(**kw, n_jobs=1, shard_rows=300).fit(data)
+    two = LatentSSVMRanker(**kw, n_jobs=2, shard_rows=300).fit(data)
+    assert np.array_equal(one.coef_, two.coef_) and one.n_outer_ == two.n_outer_
+    np.testing.assert_allclose(one.coef_, classic.coef_, rtol=1e-7, atol=1e-10)  # the same CCCP, rounding only
+
+
+def test_crf_parameter_mixing(data):
+    from structrank.learners.crf import PermutationCRFRanker
+
+    kw = dict(objective="kl", learning_rate=0.1, max_epochs=3, random_state=0, shuffle=True)
+    sgd = PermutationCRFRanker(**kw).fit(data)
+    one_shard = PermutationCRFRanker(**kw, n_jobs=1, shard_rows=10**9).fit(data)
+    np.testing.assert_array_equal(one_shard.coef_, sgd.coef_)  # one shard: the same seeds, the same SGD
+    one = PermutationCRFRanker(**kw, n_jobs=1, shard_rows=300).fit(data)
+    two = PermutationCRFRanker(**kw, n_jobs=2, shard_rows=300).fit(data)
+    assert np.array_equal(one.coef_, two.coef_)
+    assert one.score(data) > 0.6
+
+
+def test_grid_points_fitted_in_parallel_choose_the_same_model(data):
+    from structrank.models import get_model, select_on_vali
+
+    vali = make_ranking_dataset(n_queries=40, random_state=5)
+    seen = []
+    here = select_on_vali(get_model("svm-map"), data, vali, grid={"C": [0.1, 1.0, 10.0]})
+    there = select_on_vali(get_model("svm-map"), data, vali, grid={"C": [0.1, 1.0, 10.0]}, n_jobs=2,
+                           report=lambda p, v: seen.append(p["C"]))
+    assert here[1] == there[1] and here[2] == there[2] and np.array_equal(here[0].coef_, there[0].coef_)
+    assert seen == [0.1, 1.0, 10.0]  # reported in grid order
+
+
+@pytest.mark.slow
+def test_cli_scheduler_option_trains_on_a_cluster(data, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (extra 'test')")
+    from structrank.cli import main
+    from structrank.data import write_letor
+    from structrank.model_io import load_model
+
+    train = tmp_path / "train.txt"
+    write_letor(train, data)
+    args = ["train", "svm-map", "--train", str(train), "--vali", str(train)]  # the grid is fitted on the cluster
+    assert main([*args, "--out", str(tmp_path / "local.npz")]) == 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert main([*args, "--out", str(tmp_path / "cluster.npz"), "--scheduler", cluster.scheduler_address]) == 0
+    local, remote = load_model(tmp_path / "local.npz"), load_model(tmp_path / "cluster.npz")
+    assert np.array_equal(local.coef_, remote.coef_)

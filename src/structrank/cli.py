@@ -78,7 +78,15 @@ def _add_train(sub):
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
+    _add_parallel_options(p, "grid points fitted in parallel (joblib)")
     p.set_defaults(func=cmd_train)
+
+
+def _add_parallel_options(p, jobs_help):
+    p.add_argument("--jobs", type=int, default=1, help=jobs_help)
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run on this dask.distributed scheduler (tcp://host:8786) instead of local workers; "
+                        "data files must be at the same paths on every worker (docs/DISTRIBUTED.md)")
 
 
 def cmd_train(args):
@@ -90,15 +98,18 @@ def cmd_train(args):
     fixed = parse_assignments(args.set)
     spec.make(**fixed)  # unknown names fail here, before any work
     train = read_letor(args.train)
-    if args.vali:
-        vali = read_letor(args.vali, n_features=train.n_features)
-        model, params, value = select_on_vali(
-            spec, train, vali, fixed,
-            report=lambda p, v: print(f"  {p}  vali {spec.metric_label} = {v:.4f}", file=sys.stderr),
-        )
-        print(f"chose {params} (vali {spec.metric_label} {value:.4f})", file=sys.stderr)
-    else:
-        model = spec.make(**fixed).fit(train)
+    from structrank.parallel import cluster
+
+    with cluster(args.scheduler):
+        if args.vali:
+            vali = read_letor(args.vali, n_features=train.n_features)
+            model, params, value = select_on_vali(
+                spec, train, vali, fixed, n_jobs=args.jobs,
+                report=lambda p, v: print(f"  {p}  vali {spec.metric_label} = {v:.4f}", file=sys.stderr),
+            )
+            print(f"chose {params} (vali {spec.metric_label} {value:.4f})", file=sys.stderr)
+        else:
+            model = spec.make(**fixed).fit(train)
     save_model(model, args.out)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
@@ -146,15 +157,18 @@ def _add_reproduce(sub):
     p.add_argument("--data-dir", help="data folder (default: STRUCTRANK_DATA or ../shared/data)")
     p.add_argument("--quick", action="store_true", help="a small version that finishes in minutes")
     p.add_argument("--out", default=None, help="output folder (default: out/EXPERIMENT)")
-    p.add_argument("--jobs", type=int, default=1, help="runs in parallel (joblib)")
+    _add_parallel_options(p, "runs in parallel (joblib)")
     p.set_defaults(func=cmd_reproduce)
 
 
 def cmd_reproduce(args):
     from structrank.experiments.registry import EXPERIMENTS
 
+    from structrank.parallel import cluster
+
     out = Path(args.out or Path("out") / args.experiment)
-    EXPERIMENTS[args.experiment](out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=args.jobs)
+    with cluster(args.scheduler):
+        EXPERIMENTS[args.experiment](out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=args.jobs)
     return 0
 
 

@@ -151,28 +151,45 @@ def parse_assignments(items) -> dict:
     return params
 
 
-def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4", report=None, grid=None):
+def _fit_and_score(spec, params, train, vali, convention):
+    """(model, vali value) of one grid point: a module-level function, so joblib can ship it."""
+    from structrank.metrics import evaluate
+
+    model = spec.make(**params)
+    model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
+    metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
+    result = evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention).metrics
+    return model, float(np.mean([result[m] for m in metrics]))
+
+
+def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4", report=None, grid=None,
+                   n_jobs=None):
     """Fit every grid point (``fixed`` parameters held) on ``train``; keep the best on ``vali``.
 
     ``grid`` replaces the model's own grid (a smaller one for quick runs).
 
     The vali metric is the model's ``spec.metric`` under ``convention`` (a tuple of metrics:
-    their mean). ``report(params,
-    value)`` is called after each fit (progress on the command line).
+    their mean). ``report(params, value)`` is called after each fit (progress on the command
+    line). ``n_jobs`` fits the grid points on that many joblib workers (or on the cluster of an
+    active joblib dask backend); the choice is the same: the best value, the first in grid
+    order on ties.
 
     Returns
     -------
     (model, params, vali_value)
     """
-    from structrank.metrics import evaluate
+    from structrank.parallel import dask_client
 
+    candidates = list(spec.candidates(fixed or {}, grid))
+    if (n_jobs in (None, 1) and dask_client() is None) or len(candidates) == 1:
+        fitted = (_fit_and_score(spec, params, train, vali, convention) for params in candidates)
+    else:
+        from joblib import Parallel, delayed
+
+        fitted = Parallel(n_jobs=n_jobs)(delayed(_fit_and_score)(spec, params, train, vali, convention)
+                                         for params in candidates)
     best = None
-    for params in spec.candidates(fixed or {}, grid):
-        model = spec.make(**params)
-        model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
-        metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
-        result = evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention).metrics
-        value = float(np.mean([result[m] for m in metrics]))
+    for params, (model, value) in zip(candidates, fitted):
         if report is not None:
             report(params, value)
         if best is None or value > best[2]:

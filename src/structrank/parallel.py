@@ -146,6 +146,31 @@ class ShardedQueries:
             pass
 
 
+def cluster(address=None):
+    """A context in which joblib (and so every structrank learner and runner) uses the dask cluster.
+
+    ``address`` is the scheduler's (``tcp://host:8786``); None is no cluster (a null context).
+    The client is closed on exit.
+    """
+    import contextlib
+
+    if address is None:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def connected():
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise ImportError("--scheduler needs dask.distributed: pip install 'structrank[distributed]'") from exc
+        from joblib import parallel_backend
+
+        with Client(address) as client, parallel_backend("dask"):
+            yield client
+
+    return connected()
+
+
 def dask_client():
     """The distributed Client of an active joblib dask backend, else None."""
     from joblib.parallel import get_active_backend

@@ -26,6 +26,7 @@ from numba import njit
 
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin
 from structrank.oracles.crf import OBJECTIVES, _check, ndcg_losses, objective_gradient, stacked_tables
+from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, ordered_sum
 
 
 @njit(cache=True)
@@ -115,6 +116,22 @@ def _sgd_epoch(X, r, offsets, visit, tables, starts, code, param, rate, size, th
     return total
 
 
+def _shard_epoch(shard, theta, settings, visit_and_seed):
+    """One SGD epoch over a shard's queries from theta: (theta, summed objective)."""
+    visit, seed = visit_and_seed
+    theta = np.array(theta, dtype=np.float64)
+    _seed(seed)
+    total = _sgd_epoch(shard["X"], shard["r"], shard["offsets"], visit, *settings, theta)
+    return theta, total
+
+
+def _mixed_epoch(shards, visit, settings, theta, rng, n_jobs):
+    """Iterative parameter mixing: every shard's epoch from theta, then their mean (structrank.parallel)."""
+    local = [(visit[(visit >= lo) & (visit < hi)] - lo, int(rng.integers(2**31))) for lo, hi in shards.bounds]
+    results = shards.map(_shard_epoch, theta, settings, n_jobs=n_jobs, per_shard=local)
+    return ordered_sum(r[0] for r in results) / len(results), ordered_sum(r[1] for r in results)
+
+
 class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     """Permutation CRF trained by SGD on ML, LA, LS, EL or KL (CRF-ML ... CRF-KL).
 
@@ -146,6 +163,13 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     dev_metric : str or list of str, default "ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5"
         What chooses the epoch on ``eval_set``: the mean of these metrics (comma-separated).
     dev_convention : str, default "letor4"
+    n_jobs : int or None, default None
+        None: SGD in this process. An int (or a joblib dask backend): iterative parameter mixing
+        over shards of about ``shard_rows`` rows (structrank.parallel): each shard runs an SGD
+        epoch over its queries from the same theta on its own worker, with its own seed drawn
+        from ``random_state``, and theta becomes their mean. One shard is plain SGD; the model
+        depends on the shards, never on the number of workers.
+    shard_rows : int, default 100000
 
     Attributes
     ----------
@@ -164,7 +188,8 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
     def __init__(self, objective="kl", learning_rate=0.1, alpha=1.0, T=1.0, max_epochs=50, subset_size=6,
                  skip_single_level=True, shuffle=False, random_state=None,
-                 dev_metric="ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5", dev_convention="letor4"):
+                 dev_metric="ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5", dev_convention="letor4", n_jobs=None,
+                 shard_rows=DEFAULT_SHARD_ROWS):
         self.objective = objective
         self.learning_rate = learning_rate
         self.alpha = alpha
@@ -176,6 +201,8 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.random_state = random_state
         self.dev_metric = dev_metric
         self.dev_convention = dev_convention
+        self.n_jobs = n_jobs
+        self.shard_rows = shard_rows
 
     def _param(self):
         return {"la": self.alpha, "kl": self.T}.get(self.objective, 0.0)
@@ -200,11 +227,16 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         theta = np.zeros(X.shape[1])
         best = (-np.inf, 0, theta.copy())
         curve, objective = [], []
+        sharded = self.n_jobs is not None or dask_client() is not None
+        shards = ShardedQueries({"X": X, "r": r}, offsets, self.shard_rows) if sharded else None
+        settings = (tables, starts, code, float(self._param()), float(self.learning_rate), size)
         for epoch in range(1, int(self.max_epochs) + 1):
             visit = rng.permutation(queries) if self.shuffle else queries
-            _seed(int(rng.integers(2**31)))
-            total = _sgd_epoch(X, r, offsets, visit, tables, starts, code, float(self._param()),
-                               float(self.learning_rate), size, theta)
+            if shards is None:
+                _seed(int(rng.integers(2**31)))
+                total = _sgd_epoch(X, r, offsets, visit, *settings, theta)
+            else:
+                theta, total = _mixed_epoch(shards, visit, settings, theta, rng, self.n_jobs)
             if not np.all(np.isfinite(theta)):
                 raise FloatingPointError(
                     f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it")
@@ -217,6 +249,8 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                     best = (value, epoch, current)
             else:
                 best = (np.nan, epoch, current)
+        if shards is not None:
+            shards.close()
         self.coef_ = best[2]
         self.best_epoch_ = best[1]
         self.dev_curve_ = np.array(curve)

@@ -27,8 +27,8 @@ import scipy.sparse as sp
 from numba import njit
 
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, informative_queries
-from structrank.learners.ssvm import cutting_plane
-from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_matvec, ordered_sum
+from structrank.learners.ssvm import cutting_plane, sharded_oracle_step
+from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_matvec, matvec, ordered_sum
 from structrank.oracles.positional import (
     PositionalAPLoss,
     _coef_of_order,
@@ -228,10 +228,16 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
 @dataclass(frozen=True)
 class _FixedTruth:
-    """A loss whose ground-truth coefficients are held fixed: the convex step of CCCP."""
+    """A loss whose ground truth is held fixed: the convex step of CCCP.
+
+    The truth was imputed at weights ``w``: ``c_star`` holds its coefficients for all rows,
+    and a shard (structrank.parallel) imputes its own rows again at ``w`` rather than receive
+    them.
+    """
 
     loss: PositionalAPLoss
     c_star: np.ndarray
+    w: np.ndarray
     star_varies = False
 
     def batch(self, scores, labels, offsets):
@@ -239,6 +245,9 @@ class _FixedTruth:
 
     def star(self, scores, labels, offsets):
         return self.c_star
+
+    def shard_star(self, shard):
+        return self.loss.star(matvec(shard["X"], self.w), shard["y"], shard["offsets"])
 
 
 class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
@@ -265,6 +274,11 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         Stop CCCP when Eq. 4 drops by less than this fraction; the iterate with the lowest
         objective is kept.
     relevant_from : int, default 1
+    n_jobs : int or None, default None
+        None: in this process. An int (or a joblib dask backend): every cutting-plane
+        iteration's oracle calls run shard by shard on joblib workers, each shard imputing its
+        own latent truth (StructSVMRanker's ``n_jobs``); the same model on any number of workers.
+    shard_rows : int, default 100000
 
     Attributes
     ----------
@@ -283,7 +297,7 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     _score_convention = "letor4"
 
     def __init__(self, inference="greedy", C=1.0, weights="harmonic", positions="positives", tol=1e-4, max_iter=1000,
-                 max_outer=30, outer_tol=1e-3, relevant_from=1):
+                 max_outer=30, outer_tol=1e-3, relevant_from=1, n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS):
         self.inference = inference
         self.C = C
         self.weights = weights
@@ -293,6 +307,8 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         self.max_outer = max_outer
         self.outer_tol = outer_tol
         self.relevant_from = relevant_from
+        self.n_jobs = n_jobs
+        self.shard_rows = shard_rows
 
     def fit(self, X, y=None, qid=None):
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
@@ -309,8 +325,10 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         best = (np.inf, w)
         self.converged_ = False
         self.n_outer_ = 0
+        sharded = self.n_jobs is not None or dask_client() is not None
+        shards = ShardedQueries({"X": X, "y": y}, offsets, self.shard_rows) if sharded else None
         while True:
-            scores = np.asarray(X @ w).ravel()
+            scores = np.asarray(X @ w).ravel() if shards is None else matvec(X, w)  # the shards' own products
             new_star = loss.star(scores, y, offsets)
             if c_star is not None:
                 value = self._objective(w, scores, new_star, loss, y, offsets)
@@ -327,8 +345,12 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
             if self.n_outer_ == int(self.max_outer):
                 break
             c_star = new_star
-            w, *_ = cutting_plane(X, y, offsets, [_FixedTruth(loss, c_star)], self.C, self.tol, self.max_iter)
+            truth = [_FixedTruth(loss, c_star, w)]
+            step = None if shards is None else sharded_oracle_step(shards, truth, self.n_jobs)
+            w, *_ = cutting_plane(X, y, offsets, truth, self.C, self.tol, self.max_iter, step=step)
             self.n_outer_ += 1
+        if shards is not None:
+            shards.close()
         w = best[1]
         self.coef_ = w
         self.objective_history_ = np.array(history)

@@ -61,7 +61,9 @@ def _shard_step(shard, w, losses):
     out = []
     for loss in losses:
         c_hat, delta = loss.batch(scores, y, offsets)
-        out.append((rmatvec(X, loss.star(scores, y, offsets) - c_hat), float(np.sum(delta))))
+        # a latent SVM's truth is imputed at other weights than the current ones (shard_star)
+        star = loss.shard_star(shard) if hasattr(loss, "shard_star") else loss.star(scores, y, offsets)
+        out.append((rmatvec(X, star - c_hat), float(np.sum(delta))))
     return out
 
 
