@@ -163,3 +163,23 @@ def test_cli_scheduler_option_trains_on_a_cluster(data, tmp_path):
         assert main([*args, "--out", str(tmp_path / "cluster.npz"), "--scheduler", cluster.scheduler_address]) == 0
     local, remote = load_model(tmp_path / "local.npz"), load_model(tmp_path / "cluster.npz")
     assert np.array_equal(local.coef_, remote.coef_)
+
+
+@pytest.mark.parametrize("loss", ["map", "ndcg"])
+def test_training_on_a_memory_mapped_cache(data, tmp_path, loss):
+    from structrank.data import open_letor_cache, read_letor, write_letor
+    from structrank.parallel import CacheShard
+
+    path = tmp_path / "train.txt"
+    write_letor(path, data)
+    cache = open_letor_cache(path)
+    in_memory = StructSVMRanker(loss=loss, C=10.0, n_jobs=1, shard_rows=500).fit(read_letor(path, dtype=np.float32))
+    mapped = StructSVMRanker(loss=loss, C=10.0, shard_rows=500).fit(cache)
+    two = StructSVMRanker(loss=loss, C=10.0, n_jobs=2, shard_rows=500).fit(cache)
+    assert mapped.n_queries_used_ == in_memory.n_queries_used_ and mapped.n_features_in_ == data.n_features
+    # the same problem (uninformative queries add exact zeros); the shards differ, so rounding may
+    np.testing.assert_allclose(mapped.coef_, in_memory.coef_, rtol=1e-9, atol=1e-12)
+    assert np.array_equal(mapped.coef_, two.coef_)
+    shards = ShardedQueries.from_cache(cache, shard_rows=500)
+    assert all(isinstance(h, CacheShard) for h in shards.handles) and len(shards) > 2
+    assert sum(s["X"].shape[0] for s in shards.shards) == cache.n_rows

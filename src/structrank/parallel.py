@@ -35,6 +35,7 @@ import functools
 import shutil
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -96,8 +97,34 @@ class ShardedQueries:
         self._futures = None
         self._client = None
 
+    @classmethod
+    def from_cache(cls, cache, shard_rows=DEFAULT_SHARD_ROWS):
+        """Shards of a memory-mapped LETOR cache (structrank.data.cache), never copied in full.
+
+        A shard is only a reference (cache folder, query range): wherever it is used (here, a
+        loky worker, a dask worker that sees the same storage) it maps the cache and reads
+        views of its rows, so memory stays proportional to a shard, and nothing is shipped.
+        """
+        self = cls.__new__(cls)
+        self.offsets = np.asarray(cache.offsets, dtype=np.int64)
+        self.bounds = shard_bounds(self.offsets, shard_rows)
+        self.handles = [CacheShard(str(cache.folder), int(lo), int(hi)) for lo, hi in self.bounds]
+        self._folder = self._files = self._futures = self._client = None
+        return self
+
+    @property
+    def shards(self):
+        if getattr(self, "handles", None) is None:
+            return self._shards
+        return [_cache_shard(h) for h in self.handles]
+
+    @shards.setter
+    def shards(self, value):
+        self._shards = value
+        self.handles = None
+
     def __len__(self):
-        return len(self.shards)
+        return len(self.bounds)
 
     def map(self, fn, *args, n_jobs=None, per_shard=None) -> list:
         """``[fn(shard, *args) for shard in shards]``, computed where the joblib backend says.
@@ -109,10 +136,15 @@ class ShardedQueries:
             raise ValueError(f"per_shard has {len(extra)} entries for {len(self.shards)} shards")
         client = dask_client()
         if client is None and n_jobs in (None, 1):
+            if self.handles is not None:  # one shard's views at a time
+                return [fn(_cache_shard(h), *args, *more) for h, more in zip(self.handles, extra)]
             return [fn(shard, *args, *more) for shard, more in zip(self.shards, extra)]
         from joblib import Parallel, delayed
 
-        handles = self._scattered(client) if client is not None else self._on_disk()
+        if self.handles is not None:
+            handles = self.handles
+        else:
+            handles = self._scattered(client) if client is not None else self._on_disk()
         return Parallel(n_jobs=n_jobs)(delayed(_apply)(fn, handle, *args, *more) for handle, more in zip(handles, extra))
 
     def _scattered(self, client):
@@ -222,8 +254,42 @@ def _load_shard(folder: str) -> dict:
     return shard
 
 
+class CacheShard(NamedTuple):
+    """(cache folder, q_lo, q_hi): a shard of a LETOR cache, opened where it is used."""
+
+    folder: str
+    q_lo: int
+    q_hi: int
+
+
+@functools.lru_cache(maxsize=8)
+def _open_cache(folder):
+    from structrank.data.cache import LetorCache
+
+    return LetorCache.load(folder)
+
+
+def _cache_shard(handle) -> dict:
+    """The shard dict of a ``CacheShard``: CSR views of the mapped arrays (only indptr is copied)."""
+    folder, q_lo, q_hi = handle
+    cache = _open_cache(folder)
+    lo, hi = cache.query_range(q_lo, q_hi)
+    indptr = np.array(cache.indptr[lo:hi + 1], dtype=np.int64)
+    start, stop = int(indptr[0]), int(indptr[-1])
+    X = sp.csr_matrix((cache.data[start:stop], cache.indices[start:stop], indptr - start),
+                      shape=(hi - lo, cache.n_features), copy=False)
+    return {"X": X, "y": np.asarray(cache.y[lo:hi], dtype=np.int64),
+            "offsets": np.asarray(cache.offsets[q_lo:q_hi + 1], dtype=np.int64) - lo,
+            "q_lo": q_lo, "q_hi": q_hi, "row_lo": lo, "row_hi": hi}
+
+
 def _apply(fn, handle, *args):
-    shard = _load_shard(str(handle)) if isinstance(handle, ShardFile) else handle
+    if isinstance(handle, CacheShard):
+        shard = _cache_shard(handle)
+    elif isinstance(handle, ShardFile):
+        shard = _load_shard(str(handle))
+    else:
+        shard = handle
     return fn(shard, *args)
 
 

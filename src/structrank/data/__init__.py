@@ -1,5 +1,6 @@
 """Ranking data: the RankingDataset container, readers and writers, folds, filters, synthetic data."""
 
+from structrank.data.cache import LetorCache, build_letor_cache, open_letor_cache
 from structrank.data.dataset import RankingDataset, contiguous_order, group_offsets
 from structrank.data.filters import (
     cap_candidates,
@@ -13,8 +14,10 @@ from structrank.data.letor import read_letor, read_scores, write_letor, write_sc
 from structrank.data.synthetic import make_ranking_dataset
 
 __all__ = [
+    "LetorCache",
     "LetorFold",
     "RankingDataset",
+    "build_letor_cache",
     "cap_candidates",
     "contiguous_order",
     "drop_queries_without_irrelevant",
@@ -25,6 +28,7 @@ __all__ = [
     "letor_folds",
     "letor_root",
     "make_ranking_dataset",
+    "open_letor_cache",
     "read_letor",
     "read_scores",
     "write_letor",

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from structrank.data.filters import queries_with_both
 from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
@@ -67,12 +68,13 @@ def _shard_step(shard, w, losses):
     return out
 
 
-def sharded_oracle_step(shards, losses, n_jobs=None):
+def sharded_oracle_step(shards, losses, n_jobs=None, n_queries=None):
     """A ``step(w)`` for ``cutting_plane`` that runs the oracles shard by shard (structrank.parallel).
 
     The shards' sums are added in shard order, so w is the same on any number of workers.
+    ``n_queries`` divides the sums (all the shards' queries by default).
     """
-    n_queries = shards.offsets.size - 1
+    n_queries = shards.offsets.size - 1 if n_queries is None else n_queries
 
     def step(w):
         results = shards.map(_shard_step, w, losses, n_jobs=n_jobs)
@@ -277,7 +279,15 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
                           self.gain, tuple(self.components))]
 
     def fit(self, X, y=None, qid=None):
-        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X)."""
+        """Fit on rows X with labels y grouped by qid (or a RankingDataset, or a LetorCache, as X).
+
+        A ``structrank.data.LetorCache`` (a memory-mapped LETOR file) is trained on shard by
+        shard without loading it: memory is proportional to the model and one shard.
+        """
+        from structrank.data.cache import LetorCache
+
+        if isinstance(X, LetorCache):
+            return self._fit_cache(X)
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not self.C > 0:
             raise ValueError(f"C must be positive, got {self.C!r}")
@@ -293,6 +303,26 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
                 step = sharded_oracle_step(shards, losses, self.n_jobs)
                 w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol,
                                                                    self.max_iter, step=step)
+        return self._set_fitted(w, alpha, n_iter, converged, trace)
+
+    def _fit_cache(self, cache):
+        if not self.C > 0:
+            raise ValueError(f"C must be positive, got {self.C!r}")
+        losses = self._losses()
+        offsets = np.asarray(cache.offsets, dtype=np.int64)
+        y = np.asarray(cache.y)
+        # Queries without both a good and a bad document add exact zeros to every sum (their
+        # loss and feature difference are 0); only the average counts the informative ones.
+        self.n_queries_used_ = int(queries_with_both(y, offsets, self.relevant_from).size)
+        if self.n_queries_used_ == 0:
+            raise ValueError(f"{cache.source}: no query has both a good and a bad document: nothing to learn from")
+        self.n_features_in_ = cache.n_features
+        shards = ShardedQueries.from_cache(cache, self.shard_rows)
+        step = sharded_oracle_step(shards, losses, self.n_jobs, self.n_queries_used_)
+        fitted = cutting_plane(cache.X, y, offsets, losses, self.C, self.tol, self.max_iter, step=step)
+        return self._set_fitted(*fitted)
+
+    def _set_fitted(self, w, alpha, n_iter, converged, trace):
         self.coef_ = w
         self.n_iter_ = n_iter
         self.converged_ = converged
