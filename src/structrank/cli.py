@@ -224,17 +224,21 @@ def _add_bench(sub):
     p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
-    p.add_argument("--only", choices=("evaluate", "structured", "latent", "crf", "tagger"),
+    p.add_argument("--only", choices=("evaluate", "structured", "latent", "crf", "tagger", "kernels", "scale"),
                    help="run one section: metric evaluation, the structural SVM oracles and training, the "
-                        "positional MAP inference, a permutation CRF training epoch, or the HMM tagger and "
-                        "the n-best rerankers")
+                        "positional MAP inference, a permutation CRF training epoch, the HMM tagger and "
+                        "the n-best rerankers, the tree kernels, or time and memory against data size")
+    p.add_argument("--scale-sizes", default="1e4,1e5,1e6,1e7", metavar="N,N,...",
+                   help="document counts of the scale section (default: 1e4,1e5,1e6,1e7; 10^7 takes about "
+                        "4 GB of temporary disk)")
     p.set_defaults(func=cmd_bench)
 
 
 def cmd_bench(args):
     from structrank.bench import run_benchmarks
 
-    run_benchmarks(repeat=args.repeat, out=args.out, only=args.only)
+    sizes = tuple(int(float(n)) for n in args.scale_sizes.split(","))
+    run_benchmarks(repeat=args.repeat, out=args.out, only=args.only, scale_sizes=sizes)
     return 0
 
 

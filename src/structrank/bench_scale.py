@@ -1,0 +1,231 @@
+"""Scale: time and peak memory against data size, and the speed-up of more workers.
+
+Synthetic LETOR-like data (``write_synthetic_letor``: queries of 100 documents, 20 dense
+features in [0, 1), labels 0-2 from a noisy linear model) of 10^4 to 10^7 documents, written
+as LETOR text. For each size, each task runs in a fresh child process that reports its wall
+time and its peak resident memory (``ru_maxrss``, which counts the pages of memory-mapped
+files it touched):
+
+- ``load``: the streaming conversion of the text file to the memory-mapped cache
+  (structrank.data.cache; 200,000 lines per chunk);
+- ``evaluate``: scores of a random linear model over the cache, then NDCG@10 and MAP;
+- ``svm-map``, ``svm-ndcg``: ``StructSVMRanker`` on the cache, shard by shard (100,000 rows per
+  shard, in this process), ``SCALE_ITERATIONS`` cutting-plane iterations (tol = 0, so every
+  size does the same number of oracle passes), after a warm-up fit on a tiny data set that
+  starts the workers and loads the numba kernels (not timed);
+- ``lsp-ap``: ``LatentPerceptronRanker`` (greedy), ``SCALE_EPOCHS`` epochs, on the data loaded
+  into memory (it needs dense rows);
+- ``crf-kl``: ``PermutationCRFRanker`` (KL), one epoch, likewise.
+
+The slope of log(time) and log(memory) against log(documents), fitted over the sizes from
+10^5 up, says whether they grow linearly (slope 1). Speed-up: SVM-ndcg on the 10^6 case with 1
+and 2 loky workers and on a dask.distributed LocalCluster of 2 processes (the shards are
+references to the cache, so no data is shipped).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+SCALE_SIZES = (10**4, 10**5, 10**6, 10**7)
+SCALE_TASKS = ("load", "evaluate", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
+N_FEATURES = 20
+DOCS_PER_QUERY = 100
+SCALE_ITERATIONS = 10
+SCALE_EPOCHS = 2
+SHARD_ROWS = 100_000
+
+
+def write_synthetic_letor(path, n_docs, n_features=N_FEATURES, docs_per_query=DOCS_PER_QUERY, seed=0,
+                          chunk_rows=100_000):
+    """Write ``n_docs`` LETOR lines (whole queries of ``docs_per_query``), chunk by chunk."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=n_features)
+    columns = " ".join(f"{j + 1}:%.4f" for j in range(n_features))
+    with open(path, "w") as fh:
+        for start in range(0, n_docs, chunk_rows):
+            n = min(chunk_rows, n_docs - start)
+            X = rng.random((n, n_features))
+            signal = (X - 0.5) @ w + rng.normal(scale=1.0, size=n)
+            y = np.digitize(signal, [0.5, 1.5])
+            qid = (start + np.arange(n)) // docs_per_query + 1
+            fh.write("".join(f"{label} qid:{q} " + (columns % tuple(row)) + "\n" for label, q, row in zip(y, qid, X)))
+    return Path(path)
+
+
+def _peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def _task(name, path, n_jobs=None, scheduler=None):
+    """Run one task in this (child) process; (seconds, peak MB, extra)."""
+    from structrank.data.cache import open_letor_cache
+
+    if name == "load":
+        from structrank.data.cache import build_letor_cache
+
+        start = time.perf_counter()
+        build_letor_cache(path)
+        return time.perf_counter() - start, _peak_mb(), {}
+    cache = open_letor_cache(path)
+    start = time.perf_counter()
+    extra = {}
+    if name == "evaluate":
+        from structrank.metrics import evaluate
+        from structrank.parallel import matvec
+
+        scores = matvec(cache.X, np.random.default_rng(1).normal(size=cache.n_features))
+        qid = np.repeat(np.asarray(cache.query_ids), np.diff(np.asarray(cache.offsets)))
+        extra = evaluate(np.asarray(cache.y), scores, qid, ["ndcg@10", "map"]).metrics
+    elif name in ("svm-map", "svm-ndcg"):
+        import contextlib
+
+        from structrank.learners.ssvm import StructSVMRanker
+        from structrank.parallel import cluster
+
+        with cluster(scheduler) if scheduler else contextlib.nullcontext():
+            # warm-up outside the clock: start the workers, load the numba kernels there
+            from structrank.data import make_ranking_dataset
+
+            StructSVMRanker(loss=name[4:], max_iter=2, n_jobs=n_jobs, shard_rows=500).fit(
+                make_ranking_dataset(n_queries=40, random_state=0))
+            start = time.perf_counter()
+            model = StructSVMRanker(loss=name[4:], C=1.0, tol=0.0, max_iter=SCALE_ITERATIONS, n_jobs=n_jobs,
+                                    shard_rows=SHARD_ROWS).fit(cache)
+        extra = {"iterations": model.n_iter_, "oracle_seconds": model.oracle_seconds_}
+    else:
+        data = cache.to_dataset()
+        if name == "lsp-ap":
+            from structrank.learners.latent import LatentPerceptronRanker
+
+            LatentPerceptronRanker(C=1.0, max_epochs=SCALE_EPOCHS).fit(data)
+        else:
+            from structrank.learners.crf import PermutationCRFRanker
+
+            PermutationCRFRanker(objective="kl", max_epochs=1, random_state=0).fit(data)
+    return time.perf_counter() - start, _peak_mb(), extra
+
+
+def _child(queue, *args):
+    try:
+        queue.put(("ok", _task(*args)))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def run_in_child(*args):
+    """``_task(*args)`` in a fresh process (its own peak memory); raises on failure."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    process = context.Process(target=_child, args=(queue, *args))
+    process.start()
+    status, value = queue.get()
+    process.join()
+    if status != "ok":
+        raise RuntimeError(f"benchmark task {args[0]} failed: {value}")
+    return value
+
+
+def bench_scale(folder, sizes=SCALE_SIZES, tasks=SCALE_TASKS, speedup_size=10**6, progress=print):
+    """Figures of every task at every size, and the speed-up on ``speedup_size`` documents."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for n in sizes:
+        path = folder / f"synthetic-{n}.txt"
+        if not path.is_file():
+            start = time.perf_counter()
+            write_synthetic_letor(path, n)
+            progress(f"  wrote {path.name} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - start:.0f} s")
+        for task in tasks:
+            seconds, peak, extra = run_in_child(task, str(path))
+            rows.append(dict(size=n, task=task, seconds=seconds, peak_mb=peak, extra=extra))
+            progress(f"  {n:>10,} documents  {task:<9} {seconds:8.2f} s  peak {peak:8.0f} MB")
+    speedup = []
+    if speedup_size in sizes:
+        path = str(folder / f"synthetic-{speedup_size}.txt")
+        for label, n_jobs, scheduler in (("1 worker", 1, None), ("2 workers (loky)", 2, None),
+                                         ("LocalCluster, 2 processes", None, "local")):
+            seconds = _with_cluster(path, n_jobs) if scheduler else run_in_child("svm-ndcg", path, n_jobs)[0]
+            speedup.append(dict(label=label, seconds=seconds))
+            progress(f"  svm-ndcg on {speedup_size:,}: {label:<26} {seconds:7.2f} s")
+    return dict(rows=rows, speedup=speedup, speedup_size=speedup_size)
+
+
+def _with_cluster(path, n_workers=2):
+    """Seconds of svm-ndcg through a LocalCluster of 2 worker processes (started before the clock)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        return run_in_child("svm-ndcg", path, None, local.scheduler_address)[0]
+
+
+def slopes(rows, key, smallest=10**5):
+    """{task: slope of log(key) against log(size)} over the sizes >= ``smallest``."""
+    out = {}
+    for task in dict.fromkeys(r["task"] for r in rows):
+        points = [(r["size"], r[key]) for r in rows if r["task"] == task and r["size"] >= smallest]
+        if len(points) >= 2:
+            x, y = np.log10([p[0] for p in points]), np.log10([p[1] for p in points])
+            out[task] = float(np.polyfit(x, y, 1)[0])
+    return out
+
+
+def format_scale(figures) -> list:
+    rows = figures["rows"]
+    sizes = sorted({r["size"] for r in rows})
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    cell = {(r["size"], r["task"]): r for r in rows}
+    lines = [f"synthetic LETOR data, {N_FEATURES} features, {DOCS_PER_QUERY} documents per query; seconds "
+             "(peak resident MB), each in a fresh process",
+             f"  {'documents':>12} " + " ".join(f"{t:>19}" for t in tasks)]
+    for n in sizes:
+        lines.append(f"  {n:>12,} " + " ".join(
+            f"{cell[(n, t)]['seconds']:>9.2f} ({cell[(n, t)]['peak_mb']:>6.0f})" if (n, t) in cell else f"{'—':>19}"
+            for t in tasks))
+    time_slopes, memory_slopes = slopes(rows, "seconds"), slopes(rows, "peak_mb")
+    lines.append("  slope of log time against log documents (10^5 up): "
+                 + ", ".join(f"{t} {s:.2f}" for t, s in time_slopes.items()))
+    lines.append("  slope of log peak memory against log documents (10^5 up): "
+                 + ", ".join(f"{t} {s:.2f}" for t, s in memory_slopes.items()))
+    largest = max(sizes)
+    if (largest, "svm-ndcg") in cell:
+        peak = cell[(largest, "svm-ndcg")]["peak_mb"] / 1024
+        lines.append(f"  svm-ndcg at {largest:,} documents: peak {peak:.2f} GB (target: under 8 GB)")
+    if figures["speedup"]:
+        base = figures["speedup"][0]["seconds"]
+        lines.append(f"svm-ndcg on {figures['speedup_size']:,} documents ({SCALE_ITERATIONS} iterations, shards of "
+                     f"{SHARD_ROWS:,} rows):")
+        for s in figures["speedup"]:
+            lines.append(f"  {s['label']:<27} {s['seconds']:7.2f} s   speed-up {base / s['seconds']:.2f}")
+        lines.append("  (target: at least 1.6 from 1 to 2 workers)")
+    return lines
+
+
+def figure(figures, path):
+    from structrank.experiments.report import new_figure, save_figure
+
+    rows = figures["rows"]
+    fig = new_figure(figsize=(6, 4))
+    ax = fig.add_subplot(1, 1, 1)
+    for task in dict.fromkeys(r["task"] for r in rows):
+        points = sorted((r["size"], r["seconds"]) for r in rows if r["task"] == task)
+        ax.loglog(*zip(*points), marker="o", label=task)
+    ax.set_xlabel("documents")
+    ax.set_ylabel("seconds")
+    ax.set_title("time against data size (log-log)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+def markdown_section(figures, figure_link=None) -> str:
+    text = "## Scale\n\n```\n" + "\n".join(format_scale(figures)) + "\n```\n"
+    if figure_link:
+        text += f"\n![time against size]({figure_link})\n"
+    return text

@@ -1,0 +1,31 @@
+"""The scale benchmark's pieces on tiny sizes (the real figures come from `structrank bench --only scale`)."""
+
+import numpy as np
+
+from structrank.bench_scale import bench_scale, format_scale, slopes, write_synthetic_letor
+from structrank.data import read_letor
+
+
+def test_synthetic_letor_is_whole_queries_with_graded_labels(tmp_path):
+    path = write_synthetic_letor(tmp_path / "s.txt", 1000, n_features=5, docs_per_query=50, chunk_rows=300)
+    data = read_letor(path)
+    assert data.n_rows == 1000 and data.n_queries == 20 and data.n_features == 5
+    assert set(np.unique(data.y)) <= {0, 1, 2} and len(np.unique(data.y)) == 3
+    assert np.all(np.diff(data.offsets) == 50)
+
+
+def test_slopes_of_a_linear_and_a_constant_series():
+    rows = [dict(size=n, task="linear", seconds=n / 1e5, peak_mb=100.0) for n in (10**5, 10**6, 10**7)]
+    rows += [dict(size=n, task="flat", seconds=2.0, peak_mb=100.0) for n in (10**5, 10**6, 10**7)]
+    assert abs(slopes(rows, "seconds")["linear"] - 1.0) < 1e-9 and abs(slopes(rows, "seconds")["flat"]) < 1e-9
+
+
+def test_a_tiny_run_reports_every_task(tmp_path):
+    figures = bench_scale(tmp_path, sizes=(2000, 4000), tasks=("load", "svm-map"), speedup_size=None,
+                          progress=lambda line: None)
+    assert [(r["size"], r["task"]) for r in figures["rows"]] == [(2000, "load"), (2000, "svm-map"),
+                                                                 (4000, "load"), (4000, "svm-map")]
+    assert all(r["seconds"] > 0 and r["peak_mb"] > 10 for r in figures["rows"])
+    assert figures["rows"][1]["extra"]["iterations"] == 10  # tol = 0: every size does the same passes
+    text = "\n".join(format_scale(figures))
+    assert "svm-map" in text and "peak" in text
