@@ -61,3 +61,13 @@ def test_reproduce_killed_and_restarted_finishes_with_the_same_table(tmp_path, d
     for key, row in before.items():  # finished runs were not redone: their rows are untouched
         assert after[key] == row
     assert _table(killed / "results.csv") == _table(clean / "results.csv")
+
+
+@pytest.mark.data
+def test_reproduce_killed_at_random_moments_several_times_ends_with_the_same_table(tmp_path, data_root):
+    from kill_resume import kill_and_resume
+
+    result = kill_and_resume(tmp_path, data_root, kills=3, seed=1)
+    assert [a["problems"] for a in result["attempts"]] == [[], [], []]  # consistent after every kill
+    assert result["untouched"] and result["same_table"] and result["same_report"]
+    assert result["runs"] == 4

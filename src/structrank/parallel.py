@@ -96,6 +96,7 @@ class ShardedQueries:
         self._files = None
         self._futures = None
         self._client = None
+        self._parallel = None
 
     @classmethod
     def from_cache(cls, cache, shard_rows=DEFAULT_SHARD_ROWS):
@@ -109,7 +110,7 @@ class ShardedQueries:
         self.offsets = np.asarray(cache.offsets, dtype=np.int64)
         self.bounds = shard_bounds(self.offsets, shard_rows)
         self.handles = [CacheShard(str(cache.folder), int(lo), int(hi)) for lo, hi in self.bounds]
-        self._folder = self._files = self._futures = self._client = None
+        self._folder = self._files = self._futures = self._client = self._parallel = None
         return self
 
     @property
@@ -139,13 +140,34 @@ class ShardedQueries:
             if self.handles is not None:  # one shard's views at a time
                 return [fn(_cache_shard(h), *args, *more) for h, more in zip(self.handles, extra)]
             return [fn(shard, *args, *more) for shard, more in zip(self.shards, extra)]
-        from joblib import Parallel, delayed
+        from joblib import delayed
 
         if self.handles is not None:
             handles = self.handles
         else:
             handles = self._scattered(client) if client is not None else self._on_disk()
-        return Parallel(n_jobs=n_jobs)(delayed(_apply)(fn, handle, *args, *more) for handle, more in zip(handles, extra))
+        # one task per worker, each over a contiguous group of shards: a task costs an IPC round
+        # trip (milliseconds), a shard's work at 50,000 rows a few milliseconds more
+        pool = self._pool(n_jobs)
+        groups = np.array_split(np.arange(len(handles)), min(len(handles), max(1, pool._effective_n_jobs())))
+        results = pool(delayed(_apply_group)(fn, [(handles[i], extra[i]) for i in group], args) for group in groups)
+        return [r for group in results for r in group]
+
+    def _pool(self, n_jobs):
+        """One joblib Parallel kept open across calls (a learner maps once per iteration or epoch):
+        its workers and its batching stay, and a call costs only the dispatch of the shards."""
+        from joblib import Parallel
+
+        if self._parallel is None or self._parallel.n_jobs != n_jobs:
+            self._close_pool()
+            self._parallel = Parallel(n_jobs=n_jobs, batch_size=1, pre_dispatch="all")
+            self._parallel.__enter__()
+        return self._parallel
+
+    def _close_pool(self):
+        if getattr(self, "_parallel", None) is not None:
+            self._parallel.__exit__(None, None, None)
+        self._parallel = None
 
     def _scattered(self, client):
         if self._futures is None or self._client is not client:
@@ -161,6 +183,7 @@ class ShardedQueries:
 
     def close(self):
         """Remove the shards' temporary files and release scattered data."""
+        self._close_pool()
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
         self._folder = self._files = self._futures = self._client = None
@@ -281,6 +304,10 @@ def _cache_shard(handle) -> dict:
     return {"X": X, "y": np.asarray(cache.y[lo:hi], dtype=np.int64),
             "offsets": np.asarray(cache.offsets[q_lo:q_hi + 1], dtype=np.int64) - lo,
             "q_lo": q_lo, "q_hi": q_hi, "row_lo": lo, "row_hi": hi}
+
+
+def _apply_group(fn, items, args):
+    return [_apply(fn, handle, *args, *more) for handle, more in items]
 
 
 def _apply(fn, handle, *args):

@@ -68,6 +68,9 @@ def parallel_gram(kernel, A, B=None, n_jobs=None, block_size=512):
     else:
         tiles = [(i, 0) for i in starts]
         parts = [(take(A, range(i, min(i + block_size, n_a))), B) for i, _ in tiles]
+    ship = getattr(kernel, "shippable", None)
+    if ship is not None:  # e.g. trees encoded once here rather than once per tile in the workers
+        parts = [(ship(a), None if b is None else ship(b)) for a, b in parts]
     saved = kernel.n_evaluations
     grams = Parallel(n_jobs=n_jobs)(delayed(_tile)(kernel, a, b) for a, b in parts)
     kernel.n_evaluations = saved + n_a * n_b  # workers counted on their copies (or, with n_jobs=1, here)

@@ -490,6 +490,15 @@ class _TreeKernel(Kernel):
         self.normalize = bool(normalize)
         self.encoder = DEFAULT_ENCODER if encoder is None else encoder
 
+    def shippable(self, objects):
+        """The trees encoded by this kernel's encoder, to send to joblib workers (``parallel_gram``).
+
+        An EncodedTree travels with its encoder: pickled in one task together with this kernel
+        (whose encoder is the same object), the worker's copies are one encoder again, so the
+        label ids agree and nothing is encoded twice. A repeated tree stays one object.
+        """
+        return _encode_all(objects, self.encoder)
+
     def _raw(self, A, B, symmetric):  # pragma: no cover - abstract
         raise NotImplementedError
 
