@@ -187,7 +187,7 @@ def test_model_file_round_trip_gives_identical_predictions(cls, ds, fitted, tmp_
     save_model(model, path)
     loaded = load_model(path)
     assert type(loaded) is cls and loaded.get_params() == model.get_params()
-    assert not hasattr(loaded, "_booster_cache")  # the booster is rebuilt on first use
+    assert loaded._booster_cache[0] is loaded.booster_text_  # the booster is rebuilt and checked on loading
     assert loaded.booster_text_.dtype.kind == "U" and loaded.booster_text_.ndim == 0
     for attr in model._saved_attributes:
         np.testing.assert_array_equal(getattr(loaded, attr), getattr(model, attr))
@@ -217,10 +217,11 @@ def _tamper(path, tmp_path, key, value):
     [
         ("booster_text_", np.zeros(3), "load", "must be one unicode string"),
         ("booster_text_", np.array(["tree", "tree"]), "load", "must be one unicode string"),
-        ("classes_", np.array(["0", "1", "2"]), "load", "not a real number type"),
-        ("booster_text_", np.array("not a model at all"), "predict", "not a LightGBM model"),
-        ("classes_", np.array([0, 1]), "predict", "the booster has 3 classes"),
-        ("n_features_in_", np.array(5), "predict", "features"),
+        ("classes_", np.array(["0", "1", "2"]), "load", "not an integer type"),
+        # the booster is checked on loading, so that the error names the file
+        ("booster_text_", np.array("not a model at all"), "load", "not a LightGBM model"),
+        ("classes_", np.array([0, 1]), "load", "the booster has 3 classes"),
+        ("n_features_in_", np.array(5), "load", "features"),
     ],
 )
 def test_tampered_mcrank_file_gives_data_format_error(key, value, when, message, ds, fitted, tmp_path):

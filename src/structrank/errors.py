@@ -41,3 +41,11 @@ class DataFormatError(StructRankError, ValueError):
 
 class DataValidationError(StructRankError, ValueError):
     """Arrays handed to structrank that do not fit together (lengths, groups, values)."""
+
+
+class DegenerateDataWarning(UserWarning):
+    """Training data a ranker can fit but not learn from (nothing varies that a ranking could follow).
+
+    The fit finishes with finite weights, but they carry no information: every training label is
+    the same, or no feature varies within any query.
+    """

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import io
 import json
+import math
+import struct
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -23,6 +26,20 @@ from structrank.errors import DataFormatError
 
 FORMAT_NAME = "structrank-model"
 FORMAT_VERSION = 1
+
+#: what reading a damaged or doctored zip or .npy member can raise (flipped bytes reach corners of
+#: zipfile and numpy that raise more than BadZipFile: an unknown compression method is a
+#: NotImplementedError, an "encrypted" flag a RuntimeError, a deeply nested JSON header a
+#: RecursionError, a forged length an OverflowError or struct.error)
+_DAMAGED = (OSError, ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
+            struct.error, zlib.error, OverflowError, MemoryError)
+
+#: a model's header is a few kilobytes; a bigger one is not a model's
+MAX_MODEL_HEADER_BYTES = 1 << 20
+#: other archives (a tagger's header holds its vocabulary) get more room
+MAX_HEADER_BYTES = 1 << 26
+#: a stored member may be compressed (np.savez_compressed) by at most this ratio
+MAX_COMPRESSION_RATIO = 1000
 
 
 def _classes():
@@ -75,31 +92,84 @@ def write_archive(path, header: dict, arrays: dict) -> None:
         fh.write(buffer.getvalue())
 
 
-def read_archive(path, format_name, version, what="model"):
+def _check_members(path, archive, what, max_header_bytes):
+    """Refuse, before reading any array, members that could not be read without unpickling or huge allocations.
+
+    Every member must be a ``.npy`` array (version 1 or 2) of a dtype without Python objects
+    whose declared shape fits in the bytes the member holds, and compressed members must not
+    expand more than MAX_COMPRESSION_RATIO times: numpy allocates the declared shape before
+    reading, so a forged shape would otherwise ask for terabytes.
+    """
+    for info in archive.zip.infolist():
+        name = info.filename
+        if not name.endswith(".npy"):
+            raise DataFormatError(path, None, f"damaged {what} file (member {name!r} is not a .npy array)")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):  # numpy writes no other
+            raise DataFormatError(path, None, f"damaged {what} file (member {name!r} has compression method "
+                                  f"{info.compress_type})")
+        if info.compress_type != zipfile.ZIP_STORED and info.file_size > MAX_COMPRESSION_RATIO * max(
+                info.compress_size, 1):
+            raise DataFormatError(path, None, f"damaged {what} file (member {name!r} would expand from "
+                                  f"{info.compress_size} to {info.file_size} bytes)")
+        with archive.zip.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            if version not in ((1, 0), (2, 0)):
+                raise DataFormatError(path, None, f"damaged {what} file (member {name!r} is .npy version {version})")
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, _, dtype = read_header(member)
+            offset = member.tell()
+        if dtype.hasobject:
+            raise DataFormatError(path, None, f"not a structrank {what} file (member {name!r} holds Python objects, "
+                                  "a pickle, which structrank never loads)", name[:-4])
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes != info.file_size - offset:
+            raise DataFormatError(path, None, f"damaged {what} file (member {name!r} declares shape {list(shape)} "
+                                  f"of {dtype}, {nbytes} bytes, but holds {info.file_size - offset})")
+        if name == "__header__.npy" and (dtype != np.uint8 or len(shape) != 1 or nbytes > max_header_bytes):
+            raise DataFormatError(path, None, f"damaged {what} file (the header must be at most {max_header_bytes} "
+                                  f"bytes of UTF-8 JSON; it is {dtype} of shape {list(shape)})", "__header__")
+
+
+def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_HEADER_BYTES):
     """(header, arrays) of an npz written with a JSON ``__header__``, never unpickling anything.
 
     DataFormatError (naming ``what``) for a missing, damaged or foreign file, or one whose
     header has another format name or version.
     """
     try:
-        archive = np.load(path, allow_pickle=False)
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
     except FileNotFoundError:
         raise DataFormatError(path, None, f"{what} file not found") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+    except OSError as exc:
         raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
+    # Only a zip archive goes to numpy: a bare .npy or a pickle is refused unread.
+    if magic.startswith(b"\x93NUMPY"):
+        raise DataFormatError(path, None, f"not a structrank {what} file (a bare array, not an archive; structrank "
+                              "never reads bare .npy files, which may hold pickles)")
+    if not magic.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        raise DataFormatError(path, None, f"not a structrank {what} file (not an npz archive)")
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except _DAMAGED as exc:
+        raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):  # np.load decides by the same magic: cannot happen
         raise DataFormatError(path, None, f"not a structrank {what} file (a bare array, not an archive)")
     with archive:
+        if "__header__" not in archive.files:
+            raise DataFormatError(path, None, f"not a structrank {what} file (no header)")
         try:
+            _check_members(path, archive, what, max_header_bytes)
             header = json.loads(bytes(archive["__header__"]).decode("utf-8"))
             arrays = {key: archive[key] for key in archive.files if key != "__header__"}
-        except KeyError:
-            raise DataFormatError(path, None, f"not a structrank {what} file (no header)") from None
-        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise DataFormatError(path, None, f"damaged {what} file ({exc})") from None
+        except DataFormatError:
+            raise
+        except _DAMAGED as exc:  # UnicodeDecodeError and json's errors are ValueErrors, deep nesting a RecursionError
+            raise DataFormatError(path, None, f"damaged {what} file ({type(exc).__name__}: {exc})") from None
     if not isinstance(header, dict) or header.get("format") != format_name:
         raise DataFormatError(path, None, f"not a structrank {what} file (wrong format name)", "format")
-    if header.get("version") != version:
+    if type(header.get("version")) is not int or header.get("version") != version:  # not 1.0 or true either
         raise DataFormatError(path, None, f"{what} format version {header.get('version')!r}; this structrank "
                               f"reads version {version}", "version")
     return header, arrays
@@ -107,8 +177,9 @@ def read_archive(path, format_name, version, what="model"):
 
 def load_model(path):
     """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
-    header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION)
-    cls = _classes().get(header.get("class"))
+    header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION, max_header_bytes=MAX_MODEL_HEADER_BYTES)
+    name = header.get("class")
+    cls = _classes().get(name) if isinstance(name, str) else None
     if cls is None:
         raise DataFormatError(path, None, f"unknown model class {header.get('class')!r}", "class")
     params = header.get("params")
@@ -132,18 +203,54 @@ def load_model(path):
                 raise DataFormatError(path, None, f"array {key} must be one unicode string", key)
             setattr(model, key, value)
             continue
-        # Other learned arrays are real numbers: no text, objects or complex values, no NaN or inf.
-        if value.dtype.kind not in "biuf":
-            raise DataFormatError(path, None, f"array {key} has dtype {value.dtype}, not a real number type", key)
+        # Counts and class labels are integers; the other learned arrays are floats (what fit
+        # stores): no text, objects, complex or boolean values, no NaN or inf.
+        integer = key.startswith("n_") or key in _INTEGER_ATTRIBUTES
+        if value.dtype.kind not in ("iu" if integer else "f"):
+            raise DataFormatError(path, None, f"array {key} has dtype {value.dtype}, not "
+                                  f"{'an integer' if integer else 'a floating-point'} type", key)
         if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
             raise DataFormatError(path, None, f"array {key} holds NaN or infinite values", key)
-        if key.startswith("n_") and (value.ndim != 0 or value.dtype.kind not in "iu" or value < 0):
+        if key.startswith("n_") and (value.ndim != 0 or value < 0):
             raise DataFormatError(path, None, f"{key} must be a non-negative integer scalar", key)
         setattr(model, key, value.item() if value.ndim == 0 else value)
-    coef = getattr(model, "coef_", None)
-    if coef is not None and (coef.ndim != 1 or coef.shape[0] != model.n_features_in_):
-        raise DataFormatError(path, None, "coef_ does not have n_features_in_ entries", "coef_")
-    intercept = getattr(model, "intercept_", None)
-    if intercept is not None and np.ndim(intercept) != 0:
-        raise DataFormatError(path, None, "intercept_ must be a scalar", "intercept_")
+    _check_shapes(path, model)
+    if hasattr(model, "_booster"):  # parse a LightGBM model's text now, so that a bad one names this file
+        try:
+            model._booster()
+        except DataFormatError as exc:
+            raise DataFormatError(path, None, exc.problem, exc.field) from None
     return model
+
+
+#: learned arrays of integers other than the counts ``n_*``
+_INTEGER_ATTRIBUTES = ("classes_",)
+
+
+def _check_shapes(path, model):
+    """The learned arrays' shapes agree with each other and with ``n_features_in_``."""
+    d = getattr(model, "n_features_in_", None)
+
+    def need(ok, key, problem):
+        if not ok:
+            raise DataFormatError(path, None, problem, key)
+
+    for key in ("coef_", "mean_", "scale_"):
+        value = getattr(model, key, None)
+        if value is not None:
+            need(np.ndim(value) == 1 and np.shape(value)[0] == d, key, f"{key} does not have n_features_in_ entries")
+    for key in ("intercept_", "gamma_"):
+        if hasattr(model, key):
+            need(np.ndim(getattr(model, key)) == 0, key, f"{key} must be a scalar")
+    if hasattr(model, "scale_"):
+        need(np.all(model.scale_ != 0), "scale_", "scale_ holds zeros (features are divided by it)")
+    if hasattr(model, "support_vectors_"):
+        sv, dual = model.support_vectors_, model.dual_coef_
+        need(np.ndim(sv) == 2 and sv.shape[1] == d, "support_vectors_",
+             "support_vectors_ must be a matrix with n_features_in_ columns")
+        need(np.ndim(dual) == 1 and dual.shape[0] == sv.shape[0], "dual_coef_",
+             "dual_coef_ must have one entry per support vector")
+    if hasattr(model, "classes_"):
+        classes = model.classes_
+        need(np.ndim(classes) == 1 and classes.size >= 2 and np.all(np.diff(classes) > 0), "classes_",
+             "classes_ must be at least two grades in increasing order")

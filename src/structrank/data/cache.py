@@ -45,7 +45,7 @@ from sklearn.datasets import load_svmlight_file
 
 from structrank.atomic import write_text_atomic
 from structrank.data.dataset import RankingDataset
-from structrank.data.letor import _check_finite, _check_labels, _locate_parse_error
+from structrank.data.letor import _check_finite, _check_labels, _locate_parse_error, check_not_utf16
 from structrank.errors import DataFormatError
 
 FORMAT = "structrank-letor-cache"
@@ -352,7 +352,8 @@ def _convert(source: Path, folder: Path, chunk_rows: int, n_features) -> dict:
 def _read_chunks(source: Path, chunk_rows: int):
     """``(lines before the chunk, the chunk's bytes)`` for successive blocks of ``chunk_rows`` lines.
 
-    Gzip is recognised by its magic number and a UTF-8 byte order mark dropped, as ``read_bytes`` does.
+    Gzip is recognised by its magic number and a UTF-8 byte order mark dropped, as ``read_bytes`` does;
+    UTF-16 text is refused as ``read_letor`` refuses it.
     """
     with open(source, "rb") as fh:
         compressed = fh.read(2) == b"\x1f\x8b"
@@ -368,8 +369,10 @@ def _read_chunks(source: Path, chunk_rows: int):
                 raise DataFormatError(source, None, f"corrupt or truncated gzip data ({exc})") from None
             if not lines:
                 return
-            if lines_before == 0 and lines[0].startswith(codecs.BOM_UTF8):
-                lines[0] = lines[0][len(codecs.BOM_UTF8):]
+            if lines_before == 0:
+                check_not_utf16(source, lines[0])
+                if lines[0].startswith(codecs.BOM_UTF8):
+                    lines[0] = lines[0][len(codecs.BOM_UTF8):]
             before_chunk, lines_before = lines_before, lines_before + len(lines)
             raw = b"".join(lines)
             del lines  # keep one copy of the chunk, not two
@@ -384,7 +387,7 @@ def _parse_chunk(source: Path, raw: bytes, lines_before: int, n_features):
         return None
     try:
         X, y = load_svmlight_file(io.BytesIO(raw), dtype=np.float32, query_id=False, zero_based=False)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # OverflowError: a feature index beyond a C int
         _locate_in_chunk(source, raw, lines_before, exc)
     if X.shape[0] != line_numbers.size:
         _locate_in_chunk(source, raw, lines_before, ValueError(f"{X.shape[0]} rows parsed from {line_numbers.size} lines"))

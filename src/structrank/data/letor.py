@@ -28,6 +28,18 @@ from structrank.errors import DataFormatError
 
 _DOCID = re.compile(rb"docid\s*=\s*(\S+)")
 
+#: Largest 1-based feature index accepted. sklearn's parser keeps indices in a C int (and the
+#: cache stores them as int32), so a larger one cannot be held anyway; in a LETOR file it is a
+#: corrupt line or a hashed id, never a column, and a learner would try to allocate a weight per
+#: index (10**12 indices: 8 TB). It is refused with the line and the index rather than attempted.
+MAX_FEATURE_INDEX = 2**31 - 1
+
+#: Largest relevance label accepted: labels are stored as int32 (the cache) or int64, and a
+#: larger value (1e20) would wrap around silently when cast, so it is refused instead.
+MAX_LABEL = 2**31 - 1
+
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
 
 def read_bytes(path) -> bytes:
     """The bytes of a file, decompressed when it is gzip (by magic number, not by name)."""
@@ -46,6 +58,27 @@ def read_bytes(path) -> bytes:
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
     return raw
+
+
+def check_not_utf16(path, head: bytes) -> None:
+    """DataFormatError for text that starts with a UTF-16 byte-order mark.
+
+    Spreadsheet programs on Windows save "Unicode text" as UTF-16; read as bytes, its first
+    label would be reported as "'\\xff\\xfe2' is not a number", which does not say what to do.
+    (XML readers do not call this: UTF-16 with a byte-order mark is valid XML.)
+    """
+    if head.startswith(_UTF16_BOMS):
+        raise DataFormatError(path, None, "UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8")
+
+
+def _decode_comment(comment: bytes) -> str:
+    """A comment's text: UTF-8, else Latin-1 (every byte string is Latin-1, and distinct bytes
+    stay distinct: replacing bad bytes by U+FFFD would make docids such as 'caf\\xe9' and
+    'caf\\xe8' equal)."""
+    try:
+        return comment.decode("utf-8")
+    except UnicodeDecodeError:
+        return comment.decode("latin-1")
 
 
 def _scan_lines(raw: bytes):
@@ -69,8 +102,13 @@ def _parse_number(path, number, token, field, kind=float):
     return value
 
 
-def _locate_parse_error(path, raw: bytes, original: Exception):
-    """Re-read line by line to name the line and field that sklearn's parser rejected."""
+def _locate_parse_error(path, raw: bytes, original: Exception, n_features=None):
+    """Re-read line by line to name the line and field that sklearn's parser rejected.
+
+    Besides malformed tokens this finds what sklearn reports without a line or as a bare
+    OverflowError: a qid outside 64 bits, a feature index above ``MAX_FEATURE_INDEX`` (sklearn
+    holds indices in a C int) or above ``n_features``.
+    """
     for number, line in enumerate(raw.split(b"\n"), start=1):
         data = line.partition(b"#")[0]
         tokens = data.split()
@@ -87,12 +125,20 @@ def _locate_parse_error(path, raw: bytes, original: Exception):
             if name == b"qid":
                 if position != 2:
                     raise DataFormatError(path, number, "qid must come right after the label", "qid")
-                _parse_number(path, number, value, "qid", int)
+                qid = _parse_number(path, number, value, "qid", int)
+                if not -(2**63) <= qid < 2**63:
+                    raise DataFormatError(path, number, f"qid {qid} does not fit in 64 bits", "qid")
                 continue
             index = _parse_number(path, number, name, f"feature index {name.decode(errors='replace')}", int)
             _parse_number(path, number, value, f"feature {index}")
             if index < 1:
                 raise DataFormatError(path, number, f"feature index {index} < 1 (indices are 1-based)", f"feature {index}")
+            if index > MAX_FEATURE_INDEX:
+                raise DataFormatError(path, number, f"feature index {index} exceeds the largest supported index "
+                                      f"{MAX_FEATURE_INDEX} (a corrupt line?)", f"feature {index}")
+            if n_features is not None and index > n_features:
+                raise DataFormatError(path, number, f"feature index {index} > n_features={n_features}",
+                                      f"feature {index}")
             if index <= last:
                 raise DataFormatError(
                     path, number, f"feature index {index} after {last}: indices must increase", f"feature {index}"
@@ -103,6 +149,7 @@ def _locate_parse_error(path, raw: bytes, original: Exception):
 
 def _read_group_sizes(path, n_rows) -> np.ndarray:
     raw = read_bytes(path)
+    check_not_utf16(path, raw)
     sizes = []
     for number, line in enumerate(raw.split(b"\n"), start=1):
         token = line.strip()
@@ -120,12 +167,13 @@ def _read_group_sizes(path, n_rows) -> np.ndarray:
 
 def query_file_for(path) -> Path | None:
     """The LightGBM-style group file beside ``path`` (``train.txt.query``; for ``train.txt.gz``
-    also ``train.txt.gz.query``), if there is one."""
+    also ``train.txt.gz.query``), if there is one. A folder of that name counts, so that reading
+    it says "is a folder" rather than that there is no group file."""
     path = Path(path)
     candidates = [Path(str(path) + ".query")]
     if path.suffix == ".gz":
         candidates.append(path.with_suffix(".query"))  # train.txt.gz -> train.txt.query
-    return next((c for c in candidates if c.is_file()), None)
+    return next((c for c in candidates if c.exists()), None)
 
 
 def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> RankingDataset:
@@ -167,6 +215,7 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> Rank
     """
     path = Path(path)
     raw = read_bytes(path)
+    check_not_utf16(path, raw)
     line_numbers, has_qid, comments = _scan_lines(raw)
     if line_numbers.size == 0:
         raise DataFormatError(path, None, "holds no data rows (empty file)")
@@ -174,10 +223,11 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> Rank
         X, y, qid = load_svmlight_file(
             io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True, zero_based=False
         )
-    except ValueError as exc:
-        _locate_parse_error(path, raw, exc)
+    except (ValueError, OverflowError) as exc:  # OverflowError: an index or qid too large for C
+        _locate_parse_error(path, raw, exc, n_features)
     if X.shape[0] != line_numbers.size:  # sklearn skipped or merged something we did not expect
-        _locate_parse_error(path, raw, ValueError(f"{X.shape[0]} rows parsed from {line_numbers.size} lines"))
+        _locate_parse_error(path, raw, ValueError(f"{X.shape[0]} rows parsed from {line_numbers.size} lines"),
+                            n_features)
 
     if has_qid.any() and not has_qid.all():
         bad = int(np.flatnonzero(~has_qid)[0])
@@ -202,8 +252,8 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> Rank
             match = _DOCID.search(comment) if comment is not None else None
             if match is None:
                 raise DataFormatError(path, int(line_numbers[row]), "no '#docid = ...' comment while other rows have one", "docid")
-            docids.append(match.group(1).decode("utf-8", errors="replace"))
-    text_comments = np.array([(c or b"").decode("utf-8", errors="replace") for c in comments], dtype=object)
+            docids.append(_decode_comment(match.group(1)))
+    text_comments = np.array([_decode_comment(c or b"") for c in comments], dtype=object)
     return RankingDataset.from_arrays(
         X, y, qid, docids=docids, comments=text_comments, source=str(path)
     )
@@ -216,6 +266,11 @@ def _check_labels(path, y, line_numbers):
         raise DataFormatError(
             path, int(line_numbers[row]), f"label {float(y[row]):g} is not a non-negative integer", "label"
         )
+    big = np.flatnonzero(y > MAX_LABEL)
+    if big.size:
+        row = int(big[0])
+        raise DataFormatError(path, int(line_numbers[row]), f"label {float(y[row]):g} is too large "
+                              f"(at most {MAX_LABEL})", "label")
 
 
 def _check_finite(path, X, line_numbers):
@@ -224,9 +279,11 @@ def _check_finite(path, X, line_numbers):
         position = int(bad[0])
         row = int(np.searchsorted(X.indptr, position, side="right") - 1)
         column = int(X.indices[position]) + 1
-        raise DataFormatError(
-            path, int(line_numbers[row]), f"value {float(X.data[position])} is not finite", f"feature {column}"
-        )
+        value = X.data[position]
+        problem = f"value {float(value)} is not finite"
+        if X.dtype == np.float32 and np.isinf(value):  # 1e300 in the file reads as inf in float32
+            problem += " as float32, which holds at most 3.4e38"
+        raise DataFormatError(path, int(line_numbers[row]), problem, f"feature {column}")
 
 
 def _format_value(value: float) -> str:
@@ -284,13 +341,18 @@ def parse_score(path, number, text, field="score") -> float:
 def read_scores(path, n_rows=None, data_path=None) -> np.ndarray:
     """Read a scores file: one float per line, in the order of the data file's rows.
 
-    Raises DataFormatError for a line that is not a finite number, or when ``n_rows`` is given
-    and the count differs (naming ``data_path`` in the message).
+    Blank lines at the end are ignored; a blank line between scores is an error (a score is
+    missing, and every later score would be paired with the wrong row). Raises DataFormatError
+    for such a line, a line that is not a finite number, an empty or UTF-16 file, or when
+    ``n_rows`` is given and the count differs (naming ``data_path`` in the message).
     """
     raw = read_bytes(path)
+    check_not_utf16(path, raw)
     lines = raw.split(b"\n")
-    if lines and lines[-1].strip() == b"":
-        lines = lines[:-1]  # the final newline
+    while lines and lines[-1].strip() == b"":
+        lines = lines[:-1]  # the final newline, and blank lines an editor left at the end
+    if not lines:
+        raise DataFormatError(path, None, "holds no scores (empty file)")
     scores = np.empty(len(lines), dtype=np.float64)
     for number, line in enumerate(lines, start=1):
         token = line.strip()

@@ -11,6 +11,8 @@ it to ``fit``, to ``score`` and to the QueryKFold splitter without any further c
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -18,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
 from structrank.data.filters import queries_with_both
-from structrank.errors import DataValidationError
+from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.metrics import evaluate
 
 
@@ -61,7 +63,25 @@ class BaseRanker(BaseEstimator):
         if order is not None:  # learners walk queries as contiguous blocks
             X, y, qid = X[order], y[order], qid[order]
         offsets, _ = group_offsets(qid)
+        self._warn_constant_features(X, offsets)
         return X, y, qid, offsets
+
+    #: whether the learner learns only from differences between the documents of one query (pairwise
+    #: and listwise learners) rather than from each row's label on its own (pointwise learners)
+    _learns_within_queries = True
+
+    def _warn_constant_features(self, X, offsets):
+        """DegenerateDataWarning when the features give the learner nothing to tell documents apart by."""
+        if self._learns_within_queries:
+            if not features_vary_within_queries(X, offsets):
+                warnings.warn(
+                    f"{type(self).__name__}: no feature varies within any training query (the documents of "
+                    "each query have identical feature vectors): there is nothing to rank by, and the model "
+                    "learns nothing", DegenerateDataWarning, stacklevel=4)
+        elif not features_vary_within_queries(X, np.array([0, X.shape[0]])):
+            warnings.warn(
+                f"{type(self).__name__}: every feature is constant over the training rows: there is nothing to "
+                "rank by, and the model gives every document the same score", DegenerateDataWarning, stacklevel=4)
 
     def _validate_predict_data(self, X):
         X, _, _ = unpack(X)
@@ -135,6 +155,33 @@ class EvalSetMixin:
         return float(np.mean([result[m] for m in metrics]))
 
 
+def features_vary_within_queries(X, offsets, max_block_rows=65536) -> bool:
+    """Whether some row differs from the first row of its query.
+
+    Compared in blocks of rows that grow from 256, stopping at the first difference: on real
+    data the first block answers, so a fit pays next to nothing for the check.
+    """
+    first = np.repeat(offsets[:-1], np.diff(offsets))
+    start, block = 0, 256
+    while start < X.shape[0]:
+        rows = slice(start, start + block)
+        if sp.issparse(X):
+            if (X[rows] - X[first[rows]]).count_nonzero():
+                return True
+        elif np.any(X[rows] != X[first[rows]]):
+            return True
+        start, block = start + block, min(2 * block, max_block_rows)
+    return False
+
+
+def labels_vary_within_queries(y, offsets) -> bool:
+    """Whether some query has two documents with different labels."""
+    if y.size == 0:
+        return False
+    starts = offsets[:-1]
+    return bool(np.any(np.maximum.reduceat(y, starts) != np.minimum.reduceat(y, starts)))
+
+
 def as_csr(X):
     return X if sp.issparse(X) else sp.csr_matrix(X)
 
@@ -146,7 +193,8 @@ def informative_queries(X, y, offsets, relevant_from=1):
     """
     keep = queries_with_both(y, offsets, relevant_from)
     if keep.size == 0:
-        raise ValueError("no training query has both a good and a bad document: nothing to learn from")
+        raise DataValidationError(f"no training query has both a good and a bad document (good: label >= "
+                                  f"{relevant_from}): nothing to learn from")
     if keep.size < offsets.size - 1:
         rows = rows_of_queries(offsets, keep)
         X, y = X[rows], y[rows]

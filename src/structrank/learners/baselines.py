@@ -10,7 +10,19 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.svm import LinearSVC
 
+from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.base import BaseRanker, LinearRankerMixin
+
+
+def varying_columns(X) -> np.ndarray:
+    """Boolean mask of the columns of X (dense or sparse) that take more than one value.
+
+    Exact (max != min): a constant column's mean can differ from its value in the last bit, so a
+    test on the standard deviation would keep it.
+    """
+    if sp.issparse(X):
+        return X.max(axis=0).toarray().ravel() != X.min(axis=0).toarray().ravel()
+    return X.max(axis=0) != X.min(axis=0) if X.shape[0] else np.zeros(X.shape[1], dtype=bool)
 
 
 class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
@@ -36,12 +48,25 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
     def __init__(self, alpha=0.0):
         self.alpha = alpha
 
+    _learns_within_queries = False
+
     def fit(self, X, y=None, qid=None):
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
-        model = LinearRegression() if self.alpha == 0 else Ridge(alpha=self.alpha)
-        model.fit(X, y.astype(np.float64))
-        self.coef_ = np.asarray(model.coef_, dtype=np.float64).ravel()
-        self.intercept_ = float(model.intercept_)
+        if np.all(y == y[0]):
+            warnings.warn(f"LinearRegressionRanker: every training label is {int(y[0])}: the model predicts that "
+                          "constant for every document and ranks nothing", DegenerateDataWarning, stacklevel=2)
+        # Constant columns get weight 0 (they only shift the intercept); fitted as they are, the
+        # rounding of their mean leaves tiny non-zero centred values that lstsq turns into
+        # arbitrary weights.
+        varies = varying_columns(X)
+        self.coef_ = np.zeros(X.shape[1])
+        if varies.any():
+            model = LinearRegression() if self.alpha == 0 else Ridge(alpha=self.alpha)
+            model.fit(X[:, varies] if not varies.all() else X, y.astype(np.float64))
+            self.coef_[varies] = np.asarray(model.coef_, dtype=np.float64).ravel()
+            self.intercept_ = float(model.intercept_)
+        else:
+            self.intercept_ = float(np.mean(y))
         return self
 
 
@@ -109,7 +134,7 @@ class RankSVM(LinearRankerMixin, BaseRanker):
         better, worse = preference_pairs(y, offsets, self.max_pairs_per_query, self.random_state)
         self.n_pairs_ = int(better.size)
         if better.size == 0:
-            raise ValueError("no query has two documents with different labels: nothing to learn from")
+            raise DataValidationError("no training query has two documents with different labels: nothing to learn from")
         # Difference vectors as one sparse product: row p of P is +1 at better[p], -1 at worse[p].
         pairs = np.arange(better.size)
         P = sp.csr_matrix(
@@ -170,6 +195,7 @@ class PolySVCRanker(BaseRanker):
 
     _saved_attributes = ("support_vectors_", "dual_coef_", "intercept_", "gamma_", "mean_", "scale_",
                          "n_features_in_")
+    _learns_within_queries = False
 
     def __init__(self, C=1.0, degree=3, coef0=1.0, gamma="scale", max_per_query=10, relevant_from=1):
         self.C = C
@@ -190,9 +216,11 @@ class PolySVCRanker(BaseRanker):
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         labels = (y >= self.relevant_from).astype(np.int64)
         if np.unique(labels).size < 2:
-            raise ValueError("the training documents are all good or all bad: nothing to learn from")
+            raise DataValidationError(f"the training documents are all good or all bad (good: label >= "
+                                      f"{self.relevant_from}): nothing to learn from")
         self.mean_ = X.mean(axis=0)
-        self.scale_ = np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+        std = X.std(axis=0)
+        self.scale_ = np.where(varying_columns(X) & (std > 0), std, 1.0)
         Z = (X - self.mean_) / self.scale_
         svm = SVC(C=self.C, kernel="poly", degree=self.degree, coef0=self.coef0, gamma=self.gamma).fit(Z, labels)
         self.support_vectors_ = svm.support_vectors_

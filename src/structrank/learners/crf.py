@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin
 from structrank.oracles.crf import OBJECTIVES, _check, ndcg_losses, objective_gradient, stacked_tables
 from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, ordered_sum
@@ -270,7 +271,8 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             if offsets[q + 1] - offsets[q] >= 2 and (levels.size >= 2 or not self.skip_single_level):
                 keep.append(q)
         if not keep:
-            raise ValueError("no training query has two documents of different relevance: nothing to learn from")
+            raise DataValidationError("no training query has two documents of different relevance: nothing to learn "
+                                      "from")
         return np.array(keep, dtype=np.int64)
 
 

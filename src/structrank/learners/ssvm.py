@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structrank.data.filters import queries_with_both
+from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
@@ -315,7 +316,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         # loss and feature difference are 0); only the average counts the informative ones.
         self.n_queries_used_ = int(queries_with_both(y, offsets, self.relevant_from).size)
         if self.n_queries_used_ == 0:
-            raise ValueError(f"{cache.source}: no query has both a good and a bad document: nothing to learn from")
+            raise DataValidationError(f"{cache.source}: no query has both a good and a bad document: nothing to learn "
+                                      "from")
         self.n_features_in_ = cache.n_features
         shards = ShardedQueries.from_cache(cache, self.shard_rows)
         step = sharded_oracle_step(shards, losses, self.n_jobs, self.n_queries_used_)

@@ -11,11 +11,14 @@ import os
 
 import numpy as np
 
-from structrank.errors import DataFormatError
-from structrank.learners.base import BaseRanker
+from structrank.errors import DataFormatError, DataValidationError
+from structrank.learners.base import BaseRanker, labels_vary_within_queries
 
 #: LightGBM parameters every fit uses: reproducible, single-format histograms, quiet.
 _FIXED_PARAMS = {"deterministic": True, "force_row_wise": True, "verbose": -1}
+
+#: the largest label whose lambdarank gain 2^label - 1 is a finite float64
+_MAX_LAMBDARANK_LABEL = 1023
 
 
 def _num_threads(n_jobs):
@@ -28,6 +31,90 @@ def _num_threads(n_jobs):
     if n_jobs == 0:
         raise ValueError("n_jobs=0 is not a number of threads; use a positive int, or -1 for all cores")
     return n_jobs
+
+
+def checked_model_text(text: str) -> str:
+    """A LightGBM model text checked for what LightGBM's own parser does not survive, ready for ``Booster``.
+
+    LightGBM (4.x) parses the trees of a text with a ``tree_sizes=`` line in parallel, and an error
+    there (a truncated or edited tree) ends the process with std::terminate instead of raising;
+    without that line it parses them one by one and raises LightGBMError. So the line is dropped.
+    LightGBM does not check, either, that a tree's child links form a tree or that its split
+    features exist: a forged link sends prediction out of bounds or round in a cycle. So this
+    checks every tree: the counts of its arrays, child links that reach each internal node and
+    each leaf exactly once, split features up to ``max_feature_idx``, no categorical splits and
+    no linear leaves (structrank trains neither), finite leaf values.
+
+    Raises DataFormatError (field ``booster_text_``) naming the first problem.
+    """
+
+    context = ""  # the tree a problem is in
+
+    def bad(problem):
+        return DataFormatError(None, None, f"not a LightGBM model structrank wrote ({context}{problem})",
+                               "booster_text_")
+
+    header, trees, tree = {}, [], None
+    for line in text.split("\n"):
+        line = line.strip()
+        if line == "end of trees":
+            break
+        if line.startswith("Tree="):
+            tree = {}
+            trees.append(tree)
+            continue
+        key, eq, value = line.partition("=")
+        if eq:
+            (header if tree is None else tree)[key] = value
+
+    def integer(where, key, low, high):
+        try:
+            value = int(where[key])
+        except (KeyError, ValueError):
+            raise bad(f"no integer {key}") from None
+        if not low <= value <= high:
+            raise bad(f"{key}={value} is outside {low}..{high}")
+        return value
+
+    def numbers(where, key, n, kind):
+        try:
+            values = np.array(where[key].split(), dtype=kind) if n else np.zeros(0, dtype=kind)
+        except (KeyError, ValueError, OverflowError):
+            raise bad(f"no list of numbers {key}") from None
+        if values.shape != (n,):
+            raise bad(f"{key} has {values.size} entries, not {n}")
+        return values
+
+    last_feature = integer(header, "max_feature_idx", 0, 2**31 - 2)
+    integer(header, "num_tree_per_iteration", 1, 2**31 - 1)
+    if not trees:
+        raise bad("no trees")
+    for number, tree in enumerate(trees):
+        context = f"tree {number}: "
+        leaves = integer(tree, "num_leaves", 1, 2**31 - 1)
+        if integer(tree, "num_cat", 0, 0) or tree.get("is_linear", "0") != "0":
+            raise bad("categorical splits or linear leaves")
+        if not np.all(np.isfinite(numbers(tree, "leaf_value", leaves, np.float64))):
+            raise bad("a leaf value is not finite")
+        if leaves == 1:
+            continue
+        nodes = leaves - 1
+        features = numbers(tree, "split_feature", nodes, np.int64)
+        decision = numbers(tree, "decision_type", nodes, np.int64)
+        numbers(tree, "threshold", nodes, np.float64)
+        children = np.concatenate([numbers(tree, "left_child", nodes, np.int64),
+                                   numbers(tree, "right_child", nodes, np.int64)])
+        if np.any((features < 0) | (features > last_feature)):
+            raise bad(f"a split feature is outside 0..{last_feature}")
+        if np.any((decision < 0) | (decision > 15) | (decision & 1 == 1)):
+            raise bad("a decision type is categorical or unknown")
+        # node j >= 0 is internal, -1 - k is leaf k: every internal node but the root (0), and
+        # every leaf, is the child of exactly one node
+        internal, leaf = children[children >= 0], -1 - children[children < 0]
+        if not (np.array_equal(np.sort(internal), np.arange(1, nodes))
+                and np.array_equal(np.sort(leaf), np.arange(leaves))):
+            raise bad("the child links do not form a tree")
+    return "\n".join(line for line in text.split("\n") if not line.startswith("tree_sizes="))
 
 
 class _LightGBMRanker(BaseRanker):
@@ -63,9 +150,10 @@ class _LightGBMRanker(BaseRanker):
             return cache[1]
         import lightgbm
 
+        text = checked_model_text(str(self.booster_text_))
         try:
-            booster = lightgbm.Booster(model_str=str(self.booster_text_))
-        except lightgbm.basic.LightGBMError as exc:
+            booster = lightgbm.Booster(model_str=text)
+        except (lightgbm.basic.LightGBMError, ValueError) as exc:  # ValueError: bad JSON, text that is not UTF-8
             raise DataFormatError(None, None, f"not a LightGBM model ({exc})", "booster_text_") from None
         if booster.num_feature() != self.n_features_in_:
             raise DataFormatError(None, None, f"the booster uses {booster.num_feature()} features, "
@@ -136,6 +224,7 @@ class McRank(_LightGBMRanker):
 
     _saved_attributes = ("booster_text_", "classes_", "n_features_in_")
     _text_attributes = ("booster_text_",)
+    _learns_within_queries = False
 
     def __init__(self, n_estimators=30, learning_rate=0.1, num_leaves=31, min_child_samples=20, random_state=0,
                  n_jobs=1):
@@ -150,7 +239,7 @@ class McRank(_LightGBMRanker):
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
         classes, label = np.unique(y, return_inverse=True)
         if classes.size < 2:
-            raise ValueError(f"every training label is {int(classes[0])}: McRank needs at least two grades")
+            raise DataValidationError(f"every training label is {int(classes[0])}: McRank needs at least two grades")
         params = {**self._lgb_params(), "objective": "multiclass", "num_class": int(classes.size)}
         self._train(params, X, label.astype(np.float64))
         self.classes_ = classes.astype(np.int64)
@@ -218,8 +307,14 @@ class LambdaMARTRanker(_LightGBMRanker):
 
     def fit(self, X, y=None, qid=None):
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        if not labels_vary_within_queries(y, offsets):
+            raise DataValidationError("no training query has two documents with different labels: nothing to "
+                                      "learn from (every lambda gradient is 0)")
         params = {**self._lgb_params(), "objective": "lambdarank", "metric": "None"}
         top = int(y.max()) if y.size else 0
+        if top > _MAX_LAMBDARANK_LABEL:
+            raise DataValidationError(f"label {top}: LambdaMART's gain 2^label - 1 overflows for labels above "
+                                      f"{_MAX_LAMBDARANK_LABEL}")
         if top > 30:  # LightGBM's default label_gain covers labels 0..30 only
             params["label_gain"] = [2.0**k - 1 for k in range(top + 1)]
         self._train(params, X, y.astype(np.float64), group=np.diff(offsets))

@@ -86,10 +86,9 @@ class Convention:
         labels = np.asarray(labels, dtype=np.float64)
         if self.gain == "linear":
             return labels
-        gains = np.exp2(labels) - 1.0
-        if self.label_max is not None:
-            gains[labels > self.label_max] = 0.0
-        return gains
+        if self.label_max is not None:  # gain 0 above label_max (and no overflow of 2^label for huge labels)
+            return np.where(labels > self.label_max, 0.0, np.exp2(np.minimum(labels, self.label_max)) - 1.0)
+        return np.exp2(labels) - 1.0
 
     def discounts(self, n: int) -> np.ndarray:
         """Discount of ranks 1..n (index 0 is rank 1)."""

@@ -14,13 +14,16 @@ from structrank.metrics.conventions import Convention, get_convention
 
 _METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|auc)(?:@(\d+))?$")
 _ALIASES = {"ap": "map", "rr": "mrr", "precision": "p"}
+_MAX_CUTOFF = 2**31 - 1  # the kernels take the cut-off as a 64-bit int
 
 DEFAULT_METRICS = ("map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
 
 
 def parse_metric(name: str) -> tuple[str, int]:
     """Split a metric name into its family and cut-off (0 for none): ``"ndcg@10" -> ("ndcg", 10)``."""
-    match = _METRIC.match(name.strip().lower())
+    if not isinstance(name, str):
+        raise ValueError(f"a metric name must be a string such as 'map' or 'ndcg@10', got {name!r}")
+    match = _METRIC.fullmatch(name.strip().lower())
     if match is None or (match.group(1) in ("p", "precision") and match.group(2) is None):
         raise ValueError(
             f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k or auc"
@@ -29,6 +32,8 @@ def parse_metric(name: str) -> tuple[str, int]:
     k = int(match.group(2) or 0)
     if match.group(2) is not None and k < 1:
         raise ValueError(f"metric {name!r}: the cut-off must be >= 1")
+    if k > _MAX_CUTOFF:
+        raise ValueError(f"metric {name!r}: the cut-off must be at most {_MAX_CUTOFF}")
     if family == "auc" and k:
         raise ValueError("auc takes no cut-off")
     return family, k
@@ -110,7 +115,10 @@ def rank_order(scores, qid, docids=None, ties: str = "input"):
 
 def _check_inputs(y, scores, qid, docids):
     y = np.asarray(y)
-    scores = np.asarray(scores, dtype=np.float64)
+    try:
+        scores = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataValidationError(f"scores must be real numbers ({exc})") from None
     qid = np.asarray(qid)
     if y.ndim != 1 or scores.ndim != 1 or qid.ndim != 1:
         raise DataValidationError("y, scores and qid must be 1-dimensional")
@@ -118,8 +126,15 @@ def _check_inputs(y, scores, qid, docids):
         raise DataValidationError(
             f"y, scores and qid must have the same length, got {y.shape[0]}, {scores.shape[0]}, {qid.shape[0]}"
         )
-    if docids is not None and np.asarray(docids).shape[0] != y.shape[0]:
-        raise DataValidationError(f"docids has {np.asarray(docids).shape[0]} entries for {y.shape[0]} rows")
+    if docids is not None:
+        docids = np.asarray(docids)
+        if docids.ndim != 1 or docids.shape[0] != y.shape[0]:
+            raise DataValidationError(f"docids must have one entry per row ({y.shape[0]}), got shape {docids.shape}")
+    if qid.dtype.kind == "O":  # mixed types (3 and "3") cannot be sorted into queries
+        try:
+            np.unique(qid)
+        except TypeError:
+            raise DataValidationError("query ids must be all numbers or all strings") from None
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:
         raise DataValidationError(f"score of row {int(bad[0])} is {scores[bad[0]]}: scores must be finite")
@@ -148,6 +163,16 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     Returns
     -------
     EvaluationResult
+        Every value is in [0, 1]. With no rows there are no queries, and each mean is NaN.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric name or convention.
+    DataValidationError (a ValueError)
+        Arrays that do not fit: other lengths or dimensions, labels that are not non-negative
+        integers, scores that are not finite numbers, query ids of mixed types, missing docids
+        for a convention that needs them.
 
     Examples
     --------
@@ -159,6 +184,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     0.9502
     """
     conv: Convention = get_convention(convention)
+    if isinstance(metrics, str):  # one name, not its letters
+        metrics = [metrics]
     names = [canonical_name(m) for m in metrics]
     y, scores, qid = _check_inputs(y, scores, qid, docids)
     order, offsets, query_ids = rank_order(scores, qid, docids, conv.ties)

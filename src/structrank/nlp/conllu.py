@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from structrank.data.letor import read_bytes
+from structrank.data.letor import check_not_utf16, read_bytes
 from structrank.errors import DataFormatError
 from structrank.paths import data_dir as _default_data_dir
 
@@ -70,7 +70,8 @@ class Sentence:
 
 
 def _decode(path, raw: bytes) -> str:
-    """UTF-8 text of the file; a bad byte is reported with its line."""
+    """UTF-8 text of the file; a bad byte is reported with its line, UTF-16 by name."""
+    check_not_utf16(path, raw)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -133,9 +134,14 @@ def parse_conllu(text: str, path=None) -> list:
 def read_conllu(path) -> list:
     """The sentences of a CoNLL-U file (plain or gzip; UTF-8, BOM and CRLF allowed).
 
-    Returns a list of :class:`Sentence`. Raises DataFormatError for a missing or malformed file.
+    Returns a list of :class:`Sentence`. Raises DataFormatError for a missing or malformed file,
+    and for one without any word line (empty, or comments only): a treebank split that holds no
+    sentence is a failed download or a wrong path, and would otherwise train on nothing.
     """
-    return parse_conllu(_decode(path, read_bytes(path)), path)
+    sentences = parse_conllu(_decode(path, read_bytes(path)), path)
+    if not sentences:
+        raise DataFormatError(path, None, "holds no sentences (empty file, or comments only)")
+    return sentences
 
 
 def tag_set(sentences, kind="auto"):

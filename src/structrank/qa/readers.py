@@ -20,7 +20,7 @@ import numpy as np
 
 from structrank.data.dataset import contiguous_order, group_offsets
 from structrank.data.filters import queries_with_both
-from structrank.data.letor import read_bytes
+from structrank.data.letor import MAX_LABEL, check_not_utf16, read_bytes
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.paths import data_dir
 
@@ -185,6 +185,7 @@ def _read_lines(path, universal=False) -> list:
     TSV files split on "\\n" only, so that a stray "\\r" or U+2028 inside a sentence stays text.
     """
     raw = read_bytes(path)
+    check_not_utf16(path, raw)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -197,10 +198,15 @@ def _read_lines(path, universal=False) -> list:
 
 
 def _parse_label(path, number, text) -> int:
+    """A non-negative integer label; too large a one (it would overflow the int64 labels array
+    with a bare OverflowError) is refused like the labels of LETOR files."""
     text = text.strip()
     if not re.fullmatch(r"\d+", text):
         raise DataFormatError(path, number, f"label {text!r} is not a non-negative integer", "label")
-    return int(text)
+    label = int(text)
+    if label > MAX_LABEL:
+        raise DataFormatError(path, number, f"label {text} is too large (at most {MAX_LABEL})", "label")
+    return label
 
 
 def _check_text(path, number, text, field) -> str:

@@ -249,6 +249,8 @@ def read_semeval(path, require_labels: bool = True) -> list:
     """
     path = Path(path)
     raw = read_bytes(path)
+    if not raw or raw.isspace():  # else expat's "no element found: line 1, column 0"
+        raise DataFormatError(path, None, "holds no <Thread> (empty file)")
     threads, seen_threads, seen_comments = [], {}, {}
     thread = None
     lines = {}  # id(element) -> line of its start tag
