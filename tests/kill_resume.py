@@ -5,13 +5,12 @@ Used by tests/test_reproduce.py (a few kills) and runnable for the record in doc
     STRUCTRANK_DATA=../shared/data python tests/kill_resume.py --kills 10 --seed 0 --out /tmp/kills.md
 
 One clean run of ``structrank reproduce letor-baselines --quick`` gives the reference table and
-its duration T. Then the same reproduction, in another folder, is started and killed with
-SIGKILL after a delay drawn uniformly from [0, T] (seeded), as many times as asked, each time
-resuming from what the previous attempts left; a last start runs to the end. After every kill
-the folder must be consistent: the SQLite store passes ``PRAGMA integrity_check``, and
-results.csv and report.md are either absent or complete (they are written atomically). At the
-end the results table (without the run times) and the report's tables must equal the clean
-run's.
+its duration T. Then, as many times as asked, the same reproduction is started in a fresh
+folder and killed with SIGKILL after a delay drawn uniformly from [0, T] (seeded). After the
+kill the folder must be consistent: the SQLite store passes ``PRAGMA integrity_check``, and
+results.csv and report.md are either absent or complete (they are written atomically). Then it
+is started again and must run to the end without redoing the recorded runs, with the results
+table (without the run times) and the report's tables equal to the clean run's.
 """
 
 from __future__ import annotations
@@ -88,15 +87,17 @@ def consistent(out) -> list:
 def kill_and_resume(folder, data_root, kills=3, seed=0, timeout=600) -> dict:
     """Run the protocol of the module docstring in ``folder``; returns what happened."""
     folder = Path(folder)
-    clean, killed = folder / "clean", folder / "killed"
+    clean = folder / "clean"
     tic = time.perf_counter()
     process = start(clean, data_root)
     if process.wait(timeout=timeout) != 0:
         raise RuntimeError(process.stderr.read().decode())
     duration = time.perf_counter() - tic
+    reference, reference_report = table(clean / "results.csv"), report_tables(clean / "report.md")
     rng = random.Random(seed)
     attempts = []
-    for _ in range(kills):
+    for attempt in range(kills):  # each attempt: a fresh folder, one kill, one resume
+        killed = folder / f"killed{attempt}"
         delay = rng.uniform(0.0, duration)
         process = start(killed, data_root)
         time.sleep(delay)
@@ -104,32 +105,34 @@ def kill_and_resume(folder, data_root, kills=3, seed=0, timeout=600) -> dict:
         if not ended_by_itself:
             process.send_signal(signal.SIGKILL)
         process.wait()
-        attempts.append(dict(delay=delay, runs_recorded=len(finished_runs(killed / "results.sqlite")),
-                             ended_by_itself=ended_by_itself, problems=consistent(killed)))
-    before = finished_runs(killed / "results.sqlite")
-    process = start(killed, data_root)
-    if process.wait(timeout=timeout) != 0:
-        raise RuntimeError(process.stderr.read().decode())
-    after = finished_runs(killed / "results.sqlite")
-    return dict(
-        duration=duration, attempts=attempts, runs=len(after),
-        untouched=all(after.get(key) == row for key, row in before.items()),
-        same_table=table(killed / "results.csv") == table(clean / "results.csv"),
-        same_report=report_tables(killed / "report.md") == report_tables(clean / "report.md"),
-    )
+        before = finished_runs(killed / "results.sqlite")
+        problems = consistent(killed)
+        process = start(killed, data_root)
+        if process.wait(timeout=timeout) != 0:
+            raise RuntimeError(process.stderr.read().decode())
+        after = finished_runs(killed / "results.sqlite")
+        attempts.append(dict(delay=delay, runs_recorded=len(before), ended_by_itself=ended_by_itself,
+                             problems=problems, runs=len(after),
+                             untouched=all(after.get(key) == row for key, row in before.items()),
+                             same_table=table(killed / "results.csv") == reference,
+                             same_report=report_tables(killed / "report.md") == reference_report))
+    return dict(duration=duration, runs=len(finished_runs(clean / "results.sqlite")), attempts=attempts,
+                untouched=all(a["untouched"] for a in attempts), same_table=all(a["same_table"] for a in attempts),
+                same_report=all(a["same_report"] for a in attempts))
 
 
 def markdown(result, kills, seed) -> str:
-    lines = [f"`structrank reproduce {EXPERIMENT} --quick` (clean run: {result['duration']:.1f} s, {result['runs']} runs), "
-             f"killed with SIGKILL {kills} times after delays drawn uniformly from [0, {result['duration']:.1f}] s "
-             f"(seed {seed}), then run to the end:", "",
-             "| attempt | killed after (s) | runs recorded | ended before the kill | problems found |", "|---|---|---|---|---|"]
+    lines = [f"`structrank reproduce {EXPERIMENT} --quick` (clean run: {result['duration']:.1f} s, {result['runs']} runs). "
+             f"{kills} times: started in a fresh folder, killed with SIGKILL after a delay drawn uniformly from "
+             f"[0, {result['duration']:.1f}] s (seed {seed}), checked, then started again and run to the end:", "",
+             "| attempt | killed after (s) | runs recorded at the kill | ended before the kill | problems after the kill "
+             "| recorded runs kept | table equal to the clean run's | report tables equal |",
+             "|---|---|---|---|---|---|---|---|"]
+    yes = lambda flag: "yes" if flag else "NO"  # noqa: E731
     for i, a in enumerate(result["attempts"], 1):
         lines.append(f"| {i} | {a['delay']:.2f} | {a['runs_recorded']} | {'yes' if a['ended_by_itself'] else 'no'} | "
-                     f"{'; '.join(a['problems']) or 'none'} |")
-    lines += ["", f"- runs recorded before the last start were kept, not redone: {'yes' if result['untouched'] else 'NO'}",
-              f"- final results table equal to the clean run's: {'yes' if result['same_table'] else 'NO'}",
-              f"- final report tables equal to the clean run's: {'yes' if result['same_report'] else 'NO'}"]
+                     f"{'; '.join(a['problems']) or 'none'} | {yes(a['untouched'])} | {yes(a['same_table'])} | "
+                     f"{yes(a['same_report'])} |")
     return "\n".join(lines) + "\n"
 
 

@@ -70,4 +70,5 @@ def test_reproduce_killed_at_random_moments_several_times_ends_with_the_same_tab
     result = kill_and_resume(tmp_path, data_root, kills=3, seed=1)
     assert [a["problems"] for a in result["attempts"]] == [[], [], []]  # consistent after every kill
     assert result["untouched"] and result["same_table"] and result["same_report"]
-    assert result["runs"] == 4
+    assert result["runs"] == 4 and all(a["runs"] == 4 for a in result["attempts"])
+    assert any(not a["ended_by_itself"] for a in result["attempts"])  # at least one kill landed mid-run
