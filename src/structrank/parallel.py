@@ -297,13 +297,8 @@ def _cache_shard(handle) -> dict:
     folder, q_lo, q_hi = handle
     cache = _open_cache(folder)
     lo, hi = cache.query_range(q_lo, q_hi)
-    indptr = np.array(cache.indptr[lo:hi + 1], dtype=np.int64)
-    start, stop = int(indptr[0]), int(indptr[-1])
-    X = sp.csr_matrix((cache.data[start:stop], cache.indices[start:stop], indptr - start),
-                      shape=(hi - lo, cache.n_features), copy=False)
-    return {"X": X, "y": np.asarray(cache.y[lo:hi], dtype=np.int64),
-            "offsets": np.asarray(cache.offsets[q_lo:q_hi + 1], dtype=np.int64) - lo,
-            "q_lo": q_lo, "q_hi": q_hi, "row_lo": lo, "row_hi": hi}
+    X, y, offsets = cache.rows(q_lo, q_hi, copy=False)
+    return {"X": X, "y": y, "offsets": offsets, "q_lo": q_lo, "q_hi": q_hi, "row_lo": lo, "row_hi": hi}
 
 
 def _apply_group(fn, items, args):

@@ -199,20 +199,22 @@ class LetorCache:
             raise IndexError(f"query range {q_lo}:{q_hi} is outside 0:{self.n_queries}")
         return int(self.offsets[q_lo]), int(self.offsets[q_hi])
 
-    def rows(self, q_lo: int, q_hi: int):
-        """The rows of queries ``q_lo:q_hi`` in memory: ``(X, y, offsets)``.
+    def rows(self, q_lo: int, q_hi: int, copy: bool = True):
+        """The rows of queries ``q_lo:q_hi``: ``(X, y, offsets)``.
 
-        ``X`` is a CSR copy of just those rows, ``y`` int64 labels and ``offsets`` the query
+        ``X`` is a CSR matrix of just those rows, ``y`` int64 labels and ``offsets`` the query
         boundaries rebased to start at 0 (``offsets[i]:offsets[i+1]`` are the rows of query
-        ``q_lo + i``). Only the slice is read from disk.
+        ``q_lo + i``). Only the slice is read from disk. With ``copy=False`` the CSR data and
+        indices are views of the memory maps (only the row pointers are copied): what a
+        training shard uses, so that memory stays bounded by the pages touched.
         """
         row_lo, row_hi = self.query_range(q_lo, q_hi)
         indptr = np.array(self.indptr[row_lo:row_hi + 1], dtype=np.int64)
         start, stop = int(indptr[0]), int(indptr[-1])
-        X = sp.csr_matrix(
-            (np.array(self.data[start:stop]), np.array(self.indices[start:stop]), indptr - start),
-            shape=(row_hi - row_lo, self.n_features),
-        )
+        data, indices = self.data[start:stop], self.indices[start:stop]
+        if copy:
+            data, indices = np.array(data), np.array(indices)
+        X = sp.csr_matrix((data, indices, indptr - start), shape=(row_hi - row_lo, self.n_features), copy=False)
         y = np.array(self.y[row_lo:row_hi], dtype=np.int64)
         offsets = np.array(self.offsets[q_lo:q_hi + 1], dtype=np.int64) - row_lo
         return X, y, offsets
