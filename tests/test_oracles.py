@@ -9,6 +9,7 @@ paper, independently of structrank.structures.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from functools import lru_cache
 
@@ -18,6 +19,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from structrank.metrics import evaluate
+from structrank.metrics.conventions import CONVENTIONS
 from structrank.oracles import (
     StructuredLoss,
     auc_oracle,
@@ -312,3 +314,75 @@ def test_bad_loss_options_are_refused():
         StructuredLoss("ndcg", k=0)
     with pytest.raises(ValueError, match="discount"):
         StructuredLoss("ndcg", discount="ln")
+
+
+def brute_graded_po(perms, y):
+    """Graded phi_po: sum over pairs with y_i > y_j of y_ij (x_i - x_j), over the number of such pairs."""
+    pos = positions(perms)
+    coef = np.zeros(perms.shape, dtype=np.float64)
+    pairs = 0
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] > y[j]:
+                sign = np.where(pos[:, i] < pos[:, j], 1.0, -1.0)
+                coef[:, i] += sign
+                coef[:, j] -= sign
+                pairs += 1
+    return coef / pairs
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 7).flatmap(lambda n: st.tuples(
+    st.lists(st.one_of(st.floats(-3, 3, allow_nan=False, width=32), st.sampled_from([0.0, 0.5, 1.0])),
+             min_size=n, max_size=n),
+    st.lists(st.integers(0, 4), min_size=n, max_size=n))), st.integers(1, 8), st.sampled_from(["letor", "log2"]))
+def test_graded_ndcg_po_oracle_equals_brute_force(case, k, discount):
+    """NDCG@k with gains 2^label - 1 and graded phi_po: the optimum over all rankings, letor4 and
+    MSLR NDCG (gain 2^l - 1 for labels 0-4) as the loss, the graded phi_po of its ranking."""
+    s, y = np.array(case[0]), np.array(case[1])
+    assume(len(set(y.tolist())) > 1)
+    v = ndcg_oracle(s, y, k=k, discount=discount, gain="exp2")
+    perms = permutations(len(s))
+    metric = f"ndcg@{min(k, len(s))}"
+    # MSLR's NDCG (gain 2^l - 1 for 0..4); with the log2 discount the same with 1/log2(rank + 1)
+    convention = CONVENTIONS["mslr"] if discount == "letor" else dataclasses.replace(
+        CONVENTIONS["mslr"], name="mslr-log2", discount="log2_rank_plus_1")
+    ndcg = metric_of_orders(y, perms, metric, convention)
+    own = metric_of_orders(y, v.order[None, :], metric, convention)[0]
+    brute = brute_graded_po(perms, y)
+    check(v, s, brute, 1.0 - ndcg, 1.0 - own)
+    position = np.argsort(v.order)
+    np.testing.assert_allclose(v.coef, brute[np.flatnonzero((positions(perms) == position).all(axis=1))[0]], atol=TOL)
+
+
+def test_graded_ndcg_with_two_grades_is_the_binary_oracle():
+    """With labels 0/1 the graded phi_po and NDCG are the paper's binary ones."""
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        n = int(rng.integers(2, 40))
+        s, y = rng.normal(size=n), rng.integers(0, 2, size=n)
+        if y.min() == y.max():
+            continue
+        for k in (1, 3, 10):
+            graded, binary = ndcg_oracle(s, y, k=k, gain="exp2"), ndcg_oracle(s, y, k=k)
+            assert graded.loss + s @ graded.coef == pytest.approx(binary.loss + s @ binary.coef, abs=1e-12)
+
+
+def test_graded_star_is_the_ideal_ranking():
+    loss = StructuredLoss("ndcg", "po", k=3, gain="exp2")
+    y = np.array([2, 0, 1, 1, 0, 2, 1])
+    s = np.zeros(len(y))
+    ideal = np.argsort(-y, kind="stable")
+    perms = permutations(len(y))
+    expected = brute_graded_po(perms, y)[np.flatnonzero((perms == ideal).all(axis=1))[0]]
+    np.testing.assert_allclose(loss.star(s, y, [0, len(y)]), expected, atol=TOL)
+    assert not np.any(loss.star(s, np.array([1, 1, 1]), [0, 3]))  # one grade: no pairs
+
+
+def test_graded_gain_options_are_checked():
+    with pytest.raises(ValueError, match="exp2"):
+        StructuredLoss("map", "po", gain="exp2")
+    with pytest.raises(ValueError, match="exp2"):
+        StructuredLoss("ndcg-nc", "po", gain="exp2")
+    with pytest.raises(ValueError, match="labels >= 0"):
+        ndcg_oracle(np.zeros(3), np.array([-1, 0, 1]), gain="exp2")

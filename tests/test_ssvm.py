@@ -79,7 +79,7 @@ def split():
 @pytest.mark.parametrize("params", [
     {"loss": "auc"}, {"loss": "map"}, {"loss": "ndcg"}, {"loss": "ndcg-nc"}, {"loss": "mrr"},
     {"loss": "mrr", "feature_map": "po"}, {"loss": "ndcg", "feature_map": "dorm", "dorm_cut": 5},
-    {"loss": "combo", "slacks": "separate"}, {"loss": "combo", "slacks": "shared"},
+    {"loss": "ndcg", "gain": "exp2"}, {"loss": "combo", "slacks": "separate"}, {"loss": "combo", "slacks": "shared"},
 ])
 def test_cutting_plane_converges_with_rising_dual(split, params):
     train, test = split

@@ -205,7 +205,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     dorm_cut : int or None
         DORM's sparse decay: A(r) = 0 from rank ``dorm_cut`` on.
     gain : {"binary", "exp2"}
-        DORM's NDCG gain (graded with "exp2").
+        NDCG gain: binary relevance (the paper) or graded, 2^label - 1 ("exp2"; with phi_po
+        the pairs are then all pairs of different labels, see structrank.oracles.graded).
     relevant_from : int, default 1
     tol : float, default 1e-4
         Stop when no constraint is violated by more than ``tol`` beyond the slack (losses are

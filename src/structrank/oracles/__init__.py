@@ -30,11 +30,15 @@ def map_oracle(scores, labels, relevant_from=1) -> Violation:
     return StructuredLoss("map", "po", relevant_from=relevant_from).oracle(scores, labels)
 
 
-def ndcg_oracle(scores, labels, k=10, discount="letor", relevant_from=1) -> Violation:
-    """SVM-ndcg: NDCG@k (binary gain) with phi_po; ``k=None`` is the no-clip variant (SVM-ndcg-nc)."""
+def ndcg_oracle(scores, labels, k=10, discount="letor", relevant_from=1, gain="binary") -> Violation:
+    """SVM-ndcg: NDCG@k with phi_po; ``k=None`` is the no-clip variant (SVM-ndcg-nc).
+
+    ``gain="exp2"``: graded gains ``2^label - 1`` and phi_po over all pairs of different labels.
+    """
     if k is None:
-        return StructuredLoss("ndcg-nc", "po", discount=discount, relevant_from=relevant_from).oracle(scores, labels)
-    return StructuredLoss("ndcg", "po", k, discount, relevant_from).oracle(scores, labels)
+        return StructuredLoss("ndcg-nc", "po", discount=discount, relevant_from=relevant_from,
+                              gain=gain).oracle(scores, labels)
+    return StructuredLoss("ndcg", "po", k, discount, relevant_from, gain=gain).oracle(scores, labels)
 
 
 def mrr_oracle(scores, labels, k=10, feature_map="mrr", relevant_from=1) -> Violation:

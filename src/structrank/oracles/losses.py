@@ -8,7 +8,8 @@ A learner holds a ``StructuredLoss`` and asks it for
 - ``oracle(scores, labels)`` -> ``Violation`` for a single query (users and tests).
 
 It never learns which loss it optimises. Relevance is binary (label >= ``relevant_from``), as in
-Chakrabarti et al. (2008); DORM also takes graded gains (``gain="exp2"``).
+Chakrabarti et al. (2008); NDCG@k also takes graded gains (``gain="exp2"``, ``2^label - 1``), with
+phi_po over all pairs of different labels (``graded.py``) or with phi_dorm.
 
 Edge cases, each tested in tests/test_oracles.py:
 
@@ -32,6 +33,7 @@ from numba import njit
 
 from structrank.metrics.conventions import CONVENTIONS
 from structrank.oracles.dorm import dorm_query
+from structrank.oracles.graded import graded_ndcg_batch, graded_po_star
 from structrank.oracles.mrr import mrr_kernel
 from structrank.oracles.po import auc_kernel, map_kernel, mrr_po_kernel, ndcg_kernel
 from structrank.structures import dorm_decay, po_star
@@ -120,7 +122,10 @@ class StructuredLoss:
     dorm_cut : int or None
         DORM's decay ``A(r) = 1/sqrt(1 + r)`` is 0 from this rank on (the sparse variant).
     gain : {"binary", "exp2"}
-        DORM's NDCG gain: binary relevance, or ``2^label - 1``.
+        NDCG's gain: binary relevance (the paper), or ``2^label - 1`` (LETOR 4.0's and MSLR's
+        NDCG). Graded with phi_po, the pairs of phi_po are all pairs of different labels and
+        ``relevant_from`` is not used; it needs the cut-off of "ndcg" (the no-clip table would
+        grow as n^G) and labels >= 0.
     """
 
     name: str
@@ -143,8 +148,11 @@ class StructuredLoss:
             raise ValueError(f"loss {self.name!r} has no oracle for feature_map {self.feature_map!r}")
         if self.discount not in DISCOUNTS:
             raise ValueError(f"discount must be one of {', '.join(DISCOUNTS)}, got {self.discount!r}")
-        if self.gain not in ("binary", "exp2") or (self.gain == "exp2" and self.feature_map != "dorm"):
-            raise ValueError("gain 'exp2' (graded) is available with feature_map 'dorm' only")
+        if self.gain not in ("binary", "exp2"):
+            raise ValueError(f"gain must be 'binary' or 'exp2', got {self.gain!r}")
+        if self.gain == "exp2" and not (self.feature_map == "dorm" or (self.name, self.feature_map) == ("ndcg", "po")):
+            raise ValueError("gain 'exp2' (graded) is available for ndcg with feature_map 'po' or 'dorm', "
+                             f"not {self.name!r} with {self.feature_map!r}")
         if int(self.k) != self.k or (self.k < 1 and self.name in ("ndcg", "mrr")):
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
 
@@ -187,12 +195,33 @@ class StructuredLoss:
         n = scores.shape[0]
         if self.feature_map == "dorm":
             return self._dorm_batch(scores, labels, offsets)
+        if self._graded_po:
+            return self._graded_batch(scores, labels, offsets)
         z = self.relevance(labels)
         longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
         coef = np.empty(n)
         order = np.empty(n, dtype=np.int64)
         kernel = _KERNELS[(self.name, self.feature_map)]
         delta = _run_batch(kernel, scores, z, offsets, self._cut, _table_for(self.discount, longest), coef, order)
+        return coef, delta, order
+
+    @property
+    def _graded_po(self) -> bool:
+        return self.gain == "exp2" and self.feature_map == "po"
+
+    @staticmethod
+    def _grade_labels(labels) -> np.ndarray:
+        labels = np.ascontiguousarray(labels, dtype=np.int64)
+        if labels.size and labels.min() < 0:
+            raise ValueError(f"graded gains 2^label - 1 need labels >= 0, got {labels.min()}")
+        return labels
+
+    def _graded_batch(self, scores, labels, offsets):
+        labels = self._grade_labels(labels)
+        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        coef = np.empty(scores.shape[0])
+        order = np.empty(scores.shape[0], dtype=np.int64)
+        delta = graded_ndcg_batch(scores, labels, offsets, self._cut, _table_for(self.discount, longest), coef, order)
         return coef, delta, order
 
     def _dorm_batch(self, scores, labels, offsets):
@@ -231,6 +260,8 @@ class StructuredLoss:
                 order = np.lexsort((-scores[a:b], -gains[a:b]))
                 out[a + order] = self._decay(b - a)
             return out
+        if self._graded_po:
+            return graded_po_star(self._grade_labels(labels), offsets)
         return po_star(self.relevance(labels), offsets)
 
 
