@@ -109,7 +109,8 @@ class ShardedQueries:
         self = cls.__new__(cls)
         self.offsets = np.asarray(cache.offsets, dtype=np.int64)
         self.bounds = shard_bounds(self.offsets, shard_rows)
-        self.handles = [CacheShard(str(cache.folder), int(lo), int(hi)) for lo, hi in self.bounds]
+        stamp = cache_stamp(cache.folder)
+        self.handles = [CacheShard(str(cache.folder), int(lo), int(hi), stamp) for lo, hi in self.bounds]
         self._folder = self._files = self._futures = self._client = self._parallel = None
         return self
 
@@ -147,9 +148,17 @@ class ShardedQueries:
         else:
             handles = self._scattered(client) if client is not None else self._on_disk()
         # one task per worker, each over a contiguous group of shards: a task costs an IPC round
-        # trip (milliseconds), a shard's work at 50,000 rows a few milliseconds more
+        # trip, a shard's work at 50,000 rows a few milliseconds more
+        if client is None:
+            executor, workers = _local_executor(n_jobs)
+            groups = _groups(len(handles), workers)
+            # loky's executor itself rather than joblib.Parallel, whose result loop sleeps 10 ms
+            # whenever no task is done: a quarter of a 10^6-row cutting-plane iteration
+            futures = [executor.submit(_apply_group, fn, [(handles[i], extra[i]) for i in group], args)
+                       for group in groups]
+            return [r for future in futures for r in future.result()]
         pool = self._pool(n_jobs)
-        groups = np.array_split(np.arange(len(handles)), min(len(handles), max(1, pool._effective_n_jobs())))
+        groups = _groups(len(handles), pool._effective_n_jobs())
         results = pool(delayed(_apply_group)(fn, [(handles[i], extra[i]) for i in group], args) for group in groups)
         return [r for group in results for r in group]
 
@@ -234,6 +243,22 @@ def dask_client():
     return getattr(backend, "client", None) if type(backend).__name__ == "DaskDistributedBackend" else None
 
 
+def _groups(n_shards, workers):
+    """Contiguous groups of shard indices, one per worker."""
+    return np.array_split(np.arange(n_shards), min(n_shards, max(1, workers)))
+
+
+def _local_executor(n_jobs):
+    """(joblib's reusable loky executor, its number of workers) for ``n_jobs`` local processes."""
+    from joblib import effective_n_jobs
+    from joblib.executor import get_memmapping_executor
+
+    # joblib's own executor (the one joblib.Parallel reuses too): loky's bare
+    # get_reusable_executor would leave Parallel a pool it cannot use
+    workers = effective_n_jobs(n_jobs)
+    return get_memmapping_executor(workers), workers
+
+
 class ShardFile(str):
     """The folder of a shard written by ``_dump_shard``; workers open it memory-mapped, once."""
 
@@ -278,24 +303,34 @@ def _load_shard(folder: str) -> dict:
 
 
 class CacheShard(NamedTuple):
-    """(cache folder, q_lo, q_hi): a shard of a LETOR cache, opened where it is used."""
+    """(cache folder, q_lo, q_hi, stamp): a shard of a LETOR cache, opened where it is used.
+
+    ``stamp`` (the manifest's modification time) tells a rebuilt cache from the one a process
+    has mapped already, since both the opened caches and the shards' views are kept per process.
+    """
 
     folder: str
     q_lo: int
     q_hi: int
+    stamp: int = 0
+
+
+def cache_stamp(folder) -> int:
+    return Path(folder, "manifest.json").stat().st_mtime_ns
 
 
 @functools.lru_cache(maxsize=8)
-def _open_cache(folder):
+def _open_cache(folder, stamp=0):
     from structrank.data.cache import LetorCache
 
     return LetorCache.load(folder)
 
 
+@functools.lru_cache(maxsize=64)  # a worker serves the same shards at every iteration
 def _cache_shard(handle) -> dict:
     """The shard dict of a ``CacheShard``: CSR views of the mapped arrays (only indptr is copied)."""
-    folder, q_lo, q_hi = handle
-    cache = _open_cache(folder)
+    folder, q_lo, q_hi, stamp = handle
+    cache = _open_cache(folder, stamp)
     lo, hi = cache.query_range(q_lo, q_hi)
     X, y, offsets = cache.rows(q_lo, q_hi, copy=False)
     return {"X": X, "y": y, "offsets": offsets, "q_lo": q_lo, "q_hi": q_hi, "row_lo": lo, "row_hi": hi}
