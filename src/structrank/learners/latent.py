@@ -26,6 +26,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from structrank.data.filters import queries_with_both
+from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, informative_queries
 from structrank.learners.ssvm import cutting_plane, sharded_oracle_step
 from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_matvec, matvec, ordered_sum
@@ -40,68 +42,126 @@ from structrank.structures import positional_weights
 
 
 @njit(cache=True)
-def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum, fixed_order=False):
-    """One pass of Alg. 1 over the queries in ``visit`` order; ``w_sum`` accumulates every iterate.
+def _query_step(s, z, v, scale, exact, order_hat, order_star, c_hat, c_star):
+    """Alg. 1 lines 5-7 for one query with scores ``s``: returns Delta of the inferred ranking,
+    and when it is positive leaves ``c_star - c_hat`` (line 8's coefficients) in ``c_hat``."""
+    n = s.shape[0]
+    if exact:
+        delta = exact_kernel(s, z, v, scale, order_hat[:n])
+    else:
+        delta = greedy_kernel(s, z, v, scale, order_hat[:n])
+    if delta > 0.0:  # Alg. 1 line 6
+        _latent_truth(s, z, order_star[:n])  # line 7, Eq. 3
+        _coef_of_order(order_hat[:n], v, n, c_hat[:n])
+        _coef_of_order(order_star[:n], v, n, c_star[:n])
+        for i in range(n):
+            c_hat[i] = c_star[i] - c_hat[i]
+    return delta
 
-    ``fixed_order``: the products are plain loops rather than BLAS, whose last bits can depend
-    on the arrays' memory alignment (the sharded, multi-worker path needs the same bits
-    wherever a shard lives).
 
-    Returns (number of updates, summed loss of the inferred rankings).
-    """
-    n_updates = 0
-    total_loss = 0.0
+@njit(cache=True)
+def _buffers(offsets):
     longest = 0
     for q in range(offsets.shape[0] - 1):
         longest = max(longest, offsets[q + 1] - offsets[q])
-    order_hat = np.empty(longest, np.int64)
-    order_star = np.empty(longest, np.int64)
-    c_hat = np.empty(longest)
-    c_star = np.empty(longest)
-    s_buffer = np.empty(longest)
+    return (np.empty(longest, np.int64), np.empty(longest, np.int64), np.empty(longest), np.empty(longest),
+            np.empty(longest))
+
+
+@njit(cache=True)
+def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
+    """One pass of Alg. 1 over the queries in ``visit`` order on dense X (BLAS products);
+    ``w_sum`` accumulates every iterate. Returns (number of updates, summed loss)."""
+    n_updates = 0
+    total_loss = 0.0
+    order_hat, order_star, c_hat, c_star, _ = _buffers(offsets)
     for q in visit:
         a, b = offsets[q], offsets[q + 1]
-        n = b - a
-        if fixed_order:
-            s = s_buffer[:n]
-            dense_matvec(X[a:b], w, s)
-        else:
-            s = X[a:b] @ w
-        if exact:
-            delta = exact_kernel(s, z[a:b], v, scale, order_hat[:n])
-        else:
-            delta = greedy_kernel(s, z[a:b], v, scale, order_hat[:n])
+        delta = _query_step(X[a:b] @ w, z[a:b], v, scale, exact, order_hat, order_star, c_hat, c_star)
         total_loss += delta
-        if delta > 0.0:  # Alg. 1 line 6
-            _latent_truth(s, z[a:b], order_star[:n])  # line 7, Eq. 3
-            _coef_of_order(order_hat[:n], v, n, c_hat[:n])
-            _coef_of_order(order_star[:n], v, n, c_star[:n])
-            if fixed_order:
-                for i in range(n):
-                    diff = c_star[i] - c_hat[i]
-                    if diff != 0.0:
-                        for j in range(X.shape[1]):
-                            w[j] += X[a + i, j] * diff
-            else:
-                w += X[a:b].T @ (c_star[:n] - c_hat[:n])  # line 8
+        if delta > 0.0:
+            w += X[a:b].T @ c_hat[: b - a]  # line 8
             n_updates += 1
         w_sum += w
     return n_updates, total_loss
 
 
-def _shard_epoch(shard, w, v, scale, exact, visit):
-    """Alg. 1 over one shard's queries (``visit``: local indices) from w: (w, iterates' sum, updates, loss)."""
+@njit(cache=True)
+def _perceptron_epoch_rows(data, indices, indptr, n_features, z, offsets, visit, v, scale, exact, w, w_sum):
+    """``_perceptron_epoch`` with the products as plain loops over rows, in a fixed order.
+
+    The rows are CSR (``data, indices, indptr``) or, with an empty ``indptr``, dense rows of
+    ``n_features`` values laid end to end in ``data``. BLAS's last bits can depend on memory
+    alignment; these cannot, so a shard gives the same bits wherever it lives (structrank.parallel).
+    """
+    n_updates = 0
+    total_loss = 0.0
+    order_hat, order_star, c_hat, c_star, s_buffer = _buffers(offsets)
+    dense = indptr.shape[0] == 0
+    for q in visit:
+        a, b = offsets[q], offsets[q + 1]
+        s = s_buffer[: b - a]
+        for i in range(a, b):
+            lo, hi = _row_span(indptr, i, n_features, dense)
+            total = 0.0
+            for k in range(lo, hi):
+                total += data[k] * w[_column(indices, k, lo, dense)]
+            s[i - a] = total
+        delta = _query_step(s, z[a:b], v, scale, exact, order_hat, order_star, c_hat, c_star)
+        total_loss += delta
+        if delta > 0.0:
+            for i in range(a, b):
+                diff = c_hat[i - a]
+                if diff != 0.0:
+                    lo, hi = _row_span(indptr, i, n_features, dense)
+                    for k in range(lo, hi):
+                        w[_column(indices, k, lo, dense)] += data[k] * diff
+            n_updates += 1
+        w_sum += w
+    return n_updates, total_loss
+
+
+@njit(cache=True, inline="always")
+def _row_span(indptr, i, n_features, dense):
+    if dense:
+        return np.int64(i * n_features), np.int64((i + 1) * n_features)
+    return np.int64(indptr[i]), np.int64(indptr[i + 1])
+
+
+@njit(cache=True, inline="always")
+def _column(indices, k, lo, dense):
+    return np.int64(k - lo) if dense else np.int64(indices[k])
+
+
+_NO_INDEX = np.empty(0, np.int64)
+
+
+def _shard_epoch(shard, w, v, scale, exact, relevant_from, visit):
+    """Alg. 1 over one shard's queries (``visit``: local indices) from w: (w, iterates' sum, updates, loss).
+
+    The shard's rows are dense or CSR (a LetorCache's shards are CSR views of the mapped file).
+    """
     w = np.array(w, dtype=np.float64)
     w_sum = np.zeros_like(w)
-    n_updates, total = _perceptron_epoch(shard["X"], shard["z"], shard["offsets"], visit, v, scale, exact, w, w_sum,
-                                         True)
+    X = shard["X"]
+    z = shard["z"] if "z" in shard else (np.asarray(shard["y"]) >= relevant_from).astype(np.int8)
+    if sp.issparse(X):
+        X = X.tocsr()
+        rows = (X.data, X.indices, X.indptr)
+    else:
+        rows = (np.ascontiguousarray(X).reshape(-1), _NO_INDEX, _NO_INDEX)
+    n_updates, total = _perceptron_epoch_rows(*rows, X.shape[1], z, np.asarray(shard["offsets"], dtype=np.int64),
+                                              visit, v, scale, exact, w, w_sum)
     return w, w_sum, int(n_updates), float(total)
 
 
-def _mixed_epoch(shards, visit, v, scale, exact, w, w_sum, n_jobs):
-    """One epoch of iterative parameter mixing; adds to ``w_sum``; returns (new w, updates, loss)."""
+def _mixed_epoch(shards, visit, v, scale, exact, relevant_from, w, w_sum, n_jobs):
+    """One epoch of iterative parameter mixing; adds to ``w_sum``; returns (new w, updates, loss).
+
+    ``visit`` holds query numbers of ``shards`` in visiting order; each shard visits its own.
+    """
     local = [visit[(visit >= lo) & (visit < hi)] - lo for lo, hi in shards.bounds]
-    results = shards.map(_shard_epoch, w, v, scale, exact, n_jobs=n_jobs, per_shard=local)
+    results = shards.map(_shard_epoch, w, v, scale, exact, relevant_from, n_jobs=n_jobs, per_shard=local)
     w_sum += ordered_sum(r[1] for r in results)
     new_w = ordered_sum(r[0] for r in results) / len(results)
     return new_w, sum(r[2] for r in results), ordered_sum(r[3] for r in results)
@@ -175,36 +235,56 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.shard_rows = shard_rows
 
     def fit(self, X, y=None, qid=None, eval_set=None):
-        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch."""
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
-        loss = PositionalAPLoss(self.inference, self.weights, float(self.C), "all", self.relevant_from)
+        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch.
+
+        X may be a ``structrank.data.LetorCache`` (a memory-mapped LETOR file): it is trained on
+        shard by shard without loading it (in this process with ``n_jobs=None``), each shard a
+        reference its worker maps itself.
+        """
+        from structrank.data.cache import LetorCache
+
         if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
             raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
-        X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
-        X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-        z = loss.relevance(y)
+        loss = PositionalAPLoss(self.inference, self.weights, float(self.C), "all", self.relevant_from)
+        if isinstance(X, LetorCache):
+            offsets = np.asarray(X.offsets, dtype=np.int64)
+            # only queries with a good and a bad document are visited, as informative_queries keeps
+            queries = queries_with_both(np.asarray(X.y), offsets, self.relevant_from)
+            if queries.size == 0:
+                raise DataValidationError(f"{X.source}: no query has both a good and a bad document: nothing to "
+                                          "learn from")
+            self.n_features_in_ = n_features = X.n_features
+            shards = ShardedQueries.from_cache(X, self.shard_rows)
+        else:
+            X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+            X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
+            X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+            z = loss.relevance(y)
+            n_features = X.shape[1]
+            queries = np.arange(offsets.size - 1)
+            sharded = self.n_jobs is not None or dask_client() is not None
+            shards = ShardedQueries({"X": X, "z": z}, offsets, self.shard_rows) if sharded else None
         v = positional_weights(int(np.diff(offsets).max()), self.weights)
         scale = 0.0 if self.inference == "none" else float(self.C)
         dev = None
         if eval_set is not None:
             dev = self._eval_set_arrays(eval_set)
         rng = np.random.default_rng(self.random_state)
-        n_queries = offsets.size - 1
-        w = np.zeros(X.shape[1])
-        w_sum = np.zeros(X.shape[1])
+        n_queries = queries.size
+        w = np.zeros(n_features)
+        w_sum = np.zeros(n_features)
         steps = 0
         best = (-np.inf, 0, w.copy())
         curve, losses = [], []
         self.n_updates_ = 0
-        sharded = self.n_jobs is not None or dask_client() is not None
-        shards = ShardedQueries({"X": X, "z": z}, offsets, self.shard_rows) if sharded else None
         exact = self.inference == "exact"
         for epoch in range(1, int(self.max_epochs) + 1):
-            visit = rng.permutation(n_queries) if self.shuffle else np.arange(n_queries)
+            visit = queries[rng.permutation(n_queries)] if self.shuffle else queries
             if shards is None:
                 n_updates, total = _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum)
             else:
-                w, n_updates, total = _mixed_epoch(shards, visit, v, scale, exact, w, w_sum, self.n_jobs)
+                w, n_updates, total = _mixed_epoch(shards, visit, v, scale, exact, self.relevant_from, w, w_sum,
+                                                   self.n_jobs)
             steps += n_queries
             self.n_updates_ += int(n_updates)
             losses.append(total / n_queries)
