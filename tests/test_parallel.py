@@ -210,3 +210,27 @@ def test_perceptron_on_a_memory_mapped_cache(tmp_path):
     assert np.array_equal(one.coef_, two.coef_) and one.n_updates_ == two.n_updates_
     full = read_letor(path)
     assert abs(two.score(full) - in_memory.score(full)) < 0.03  # mixing over 9 shards ranks about as well
+
+
+def _leak_limit(shard):
+    from joblib.externals.loky import process_executor
+
+    return process_executor._MAX_MEMORY_LEAK_SIZE
+
+
+def test_workers_keep_their_mapped_shards():
+    """loky would restart a worker whose resident memory (mapped shard pages included) grew by
+    300 MB; the shard tasks lift that limit in their worker. And a worker maps only the shards
+    of the latest fit, so the maps of earlier fits' deleted files do not pile up."""
+    from structrank.parallel import _MAPPED, _load_shard
+
+    X = np.arange(40.0).reshape(20, 2)
+    offsets = np.arange(0, 21, 5)
+    with ShardedQueries({"X": X}, offsets, shard_rows=5) as shards:
+        assert all(limit > 10**15 for limit in shards.map(_leak_limit, n_jobs=2))
+        first = shards._on_disk()
+        _load_shard(str(first[0])), _load_shard(str(first[1]))
+        assert len(_MAPPED["shards"]) == 2
+        with ShardedQueries({"X": X + 1}, offsets, shard_rows=5) as later:
+            shard = _load_shard(str(later._on_disk()[0]))
+            assert len(_MAPPED["shards"]) == 1 and np.array_equal(shard["X"], X[:5] + 1)

@@ -281,8 +281,24 @@ def _dump_shard(shard, folder) -> ShardFile:
     return ShardFile(str(folder))
 
 
-@functools.lru_cache(maxsize=256)
+_MAPPED = {"fit": None, "shards": {}}  # this process's mapped shards of the current fit's folder
+
+
 def _load_shard(folder: str) -> dict:
+    """The shard written in ``folder``, memory-mapped once per process.
+
+    Only the shards of one fit (one temporary folder) are kept: a later fit's folder replaces
+    them, so the maps of deleted files do not pile up in a long-lived worker.
+    """
+    fit = str(Path(folder).parent)
+    if _MAPPED["fit"] != fit:
+        _MAPPED["fit"], _MAPPED["shards"] = fit, {}
+    if folder not in _MAPPED["shards"]:
+        _MAPPED["shards"][folder] = _read_shard(folder)
+    return _MAPPED["shards"][folder]
+
+
+def _read_shard(folder: str) -> dict:
     import json
 
     folder = Path(folder)
@@ -337,7 +353,24 @@ def _cache_shard(handle) -> dict:
 
 
 def _apply_group(fn, items, args):
+    _allow_mapped_memory()
     return [_apply(fn, handle, *args, *more) for handle, more in items]
+
+
+def _allow_mapped_memory():
+    """Keep loky from restarting this worker for the pages of its memory-mapped shards.
+
+    After a task, a loky worker whose resident memory grew by 300 MB since its first task
+    takes it for a leak and exits (joblib's loky, ``process_executor._MAX_MEMORY_LEAK_SIZE``,
+    read at each check). The touched pages of mapped files count as resident, so a worker
+    over a large cache would be restarted, and its shards mapped again, after nearly every
+    task. They are not a leak: the kernel drops them under memory pressure.
+    """
+    try:
+        from joblib.externals.loky import process_executor
+    except ImportError:  # pragma: no cover - joblib without its vendored loky
+        return
+    process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, 1 << 60)
 
 
 def _apply(fn, handle, *args):
