@@ -234,3 +234,21 @@ def test_workers_keep_their_mapped_shards():
         with ShardedQueries({"X": X + 1}, offsets, shard_rows=5) as later:
             shard = _load_shard(str(later._on_disk()[0]))
             assert len(_MAPPED["shards"]) == 1 and np.array_equal(shard["X"], X[:5] + 1)
+
+
+def test_crf_on_a_memory_mapped_cache(tmp_path):
+    """CRF-KL trains on a LetorCache shard by shard; one shard is the in-memory SGD (same seeds)."""
+    from structrank.data import open_letor_cache, read_letor, write_letor
+    from structrank.learners.crf import PermutationCRFRanker
+
+    path = tmp_path / "train.txt"
+    write_letor(path, make_ranking_dataset(n_queries=80, random_state=3))
+    cache = open_letor_cache(path)
+    kw = dict(objective="kl", learning_rate=0.1, max_epochs=3, random_state=0, shuffle=True)
+    in_memory = PermutationCRFRanker(**kw).fit(read_letor(path, dtype=np.float32))  # the float32 values of the cache
+    one_shard = PermutationCRFRanker(**kw, shard_rows=10**9).fit(cache)
+    assert one_shard.n_queries_used_ == in_memory.n_queries_used_
+    np.testing.assert_allclose(one_shard.coef_, in_memory.coef_, rtol=1e-12, atol=1e-14)
+    one = PermutationCRFRanker(**kw, n_jobs=1, shard_rows=300).fit(cache)
+    two = PermutationCRFRanker(**kw, n_jobs=2, shard_rows=300).fit(cache)
+    assert np.array_equal(one.coef_, two.coef_)
