@@ -32,6 +32,7 @@ def bench_epochs(repeat=50, data_dir=None):
     """{"data": name, "queries": n, "rows": [{objective, epoch_ms}], "dev_eval_ms": ms}."""
     from structrank.learners.crf import PermutationCRFRanker, _seed, _sgd_epoch
     from structrank.oracles.crf import OBJECTIVE_CODES, stacked_tables
+    from structrank.parallel import row_arrays
 
     name, train, vali = _fold1(data_dir)
     model = PermutationCRFRanker()
@@ -39,6 +40,7 @@ def bench_epochs(repeat=50, data_dir=None):
     queries = model._training_queries(y, offsets, 6)
     X = np.ascontiguousarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
     r = y.astype(np.float64)
+    rows_of_X = row_arrays(X)
     tables, starts = stacked_tables(6)
     rows = []
     for objective, param in OBJECTIVE_PARAMS.items():
@@ -47,8 +49,8 @@ def bench_epochs(repeat=50, data_dir=None):
 
         def epoch():
             _seed(int(rng.integers(2**31)))
-            _sgd_epoch(X, r, offsets, rng.permutation(queries), tables, starts, OBJECTIVE_CODES[objective], param,
-                       0.01, 6, theta)
+            _sgd_epoch(*rows_of_X, X.shape[1], r, offsets, rng.permutation(queries), tables, starts,
+                       OBJECTIVE_CODES[objective], param, 0.01, 6, theta)
 
         rows.append(dict(objective=objective, epoch_ms=1e3 * float(np.median(_timings(epoch, repeat)))))
     model.n_features_in_ = X.shape[1]

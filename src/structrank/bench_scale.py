@@ -15,8 +15,7 @@ touched):
   starts the workers and loads the numba kernels (not timed);
 - ``lsp-ap``: ``LatentPerceptronRanker`` (greedy), ``SCALE_EPOCHS`` epochs, on the cache shard by
   shard, like the SVMs;
-- ``crf-kl``: ``PermutationCRFRanker`` (KL), ``SCALE_EPOCHS`` epochs, on the data loaded into
-  memory as dense float64 rows (what it trains on; converted before the clock).
+- ``crf-kl``: ``PermutationCRFRanker`` (KL), ``SCALE_EPOCHS`` epochs, likewise.
 
 The slope of log(time) and log(memory) against log(documents), fitted over the sizes from
 10^5 up, says whether they grow linearly (slope 1). Speed-up on the 10^6 case: SVM-map, SVM-ndcg,
@@ -133,15 +132,9 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
                                         n_jobs=n_jobs, shard_rows=SHARD_ROWS)
 
         make().fit(make_ranking_dataset(n_queries=40, random_state=0))  # warm-up, as above
-        if name == "lsp-ap":  # the perceptron trains on the cache itself, shard by shard
-            data = cache
-            # one epoch over the cache first, as the SVMs' warm-up: the workers map their shards
-            LatentPerceptronRanker(C=1.0, max_epochs=1, n_jobs=n_jobs, shard_rows=SHARD_ROWS).fit(cache)
-        else:
-            # the CRF trains on dense float64 rows: convert before the clock (the same for any
-            # number of workers; it is the data, not the training)
-            data = cache.to_dataset()
-            data.X = np.ascontiguousarray(data.X.toarray(), dtype=np.float64)
+        # one epoch over the cache first, as the SVMs' warm-up: the workers map their shards
+        make().set_params(max_epochs=1).fit(cache)
+        data = cache  # both train on the cache itself, shard by shard
         start = time.perf_counter()
         make().fit(data)
     return time.perf_counter() - start, _peak_mb(), extra

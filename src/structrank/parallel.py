@@ -433,6 +433,32 @@ def _product(X, vector, dense_kernel, csr_kernel, out):
     return out
 
 
+_NO_INDEX = np.empty(0, np.int64)
+
+
+def row_arrays(X):
+    """(data, indices, indptr) of X's rows for the numba row kernels: CSR as it is, or dense rows
+    laid end to end in ``data`` with empty ``indices`` and ``indptr`` (no copy when contiguous)."""
+    if sp.issparse(X):
+        X = X.tocsr()
+        return X.data, X.indices, X.indptr
+    return np.ascontiguousarray(X).reshape(-1), _NO_INDEX, _NO_INDEX
+
+
+@njit(cache=True, inline="always")
+def row_span(indptr, i, n_features):
+    """Where row i's entries are in the ``data`` of ``row_arrays``: [lo, hi)."""
+    if indptr.shape[0] == 0:
+        return np.int64(i * n_features), np.int64((i + 1) * n_features)
+    return np.int64(indptr[i]), np.int64(indptr[i + 1])
+
+
+@njit(cache=True, inline="always")
+def row_column(indices, k, lo):
+    """The column of entry k of a row starting at ``lo`` (``row_arrays`` layout)."""
+    return np.int64(k - lo) if indices.shape[0] == 0 else np.int64(indices[k])
+
+
 def matvec(X, w) -> np.ndarray:
     """``X @ w`` (dense or CSR X, any float dtype) in float64, rows summed left to right."""
     return _product(X, w, dense_matvec, _csr_matvec, np.empty(X.shape[0]))

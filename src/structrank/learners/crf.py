@@ -27,7 +27,15 @@ from numba import njit
 from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin
 from structrank.oracles.crf import OBJECTIVES, _check, ndcg_losses, objective_gradient, stacked_tables
-from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, ordered_sum
+from structrank.parallel import (
+    DEFAULT_SHARD_ROWS,
+    ShardedQueries,
+    dask_client,
+    ordered_sum,
+    row_arrays,
+    row_column,
+    row_span,
+)
 
 
 @njit(cache=True)
@@ -72,8 +80,11 @@ def _draw_subset(r, size, out):
 
 
 @njit(cache=True)
-def _sgd_epoch(X, r, offsets, visit, tables, starts, code, param, rate, size, theta):
-    """One pass of stochastic gradient over the queries in ``visit`` order; returns the summed objective."""
+def _sgd_epoch(data, indices, indptr, n_features, r, offsets, visit, tables, starts, code, param, rate, size, theta):
+    """One pass of stochastic gradient over the queries in ``visit`` order; returns the summed objective.
+
+    The rows are ``structrank.parallel.row_arrays``: dense or CSR, read in a fixed order.
+    """
     P_max = starts[size + 1] - starts[size]
     idx = np.empty(size, np.int64)
     E = np.empty(P_max)
@@ -84,7 +95,6 @@ def _sgd_epoch(X, r, offsets, visit, tables, starts, code, param, rate, size, th
     s = np.empty(size)
     ds = np.empty(size)
     total = 0.0
-    n_features = X.shape[1]
     for q in visit:
         a = offsets[q]
         m = _draw_subset(r[a:offsets[q + 1]], size, idx)
@@ -94,8 +104,9 @@ def _sgd_epoch(X, r, offsets, visit, tables, starts, code, param, rate, size, th
             row = a + idx[i]
             rs[i] = r[row]
             acc = 0.0
-            for f in range(n_features):
-                acc += X[row, f] * theta[f]
+            lo, hi = row_span(indptr, row, n_features)
+            for k in range(lo, hi):
+                acc += data[k] * theta[row_column(indices, k, lo)]
             s[i] = acc
         ndcg_losses(A[:, :m], rs[:m], losses[:P])
         for y in range(P):  # E = -A s
@@ -112,8 +123,9 @@ def _sgd_epoch(X, r, offsets, visit, tables, starts, code, param, rate, size, th
         for i in range(m):  # theta -= rate * X_subset^T dObjective/ds
             row = a + idx[i]
             step = rate * ds[i]
-            for f in range(n_features):
-                theta[f] -= step * X[row, f]
+            lo, hi = row_span(indptr, row, n_features)
+            for k in range(lo, hi):
+                theta[row_column(indices, k, lo)] -= step * data[k]
     return total
 
 
@@ -122,7 +134,10 @@ def _shard_epoch(shard, theta, settings, visit_and_seed):
     visit, seed = visit_and_seed
     theta = np.array(theta, dtype=np.float64)
     _seed(seed)
-    total = _sgd_epoch(shard["X"], shard["r"], shard["offsets"], visit, *settings, theta)
+    X = shard["X"]
+    r = shard["r"] if "r" in shard else np.asarray(shard["y"], dtype=np.float64)
+    total = _sgd_epoch(*row_arrays(X), X.shape[1], r, np.asarray(shard["offsets"], dtype=np.int64), visit, *settings,
+                       theta)
     return theta, total
 
 
@@ -209,7 +224,13 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         return {"la": self.alpha, "kl": self.T}.get(self.objective, 0.0)
 
     def fit(self, X, y=None, qid=None, eval_set=None):
-        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch."""
+        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch.
+
+        X may be a ``structrank.data.LetorCache`` (a memory-mapped LETOR file): it is trained on
+        shard by shard without loading it (in this process with ``n_jobs=None``).
+        """
+        from structrank.data.cache import LetorCache
+
         code = _check(self.objective, self._param())
         if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
             raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
@@ -217,25 +238,32 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             raise ValueError(f"subset_size must be an integer in 2..9, got {self.subset_size!r}")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         size = int(self.subset_size)
-        queries = self._training_queries(y, offsets, size)
-        X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-        r = y.astype(np.float64)
+        if isinstance(X, LetorCache):
+            offsets = np.asarray(X.offsets, dtype=np.int64)
+            queries = self._training_queries(np.asarray(X.y), offsets, size)
+            self.n_features_in_ = n_features = X.n_features
+            shards = ShardedQueries.from_cache(X, self.shard_rows)
+        else:
+            X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+            queries = self._training_queries(y, offsets, size)
+            X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+            r = y.astype(np.float64)
+            n_features = X.shape[1]
+            sharded = self.n_jobs is not None or dask_client() is not None
+            shards = ShardedQueries({"X": X, "r": r}, offsets, self.shard_rows) if sharded else None
         tables, starts = stacked_tables(size)
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         rng = np.random.default_rng(self.random_state)
-        theta = np.zeros(X.shape[1])
+        theta = np.zeros(n_features)
         best = (-np.inf, 0, theta.copy())
         curve, objective = [], []
-        sharded = self.n_jobs is not None or dask_client() is not None
-        shards = ShardedQueries({"X": X, "r": r}, offsets, self.shard_rows) if sharded else None
         settings = (tables, starts, code, float(self._param()), float(self.learning_rate), size)
         for epoch in range(1, int(self.max_epochs) + 1):
             visit = rng.permutation(queries) if self.shuffle else queries
             if shards is None:
                 _seed(int(rng.integers(2**31)))
-                total = _sgd_epoch(X, r, offsets, visit, *settings, theta)
+                total = _sgd_epoch(*row_arrays(X), n_features, r, offsets, visit, *settings, theta)
             else:
                 theta, total = _mixed_epoch(shards, visit, settings, theta, rng, self.n_jobs)
             if not np.all(np.isfinite(theta)):

@@ -30,7 +30,16 @@ from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, informative_queries
 from structrank.learners.ssvm import cutting_plane, sharded_oracle_step
-from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_matvec, matvec, ordered_sum
+from structrank.parallel import (
+    DEFAULT_SHARD_ROWS,
+    ShardedQueries,
+    dask_client,
+    matvec,
+    ordered_sum,
+    row_arrays,
+    row_column,
+    row_span,
+)
 from structrank.oracles.positional import (
     PositionalAPLoss,
     _coef_of_order,
@@ -97,15 +106,14 @@ def _perceptron_epoch_rows(data, indices, indptr, n_features, z, offsets, visit,
     n_updates = 0
     total_loss = 0.0
     order_hat, order_star, c_hat, c_star, s_buffer = _buffers(offsets)
-    dense = indptr.shape[0] == 0
     for q in visit:
         a, b = offsets[q], offsets[q + 1]
         s = s_buffer[: b - a]
         for i in range(a, b):
-            lo, hi = _row_span(indptr, i, n_features, dense)
+            lo, hi = row_span(indptr, i, n_features)
             total = 0.0
             for k in range(lo, hi):
-                total += data[k] * w[_column(indices, k, lo, dense)]
+                total += data[k] * w[row_column(indices, k, lo)]
             s[i - a] = total
         delta = _query_step(s, z[a:b], v, scale, exact, order_hat, order_star, c_hat, c_star)
         total_loss += delta
@@ -113,27 +121,12 @@ def _perceptron_epoch_rows(data, indices, indptr, n_features, z, offsets, visit,
             for i in range(a, b):
                 diff = c_hat[i - a]
                 if diff != 0.0:
-                    lo, hi = _row_span(indptr, i, n_features, dense)
+                    lo, hi = row_span(indptr, i, n_features)
                     for k in range(lo, hi):
-                        w[_column(indices, k, lo, dense)] += data[k] * diff
+                        w[row_column(indices, k, lo)] += data[k] * diff
             n_updates += 1
         w_sum += w
     return n_updates, total_loss
-
-
-@njit(cache=True, inline="always")
-def _row_span(indptr, i, n_features, dense):
-    if dense:
-        return np.int64(i * n_features), np.int64((i + 1) * n_features)
-    return np.int64(indptr[i]), np.int64(indptr[i + 1])
-
-
-@njit(cache=True, inline="always")
-def _column(indices, k, lo, dense):
-    return np.int64(k - lo) if dense else np.int64(indices[k])
-
-
-_NO_INDEX = np.empty(0, np.int64)
 
 
 def _shard_epoch(shard, w, v, scale, exact, relevant_from, visit):
@@ -145,12 +138,7 @@ def _shard_epoch(shard, w, v, scale, exact, relevant_from, visit):
     w_sum = np.zeros_like(w)
     X = shard["X"]
     z = shard["z"] if "z" in shard else (np.asarray(shard["y"]) >= relevant_from).astype(np.int8)
-    if sp.issparse(X):
-        X = X.tocsr()
-        rows = (X.data, X.indices, X.indptr)
-    else:
-        rows = (np.ascontiguousarray(X).reshape(-1), _NO_INDEX, _NO_INDEX)
-    n_updates, total = _perceptron_epoch_rows(*rows, X.shape[1], z, np.asarray(shard["offsets"], dtype=np.int64),
+    n_updates, total = _perceptron_epoch_rows(*row_arrays(X), X.shape[1], z, np.asarray(shard["offsets"], dtype=np.int64),
                                               visit, v, scale, exact, w, w_sum)
     return w, w_sum, int(n_updates), float(total)
 
