@@ -25,9 +25,9 @@ inversion cost: the sum of ``s_i - s_j`` over pairs whose lower-graded j is rank
   inversion cost (with the top and among themselves) depends only on the final state and is
   tabulated per pair of grades.
 
-The table has at most ``prod_g (min(n_g, K) + 1)`` cells, of which those with ``K`` or fewer
-documents are filled: O(K^(G-1)) transitions plus O(G^2 K n) for the tail tables, after the
-O(n log n) sort. G = 3 (LETOR 4.0) with K = 10 is a few hundred cells.
+The table has one cell per state with ``K`` or fewer documents, C(K + G, G) of them (indexed by
+the combinatorial number system): O(G^2) work per cell, plus O(G^2 K n) for the tail tables,
+after the O(n log n) sort. G = 3 (LETOR 4.0) with K = 10 is 286 cells, G = 5 (MSLR) 3,003.
 """
 
 from __future__ import annotations
@@ -128,33 +128,58 @@ def _tail_tables(sv, start, count, dims, pre):
 
 
 @njit(cache=True)
-def _next_state(digits, dims, stride, cut, cell, placed):
-    """Advance the mixed-radix counter ``digits`` (documents placed per grade) to the next state
-    with at most ``cut`` documents; returns its (cell, placed), or (-1, 0) after the last.
+def _next_state(digits, dims, cut, placed):
+    """Advance the counter ``digits`` (documents placed per grade, digit g below ``dims[g]``) to
+    the next state with at most ``cut`` documents; returns its number of documents, or -1 after
+    the last.
 
-    States are visited in increasing cell order, so every predecessor (one document fewer)
-    comes first. Past the cut a whole run of states is skipped by carrying at once.
+    Every predecessor of a state (one document fewer) comes before it. Past the cut a whole run
+    of states is skipped by carrying at once.
     """
     n_grades = digits.shape[0]
     while True:
         a = 0
         while a < n_grades and digits[a] == dims[a] - 1:
             placed -= digits[a]
-            cell -= digits[a] * stride[a]
             digits[a] = 0
             a += 1
         if a == n_grades:
-            return -1, 0
+            return -1
         digits[a] += 1
         placed += 1
-        cell += stride[a]
         if placed <= cut:
-            return cell, placed
+            return placed
         # lower digits are 0 here; raising digit a (or any below) only adds documents: carry past them
         for b in range(a + 1):
             placed += dims[b] - 1 - digits[b]
-            cell += (dims[b] - 1 - digits[b]) * stride[b]
             digits[b] = dims[b] - 1
+
+
+@njit(cache=True)
+def _binomials(n, k):
+    """``C[i, j]`` = i choose j for i <= n, j <= k."""
+    C = np.zeros((n + 1, k + 1), np.int64)
+    for i in range(n + 1):
+        C[i, 0] = 1
+        for j in range(1, min(i, k) + 1):
+            C[i, j] = C[i - 1, j - 1] + (C[i - 1, j] if j <= i - 1 else 0)
+    return C
+
+
+@njit(cache=True)
+def _state_rank(digits, C, without=-1):
+    """Index of the state ``digits`` (minus one document of grade ``without``, if >= 0) among all
+    states with at most k documents: the combinatorial number system of the strictly increasing
+    ``b_j = digits[0] + ... + digits[j] + j``. Only these C(k + G, G) states get a table cell
+    (rather than the prod_g (k + 1) of a mixed radix: 3,003 against 161,051 for 5 grades), and a
+    predecessor, whose b are smaller, always has a smaller index."""
+    rank = 0
+    total = 0
+    for j in range(digits.shape[0]):
+        total += digits[j]
+        b = total + j - (1 if 0 <= without <= j else 0)
+        rank += C[b, j + 1]
+    return rank
 
 
 @njit(cache=True)
@@ -202,30 +227,25 @@ def graded_ndcg_kernel(s, labels, k, discount, coef, order):
             pre[base + t + 1] = pre[base + t] + sv[start[a] + t]
 
     dims = np.empty(n_grades, np.int64)
-    stride = np.empty(n_grades, np.int64)
-    cells = 1
     for a in range(n_grades):
         dims[a] = min(count[a], cut) + 1
-        stride[a] = cells
-        cells *= dims[a]
+    C = _binomials(cut + n_grades, n_grades)
     inv_scale = 2.0 / pairs
-    value = np.full(cells, NEG_INF)
-    choice = np.zeros(cells, np.int64)
+    value = np.empty(C[cut + n_grades, n_grades])  # every cell is written before it is read
+    choice = np.empty(value.shape[0], np.int64)
     value[0] = 0.0
     digits = np.zeros(n_grades, np.int64)
-    cell, placed = 0, 0
+    placed = 0
     while True:
-        cell, placed = _next_state(digits, dims, stride, cut, cell, placed)
-        if cell < 0:
+        placed = _next_state(digits, dims, cut, placed)
+        if placed < 0:
             break
         best = NEG_INF
         best_a = -1
         for a in range(n_grades):
             if digits[a] == 0:
                 continue
-            before = value[cell - stride[a]]
-            if before == NEG_INF:
-                continue
+            before = value[_state_rank(digits, C, a)]
             sd = sv[start[a] + digits[a] - 1]  # the document placed last, at rank placed - 1
             inversions = 0.0
             for b in range(a):
@@ -234,18 +254,19 @@ def graded_ndcg_kernel(s, labels, k, discount, coef, order):
             if step > best:
                 best = step
                 best_a = a
+        cell = _state_rank(digits, C)
         value[cell] = best
         choice[cell] = best_a
 
     # the cut: add the inversion cost of the score-ordered tail and pick the best final state
     M = _tail_tables(sv, start, count, dims, pre)
     digits[:] = 0
-    cell, placed = 0, 0
+    placed = 0
     best = NEG_INF
-    best_cell = 0
+    best_digits = digits.copy()
     while True:
-        cell, placed = _next_state(digits, dims, stride, cut, cell, placed)
-        if cell < 0:
+        placed = _next_state(digits, dims, cut, placed)
+        if placed < 0:
             break
         if placed != cut:
             continue
@@ -255,19 +276,18 @@ def graded_ndcg_kernel(s, labels, k, discount, coef, order):
             rest_sum_a = pre[start[a] + a + count[a]] - pre[start[a] + a + digits[a]]
             for b in range(a):
                 tail += digits[b] * rest_sum_a - rest_a * pre[start[b] + b + digits[b]] + M[a, b, digits[a], digits[b]]
-        total = value[cell] - inv_scale * tail
+        total = value[_state_rank(digits, C)] - inv_scale * tail
         if total > best:
             best = total
-            best_cell = cell
+            best_digits[:] = digits
 
     # read the top off the table, then the rest by score
     top = np.empty(cut, np.int64)
     taken = np.zeros(n_grades, np.int64)
-    cell = best_cell
     for pos in range(cut - 1, -1, -1):
-        a = choice[cell]
+        a = choice[_state_rank(best_digits, C)]
         top[pos] = a
-        cell -= stride[a]
+        best_digits[a] -= 1
     for pos in range(cut):
         a = top[pos]
         order[pos] = members[start[a] + taken[a]]
