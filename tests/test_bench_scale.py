@@ -29,3 +29,18 @@ def test_a_tiny_run_reports_every_task(tmp_path):
     assert figures["rows"][1]["extra"]["iterations"] == 10  # tol = 0: every size does the same passes
     text = "\n".join(format_scale(figures))
     assert "svm-map" in text and "peak" in text
+
+
+def test_machine_ceiling_times_the_shard_steps_in_one_and_two_processes(tmp_path):
+    from structrank.bench_scale import machine_ceiling
+    from structrank.data.cache import build_letor_cache
+
+    path = write_synthetic_letor(tmp_path / "s.txt", 3000, n_features=5, docs_per_query=50)
+    build_letor_cache(path)
+    one, two = machine_ceiling(path, 1, passes=2), machine_ceiling(path, 2, passes=2)
+    assert one > 0 and two > 0
+    figures = dict(rows=[dict(size=3000, task="svm-map", seconds=1.0, peak_mb=50.0, extra={})], speedup_size=3000,
+                   speedup=[dict(task="ceiling", label="1 process", seconds=one, runs=[one]),
+                            dict(task="ceiling", label="2 independent processes", seconds=two, runs=[two])])
+    text = "\n".join(format_scale(figures))
+    assert f"speed-up {one / two:.2f}" in text and "independent processes" in text

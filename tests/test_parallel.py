@@ -252,3 +252,78 @@ def test_crf_on_a_memory_mapped_cache(tmp_path):
     one = PermutationCRFRanker(**kw, n_jobs=1, shard_rows=300).fit(cache)
     two = PermutationCRFRanker(**kw, n_jobs=2, shard_rows=300).fit(cache)
     assert np.array_equal(one.coef_, two.coef_)
+
+
+def test_scratch_buffers_are_reused_per_name_and_thread():
+    """A shard step's temporaries come from one buffer per name and thread (parallel.scratch)."""
+    import threading
+
+    from structrank.parallel import scratch
+
+    a = scratch("test-a", 100)
+    assert a.shape == (100,) and a.dtype == np.float64
+    a[:] = 1.0
+    smaller = scratch("test-a", 40)
+    assert np.shares_memory(a, smaller) and smaller.shape == (40,)  # the same memory, a shorter view
+    assert not np.shares_memory(a, scratch("test-b", 100))  # another name
+    assert not np.shares_memory(a, scratch("test-a", 100, np.int64))  # another dtype
+    larger = scratch("test-a", 1000)
+    assert larger.shape == (1000,) and np.shares_memory(larger, scratch("test-a", 10))  # grown, then reused
+    other = []
+    thread = threading.Thread(target=lambda: other.append(scratch("test-a", 1000)))
+    thread.start()
+    thread.join()
+    assert not np.shares_memory(larger, other[0])  # threads never share one
+
+
+def test_oracle_outputs_fill_the_given_buffers(data):
+    """batch(out=...) and matvec(out=...) fill the caller's arrays with what they would return."""
+    from structrank.learners.latent import _FixedTruth
+    from structrank.oracles import make_loss
+    from structrank.oracles.positional import PositionalAPLoss
+
+    X, y, offsets = data.X, data.y, data.offsets
+    w = np.random.default_rng(3).normal(size=X.shape[1])
+    n = X.shape[0]
+    scores = matvec(X, w, out=np.full(n, np.nan))
+    np.testing.assert_array_equal(scores, matvec(X, w))
+    with pytest.raises(ValueError, match="float64 array of"):
+        matvec(X, w, out=np.empty(n - 1))
+    positional = PositionalAPLoss("greedy", "harmonic", 1.0, "all", 1)
+    losses = [make_loss("map"), make_loss("ndcg"), make_loss("ndcg", feature_map="dorm"),
+              make_loss("ndcg", gain="exp2"), positional, _FixedTruth(positional, np.zeros(n), w)]
+    for loss in losses:
+        coef, delta = loss.batch(scores, y, offsets)
+        buffers = (np.full(n, np.nan), np.full(n, -1, dtype=np.int64))
+        filled, filled_delta = loss.batch(scores, y, offsets, out=buffers)
+        assert filled is buffers[0]
+        np.testing.assert_array_equal(filled, coef)
+        np.testing.assert_array_equal(filled_delta, delta)
+    with pytest.raises(ValueError, match="out must be"):
+        make_loss("map").batch(scores, y, offsets, out=(np.empty(n), np.empty(n)))  # order must be int64
+
+
+def test_a_shard_computes_a_fixed_ideal_structure_once(data):
+    """The cutting plane's shard step keeps a loss's fixed c_star in the shard (shard_memo),
+    and the memo is never written out with the shard."""
+    from structrank.learners.ssvm import _shard_step
+    from structrank.oracles import make_loss
+    from structrank.parallel import _dump_shard, _read_shard
+
+    loss = make_loss("map")
+    shards = ShardedQueries({"X": data.X, "y": data.y}, data.offsets, shard_rows=10**9)
+    shard = shards.shards[0]
+    w = np.random.default_rng(0).normal(size=data.X.shape[1])
+    first = _shard_step(shard, w, [loss])
+    memo = shard["_memo"][("star", loss)]
+    np.testing.assert_array_equal(memo, loss.star(np.zeros(data.X.shape[0]), data.y, data.offsets))
+    again = _shard_step(shard, w, [loss])
+    assert shard["_memo"][("star", loss)] is memo
+    np.testing.assert_array_equal(first[0][0], again[0][0])
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        read = _read_shard(str(_dump_shard(shard, Path(folder) / "shard")))
+    assert "_memo" not in read and np.array_equal(read["X"], shard["X"])
+

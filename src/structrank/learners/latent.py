@@ -308,8 +308,8 @@ class _FixedTruth:
     w: np.ndarray
     star_varies = False
 
-    def batch(self, scores, labels, offsets):
-        return self.loss.batch(scores, labels, offsets)
+    def batch(self, scores, labels, offsets, out=None):
+        return self.loss.batch(scores, labels, offsets, out)
 
     def star(self, scores, labels, offsets):
         return self.c_star

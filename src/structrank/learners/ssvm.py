@@ -28,7 +28,8 @@ from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
 from structrank.oracles.losses import _component
-from structrank.parallel import DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, matvec, ordered_sum, rmatvec
+from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, matvec, ordered_sum, rmatvec, scratch,
+                                 shard_memo)
 
 
 @dataclass
@@ -57,15 +58,25 @@ def _oracle_step(X, y, offsets, losses, stars, w, n_queries):
 
 
 def _shard_step(shard, w, losses):
-    """One shard's part of every loss's constraint: (X^T (c_star - c_hat) summed, delta summed)."""
+    """One shard's part of every loss's constraint: (X^T (c_star - c_hat) summed, delta summed).
+
+    Its per-row temporaries are this thread's reused buffers (structrank.parallel.scratch), and
+    a loss's fixed ideal structure is computed once per shard, not at every iteration.
+    """
     X, y, offsets = shard["X"], shard["y"], shard["offsets"]
-    scores = matvec(X, w)
+    n = X.shape[0]
+    scores = matvec(X, w, out=scratch("scores", n))
     out = []
     for loss in losses:
-        c_hat, delta = loss.batch(scores, y, offsets)
-        # a latent SVM's truth is imputed at other weights than the current ones (shard_star)
-        star = loss.shard_star(shard) if hasattr(loss, "shard_star") else loss.star(scores, y, offsets)
-        out.append((rmatvec(X, star - c_hat), float(np.sum(delta))))
+        c_hat, delta = loss.batch(scores, y, offsets, out=(scratch("coef", n), scratch("order", n, np.int64)))
+        if hasattr(loss, "shard_star"):  # a latent SVM's truth is imputed at other weights than these
+            star = loss.shard_star(shard)
+        elif loss.star_varies:
+            star = loss.star(scores, y, offsets)
+        else:
+            star = shard_memo(shard, ("star", loss), lambda loss=loss: loss.star(scores, y, offsets))
+        diff = np.subtract(star, c_hat, out=c_hat)
+        out.append((rmatvec(X, diff), float(np.sum(delta))))
     return out
 
 

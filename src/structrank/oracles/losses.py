@@ -96,6 +96,16 @@ def _discount_table(name: str, n: int) -> np.ndarray:
     return table
 
 
+def batch_outputs(n, out=None):
+    """The ``(coef, order)`` arrays a batch oracle fills: the caller's ``out`` or new ones."""
+    if out is None:
+        return np.empty(n), np.empty(n, dtype=np.int64)
+    coef, order = out
+    if coef.shape != (n,) or order.shape != (n,) or coef.dtype != np.float64 or order.dtype != np.int64:
+        raise ValueError(f"out must be (float64, int64) arrays of {n} rows")
+    return coef, order
+
+
 def _table_for(name: str, n: int) -> np.ndarray:
     # tables grow in powers of two so that a few cached ones serve every query length
     return _discount_table(name, max(64, 1 << max(int(n) - 1, 1).bit_length()))
@@ -185,22 +195,24 @@ class StructuredLoss:
         coef, delta, order = self._batch(scores, labels, offsets)
         return Violation(coef, float(delta[0]), order)
 
-    def batch(self, scores, labels, offsets):
-        """``(c_hat, delta)`` for every query at once."""
-        coef, delta, _ = self._batch(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets)
+    def batch(self, scores, labels, offsets, out=None):
+        """``(c_hat, delta)`` for every query at once.
+
+        ``out``: optional ``(coef, order)`` arrays (float64, int64) of the rows' length to fill,
+        so that a caller running many batches reuses its memory (``structrank.parallel.scratch``).
+        """
+        coef, delta, _ = self._batch(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets, out)
         return coef, delta
 
-    def _batch(self, scores, labels, offsets):
+    def _batch(self, scores, labels, offsets, out=None):
         offsets = np.asarray(offsets, dtype=np.int64)
-        n = scores.shape[0]
         if self.feature_map == "dorm":
-            return self._dorm_batch(scores, labels, offsets)
+            return self._dorm_batch(scores, labels, offsets, out)
         if self._graded_po:
-            return self._graded_batch(scores, labels, offsets)
+            return self._graded_batch(scores, labels, offsets, out)
         z = self.relevance(labels)
         longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
-        coef = np.empty(n)
-        order = np.empty(n, dtype=np.int64)
+        coef, order = batch_outputs(scores.shape[0], out)
         kernel = _KERNELS[(self.name, self.feature_map)]
         delta = _run_batch(kernel, scores, z, offsets, self._cut, _table_for(self.discount, longest), coef, order)
         return coef, delta, order
@@ -216,18 +228,16 @@ class StructuredLoss:
             raise ValueError(f"graded gains 2^label - 1 need labels >= 0, got {labels.min()}")
         return labels
 
-    def _graded_batch(self, scores, labels, offsets):
+    def _graded_batch(self, scores, labels, offsets, out=None):
         labels = self._grade_labels(labels)
         longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
-        coef = np.empty(scores.shape[0])
-        order = np.empty(scores.shape[0], dtype=np.int64)
+        coef, order = batch_outputs(scores.shape[0], out)
         delta = graded_ndcg_batch(scores, labels, offsets, self._cut, _table_for(self.discount, longest), coef, order)
         return coef, delta, order
 
-    def _dorm_batch(self, scores, labels, offsets):
+    def _dorm_batch(self, scores, labels, offsets, out=None):
         gains = self._gains(labels)
-        coef = np.empty(scores.shape[0])
-        order = np.empty(scores.shape[0], dtype=np.int64)
+        coef, order = batch_outputs(scores.shape[0], out)
         delta = np.empty(offsets.shape[0] - 1)
         for q in range(offsets.shape[0] - 1):
             a, b = offsets[q], offsets[q + 1]
@@ -309,7 +319,9 @@ class ComboLoss:
         coef, delta, order = self._choose(scores, labels, [0, scores.shape[0]])
         return Violation(coef, float(delta[0]), order)
 
-    def batch(self, scores, labels, offsets):
+    def batch(self, scores, labels, offsets, out=None):
+        """``(c_hat, delta)``; ``out`` is accepted for the common interface and not used (the
+        choice between components needs every component's arrays)."""
         coef, delta, _ = self._choose(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets)
         return coef, delta
 

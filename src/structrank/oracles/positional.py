@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from structrank.oracles.losses import Violation
+from structrank.oracles.losses import Violation, batch_outputs
 from structrank.oracles.po import _split_sorted
 from structrank.structures import positional_weights
 
@@ -231,12 +231,11 @@ class PositionalAPLoss:
     def relevance(self, labels) -> np.ndarray:
         return (np.asarray(labels) >= self.relevant_from).astype(np.int8)
 
-    def _run(self, scores, labels, offsets):
+    def _run(self, scores, labels, offsets, out=None):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         offsets = np.asarray(offsets, dtype=np.int64)
         longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
-        coef = np.empty(scores.shape[0])
-        order = np.empty(scores.shape[0], dtype=np.int64)
+        coef, order = batch_outputs(scores.shape[0], out)
         scale = 0.0 if self.inference == "none" else float(self.scale)
         delta = run_positional(_KERNEL_IDS[self.inference], scores, self.relevance(labels), offsets,
                                positional_weights(longest, self.weights), scale, self.positions == "positives",
@@ -248,8 +247,9 @@ class PositionalAPLoss:
         coef, delta, order = self._run(scores, labels, [0, len(scores)])
         return Violation(coef, float(delta[0]), order)
 
-    def batch(self, scores, labels, offsets):
-        coef, delta, _ = self._run(scores, labels, offsets)
+    def batch(self, scores, labels, offsets, out=None):
+        """``(c_hat, delta)`` for every query; ``out`` as in ``StructuredLoss.batch``."""
+        coef, delta, _ = self._run(scores, labels, offsets, out)
         return coef, delta
 
     def star(self, scores, labels, offsets) -> np.ndarray:
