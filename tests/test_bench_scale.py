@@ -44,3 +44,17 @@ def test_machine_ceiling_times_the_shard_steps_in_one_and_two_processes(tmp_path
                             dict(task="ceiling", label="2 independent processes", seconds=two, runs=[two])])
     text = "\n".join(format_scale(figures))
     assert f"speed-up {one / two:.2f}" in text and "independent processes" in text
+
+
+def test_every_speedup_configuration_and_the_ceiling_take_turns():
+    """One round runs each task's configurations (its base first), then the machine's ceiling."""
+    from structrank.bench_scale import SPEEDUP_TASKS, _speedup_configs
+
+    configs = _speedup_configs("unused.txt")
+    tasks = [task for task, _, _ in configs]
+    assert list(dict.fromkeys(tasks)) == [*SPEEDUP_TASKS, "ceiling"]
+    for task in SPEEDUP_TASKS:
+        labels = [label for t, label, _ in configs if t == task]
+        assert labels[:2] == ["1 worker", "2 workers (loky)"]
+        assert ("LocalCluster, 2 processes" in labels) == task.startswith("svm")
+    assert [label for t, label, _ in configs if t == "ceiling"] == ["1 process", "2 independent processes"]

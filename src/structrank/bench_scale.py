@@ -25,7 +25,8 @@ cache, so no data is shipped). On this synthetic data SVM-ndcg's optimum at C = 
 hinge bound of NDCG@10 is loose on noisy labels), so its iterates shrink towards 0; SVM-map's
 do not, which makes it the more typical fit of the two. Each timed fit follows a warm-up that waits
 until every worker has started and run a task, then loads the numba kernels in all of them.
-The configurations run ``SPEEDUP_REPEATS`` times, taking turns, and their medians are compared,
+Every configuration of every task, and the ceiling below, runs once in each of ``SPEEDUP_REPEATS``
+rounds, taking turns, and their medians are compared,
 and so are their best runs: on the virtual machine this was built on, the same single-process
 pass takes 112 ms in one minute and 150 ms in the next (whichever core it runs on), so a median
 of a few runs still carries some of that noise, while the best run is the machine undisturbed.
@@ -275,31 +276,37 @@ def bench_scale(folder, sizes=SCALE_SIZES, tasks=SCALE_TASKS, speedup_size=10**6
     speedup = []
     if speedup_size in sizes:
         path = str(folder / f"synthetic-{speedup_size}.txt")
-        for task in SPEEDUP_TASKS:
-            configs = [("1 worker", 1, False), ("2 workers (loky)", 2, False)]
-            if task.startswith("svm"):
-                configs.append(("LocalCluster, 2 processes", None, True))
-            times = {label: [] for label, _, _ in configs}
-            # the configurations take turns, so that a slow spell of the (virtual) machine falls
-            # on all of them; the median of each is reported
-            for _ in range(repeats):
-                for label, n_jobs, on_cluster in configs:
-                    seconds = (_with_cluster(task, path) if on_cluster
-                               else run_in_child(task, path, n_jobs, None, SPEEDUP_EPOCHS)[0])
-                    times[label].append(seconds)
-                    progress(f"  {task} on {speedup_size:,}: {label:<26} {seconds:7.2f} s")
-            for label, values in times.items():
-                speedup.append(dict(task=task, label=label, seconds=float(np.median(values)), runs=values))
-        ceiling = {1: [], 2: []}
+        configs = _speedup_configs(path)
+        times = {(task, label): [] for task, label, _ in configs}
+        # every configuration of every task, and the machine's ceiling, take turns in each round,
+        # so that a slow spell of the (virtual) machine falls on all of them; medians are reported
         for _ in range(repeats):
-            for parts in ceiling:
-                ceiling[parts].append(machine_ceiling(path, parts))
-                progress(f"  machine ceiling, SVM-map shard steps in {parts} independent process(es): "
-                         f"{ceiling[parts][-1]:7.2f} s")
-        speedup.append(dict(task="ceiling", label="1 process", seconds=float(np.median(ceiling[1])), runs=ceiling[1]))
-        speedup.append(dict(task="ceiling", label="2 independent processes", seconds=float(np.median(ceiling[2])),
-                            runs=ceiling[2]))
+            for task, label, run in configs:
+                seconds = run()
+                times[(task, label)].append(seconds)
+                progress(f"  {task} on {speedup_size:,}: {label:<26} {seconds:7.2f} s")
+        for (task, label), values in times.items():
+            speedup.append(dict(task=task, label=label, seconds=float(np.median(values)), runs=values))
     return dict(rows=rows, speedup=speedup, speedup_size=speedup_size)
+
+
+def _speedup_configs(path):
+    """[(task, label, run)]: each run() gives seconds; the first configuration of a task is its base."""
+    import functools
+
+    configs = []
+    for task in SPEEDUP_TASKS:
+        for label, n_jobs in (("1 worker", 1), ("2 workers (loky)", 2)):
+            configs.append((task, label, functools.partial(_seconds_in_child, task, path, n_jobs)))
+        if task.startswith("svm"):
+            configs.append((task, "LocalCluster, 2 processes", functools.partial(_with_cluster, task, path)))
+    configs.append(("ceiling", "1 process", functools.partial(machine_ceiling, path, 1)))
+    configs.append(("ceiling", "2 independent processes", functools.partial(machine_ceiling, path, 2)))
+    return configs
+
+
+def _seconds_in_child(task, path, n_jobs):
+    return run_in_child(task, path, n_jobs, None, SPEEDUP_EPOCHS)[0]
 
 
 def _with_cluster(task, path):

@@ -11,8 +11,9 @@ through joblib:
   temporary folder, and the workers memory-map them (cached per worker process), so each call
   ships only its small arguments (the weights);
 - inside ``joblib.parallel_backend("dask")`` (or ``parallel_config(backend="dask")``) with a
-  ``distributed.Client``: the shards are scattered to the cluster once (``client.scatter``) and
-  every call refers to them by their futures.
+  ``distributed.Client``: the shards are scattered to the cluster once (``client.scatter``),
+  and every call submits one task per worker thread through that backend's client, referring to
+  them by their futures.
 
 The shards depend on the data and ``shard_rows`` only, never on the number of workers, and the
 learners add the shards' results up in shard order, so a model trained on 1 worker, 8 workers
@@ -97,7 +98,6 @@ class ShardedQueries:
         self._files = None
         self._futures = None
         self._client = None
-        self._parallel = None
 
     @classmethod
     def from_cache(cls, cache, shard_rows=DEFAULT_SHARD_ROWS):
@@ -112,7 +112,7 @@ class ShardedQueries:
         self.bounds = shard_bounds(self.offsets, shard_rows)
         stamp = cache_stamp(cache.folder)
         self.handles = [CacheShard(str(cache.folder), int(lo), int(hi), stamp) for lo, hi in self.bounds]
-        self._folder = self._files = self._futures = self._client = self._parallel = None
+        self._folder = self._files = self._futures = self._client = None
         return self
 
     @property
@@ -134,16 +134,14 @@ class ShardedQueries:
 
         ``per_shard``: a list with one more argument for each shard (passed last).
         """
-        extra = [()] * len(self.shards) if per_shard is None else [(a,) for a in per_shard]
-        if len(extra) != len(self.shards):
-            raise ValueError(f"per_shard has {len(extra)} entries for {len(self.shards)} shards")
+        extra = [()] * len(self) if per_shard is None else [(a,) for a in per_shard]
+        if len(extra) != len(self):
+            raise ValueError(f"per_shard has {len(extra)} entries for {len(self)} shards")
         client = dask_client()
         if client is None and n_jobs in (None, 1):
             if self.handles is not None:  # one shard's views at a time
                 return [fn(_cache_shard(h), *args, *more) for h, more in zip(self.handles, extra)]
             return [fn(shard, *args, *more) for shard, more in zip(self.shards, extra)]
-        from joblib import delayed
-
         if self.handles is not None:
             handles = self.handles
         else:
@@ -158,26 +156,13 @@ class ShardedQueries:
             futures = [executor.submit(_apply_group, fn, [(handles[i], extra[i]) for i in group], args)
                        for group in groups]
             return [r for future in futures for r in future.result()]
-        pool = self._pool(n_jobs)
-        groups = _groups(len(handles), pool._effective_n_jobs())
-        results = pool(delayed(_apply_group)(fn, [(handles[i], extra[i]) for i in group], args) for group in groups)
-        return [r for group in results for r in group]
-
-    def _pool(self, n_jobs):
-        """One joblib Parallel kept open across calls (a learner maps once per iteration or epoch):
-        its workers and its batching stay, and a call costs only the dispatch of the shards."""
-        from joblib import Parallel
-
-        if self._parallel is None or self._parallel.n_jobs != n_jobs:
-            self._close_pool()
-            self._parallel = Parallel(n_jobs=n_jobs, batch_size=1, pre_dispatch="all")
-            self._parallel.__enter__()
-        return self._parallel
-
-    def _close_pool(self):
-        if getattr(self, "_parallel", None) is not None:
-            self._parallel.__exit__(None, None, None)
-        self._parallel = None
+        # the client of the active joblib dask backend, used directly for the same reason: a task
+        # per worker and one gather, without joblib's polling loop
+        workers = sum(info.get("nthreads", 1) for info in client.scheduler_info()["workers"].values())
+        groups = _groups(len(handles), workers)
+        futures = [client.submit(_apply_group, fn, [(handles[i], extra[i]) for i in group], args, pure=False)
+                   for group in groups]
+        return [r for group in _gather(client, futures) for r in group]
 
     def _scattered(self, client):
         if self._futures is None or self._client is not client:
@@ -193,7 +178,6 @@ class ShardedQueries:
 
     def close(self):
         """Remove the shards' temporary files and release scattered data."""
-        self._close_pool()
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
         self._folder = self._files = self._futures = self._client = None
@@ -209,6 +193,24 @@ class ShardedQueries:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
+
+
+def _gather(client, futures):
+    """``client.gather(futures)``; inside a dask worker's task (a fit that is one point of a grid
+    spread over the cluster), the task secedes from the worker's thread pool while it waits, as
+    dask's tasks that launch tasks must, or its own tasks would wait for its thread forever."""
+    from distributed import rejoin, secede
+    from distributed.worker import get_worker
+
+    try:
+        get_worker()
+    except ValueError:  # not in a worker
+        return client.gather(futures)
+    secede()
+    try:
+        return client.gather(futures)
+    finally:
+        rejoin()
 
 
 def cluster(address=None):
