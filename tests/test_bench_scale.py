@@ -55,6 +55,6 @@ def test_every_speedup_configuration_and_the_ceiling_take_turns():
     assert list(dict.fromkeys(tasks)) == [*SPEEDUP_TASKS, "ceiling"]
     for task in SPEEDUP_TASKS:
         labels = [label for t, label, _ in configs if t == task]
-        assert labels[:2] == ["1 worker", "2 workers (loky)"]
+        assert labels[:2] == ["1 worker", "2 workers (threads)"]
         assert ("LocalCluster, 2 processes" in labels) == task.startswith("svm")
     assert [label for t, label, _ in configs if t == "ceiling"] == ["1 process", "2 independent processes"]

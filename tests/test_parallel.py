@@ -45,7 +45,7 @@ def _row_sums(shard, scale, extra):
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-def test_map_on_disk_workers_equals_in_process(sparse):
+def test_map_on_threads_equals_in_process(sparse):
     ds = make_ranking_dataset(n_queries=30, random_state=1)
     X = sp.csr_matrix(ds.X) if sparse else ds.X
     with ShardedQueries({"X": X, "y": ds.y}, ds.offsets, shard_rows=200) as shards:
@@ -212,28 +212,29 @@ def test_perceptron_on_a_memory_mapped_cache(tmp_path):
     assert abs(two.score(full) - in_memory.score(full)) < 0.03  # mixing over 9 shards ranks about as well
 
 
-def _leak_limit(shard):
-    from joblib.externals.loky import process_executor
+def test_every_numba_kernel_releases_the_gil():
+    """Shard maps run on threads (structrank.parallel): a kernel that kept the GIL would make
+    them take turns. Every jitted function in the package is compiled with nogil=True."""
+    import importlib
+    import pkgutil
 
-    return process_executor._MAX_MEMORY_LEAK_SIZE
+    from numba.core.registry import CPUDispatcher
 
+    import structrank
 
-def test_workers_keep_their_mapped_shards():
-    """loky would restart a worker whose resident memory (mapped shard pages included) grew by
-    300 MB; the shard tasks lift that limit in their worker. And a worker maps only the shards
-    of the latest fit, so the maps of earlier fits' deleted files do not pile up."""
-    from structrank.parallel import _MAPPED, _load_shard
-
-    X = np.arange(40.0).reshape(20, 2)
-    offsets = np.arange(0, 21, 5)
-    with ShardedQueries({"X": X}, offsets, shard_rows=5) as shards:
-        assert all(limit > 10**15 for limit in shards.map(_leak_limit, n_jobs=2))
-        first = shards._on_disk()
-        _load_shard(str(first[0])), _load_shard(str(first[1]))
-        assert len(_MAPPED["shards"]) == 2
-        with ShardedQueries({"X": X + 1}, offsets, shard_rows=5) as later:
-            shard = _load_shard(str(later._on_disk()[0]))
-            assert len(_MAPPED["shards"]) == 1 and np.array_equal(shard["X"], X[:5] + 1)
+    kernels = {}
+    for module in pkgutil.walk_packages(structrank.__path__, "structrank."):
+        if module.name.endswith("__main__"):  # running it is the CLI
+            continue
+        try:
+            loaded = importlib.import_module(module.name)
+        except ImportError:  # an optional extra (embeddings, distributed) not installed
+            continue
+        for name, value in vars(loaded).items():
+            if isinstance(value, CPUDispatcher) and value.__module__ == module.name:
+                kernels[f"{module.name}.{name}"] = value.targetoptions.get("nogil", False)
+    assert len(kernels) > 60  # all of them were found
+    assert [name for name, nogil in kernels.items() if not nogil] == []
 
 
 def test_crf_on_a_memory_mapped_cache(tmp_path):
@@ -305,10 +306,10 @@ def test_oracle_outputs_fill_the_given_buffers(data):
 
 def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     """The cutting plane's shard step keeps a loss's fixed c_star in the shard (shard_memo),
-    and the memo is never written out with the shard."""
+    and the memo is never shipped to a cluster with the shard."""
     from structrank.learners.ssvm import _shard_step
     from structrank.oracles import make_loss
-    from structrank.parallel import _dump_shard, _read_shard
+    from structrank.parallel import shipped
 
     loss = make_loss("map")
     shards = ShardedQueries({"X": data.X, "y": data.y}, data.offsets, shard_rows=10**9)
@@ -320,10 +321,6 @@ def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     again = _shard_step(shard, w, [loss])
     assert shard["_memo"][("star", loss)] is memo
     np.testing.assert_array_equal(first[0][0], again[0][0])
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as folder:
-        read = _read_shard(str(_dump_shard(shard, Path(folder) / "shard")))
-    assert "_memo" not in read and np.array_equal(read["X"], shard["X"])
+    sent = shipped(shard)
+    assert "_memo" not in sent and sent["X"] is shard["X"] and set(sent) == set(shard) - {"_memo"}
 

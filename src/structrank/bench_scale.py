@@ -9,22 +9,22 @@ touched):
 - ``load``: the streaming conversion of the text file to the memory-mapped cache
   (structrank.data.cache; 200,000 lines per chunk);
 - ``evaluate``: scores of a random linear model over the cache, then NDCG@10 and MAP;
-- ``svm-map``, ``svm-ndcg``: ``StructSVMRanker`` on the cache, shard by shard (100,000 rows per
+- ``svm-map``, ``svm-ndcg``: ``StructSVMRanker`` on the cache, shard by shard (50,000 rows per
   shard, in this process), ``SCALE_ITERATIONS`` cutting-plane iterations (tol = 0, so every
   size does the same number of oracle passes), after a warm-up fit on a tiny data set that
-  starts the workers and loads the numba kernels (not timed);
+  loads the numba kernels (not timed);
 - ``lsp-ap``: ``LatentPerceptronRanker`` (greedy), ``SCALE_EPOCHS`` epochs, on the cache shard by
   shard, like the SVMs;
 - ``crf-kl``: ``PermutationCRFRanker`` (KL), ``SCALE_EPOCHS`` epochs, likewise.
 
 The slope of log(time) and log(memory) against log(documents), fitted over the sizes from
 10^5 up, says whether they grow linearly (slope 1). Speed-up on the 10^6 case: SVM-map, SVM-ndcg,
-LSP-AP and CRF-KL with 1 and 2 loky workers (``n_jobs``; the latter two by parameter mixing), and
-the SVMs on a dask.distributed LocalCluster of 2 processes (their shards are references to the
-cache, so no data is shipped). On this synthetic data SVM-ndcg's optimum at C = 1 is w = 0 (the
+LSP-AP and CRF-KL with 1 and 2 workers (``n_jobs``, threads of the child process; the latter two
+by parameter mixing), and the SVMs on a dask.distributed LocalCluster of 2 processes (their
+shards are references to the cache, so no data is shipped). On this synthetic data SVM-ndcg's optimum at C = 1 is w = 0 (the
 hinge bound of NDCG@10 is loose on noisy labels), so its iterates shrink towards 0; SVM-map's
-do not, which makes it the more typical fit of the two. Each timed fit follows a warm-up that waits
-until every worker has started and run a task, then loads the numba kernels in all of them.
+do not, which makes it the more typical fit of the two. Each timed fit follows a warm-up fit that
+loads the numba kernels and one over the cache that maps its pages.
 Every configuration of every task, and the ceiling below, runs once in each of ``SPEEDUP_REPEATS``
 rounds, taking turns, and their medians are compared,
 and so are their best runs: on the virtual machine this was built on, the same single-process
@@ -52,7 +52,7 @@ SCALE_ITERATIONS = 10
 SCALE_EPOCHS = 2
 SHARD_ROWS = 50_000
 SPEEDUP_TASKS = ("svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
-SPEEDUP_EPOCHS = 10  # the mixing learners' shards are written to disk once per fit: a real fit's epochs
+SPEEDUP_EPOCHS = 10
 SPEEDUP_REPEATS = 5
 
 
@@ -88,38 +88,9 @@ def _peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux and BSD: KiB
 
 
-def _worker_pid(seconds):
-    import os
-
-    time.sleep(seconds)
-    return os.getpid()
-
-
-def _start_workers(n_jobs, timeout=120.0):
-    """Start the ``n_jobs`` local loky workers and wait until every one has run a task.
-
-    The warm-up fits alone do not ensure it: a worker still importing when they run leaves
-    them to the others, and then pays its start-up in the timed fit (its first task's kernel
-    loading, and loky's full garbage collection after a worker's first task). Tasks that
-    sleep a little are sent until as many different workers have answered at once.
-    """
-    from structrank.parallel import _local_executor
-
-    executor, workers = _local_executor(n_jobs)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        futures = [executor.submit(_worker_pid, 0.2) for _ in range(workers)]
-        if len({f.result() for f in futures}) == workers:
-            return
-    raise RuntimeError(f"not all of {workers} workers started within {timeout:.0f} s")
-
-
 def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
     """Run one task in this (child) process; (seconds, peak MB, extra)."""
     from structrank.data.cache import open_letor_cache
-
-    if n_jobs not in (None, 1) and scheduler is None:
-        _start_workers(n_jobs)
 
     if name == "load":
         from structrank.data.cache import build_letor_cache
@@ -144,7 +115,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         from structrank.parallel import cluster
 
         with cluster(scheduler) if scheduler else contextlib.nullcontext():
-            # warm-up outside the clock: start the workers, load the numba kernels there
+            # warm-up outside the clock: load the numba kernels (on a cluster: in its workers)
             from structrank.data import make_ranking_dataset
 
             StructSVMRanker(loss=name[4:], max_iter=2, n_jobs=n_jobs, shard_rows=SHARD_ROWS).fit(
@@ -167,7 +138,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
                                         n_jobs=n_jobs, shard_rows=SHARD_ROWS)
 
         make().fit(make_ranking_dataset(n_queries=40, random_state=0))  # warm-up, as above
-        # one epoch over the cache first, as the SVMs' warm-up: the workers map their shards
+        # one epoch over the cache first, as the SVMs' warm-up: its pages are mapped
         make().set_params(max_epochs=1).fit(cache)
         data = cache  # both train on the cache itself, shard by shard
         start = time.perf_counter()
@@ -180,12 +151,6 @@ def _child(queue, *args):
         queue.put(("ok", _task(*args)))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        # joblib keeps its loky workers for reuse; a multiprocessing child joins its children
-        # at exit and would wait for them forever
-        from joblib.externals.loky import get_reusable_executor
-
-        get_reusable_executor().shutdown(wait=True)
 
 
 def run_in_child(*args):
@@ -296,7 +261,7 @@ def _speedup_configs(path):
 
     configs = []
     for task in SPEEDUP_TASKS:
-        for label, n_jobs in (("1 worker", 1), ("2 workers (loky)", 2)):
+        for label, n_jobs in (("1 worker", 1), ("2 workers (threads)", 2)):
             configs.append((task, label, functools.partial(_seconds_in_child, task, path, n_jobs)))
         if task.startswith("svm"):
             configs.append((task, "LocalCluster, 2 processes", functools.partial(_with_cluster, task, path)))

@@ -7,9 +7,11 @@ whole queries of about ``shard_rows`` rows each, and ``map`` applies a function 
 through joblib:
 
 - ``n_jobs=None`` or 1 and no dask backend active: in this process, shard after shard;
-- ``n_jobs > 1`` (loky processes): the shards' arrays are written once to ``.npy`` files in a
-  temporary folder, and the workers memory-map them (cached per worker process), so each call
-  ships only its small arguments (the weights);
+- ``n_jobs > 1``: on that many threads of this process, each over a contiguous group of shards.
+  Threads, not processes: every shard function spends its time in numba kernels compiled with
+  ``nogil=True`` (all of structrank's are), so the threads run at once on the shards in place,
+  with nothing written, shipped or mapped again per worker (sklearn's forests use joblib's
+  threads for the same reason);
 - inside ``joblib.parallel_backend("dask")`` (or ``parallel_config(backend="dask")``) with a
   ``distributed.Client``: the shards are scattered to the cluster once (``client.scatter``),
   and every call submits one task per worker thread through that backend's client, referring to
@@ -33,14 +35,14 @@ array read from a memory map and the same rows sliced in memory could differ in 
 from __future__ import annotations
 
 import functools
-import shutil
-import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from numba import njit
 
 DEFAULT_SHARD_ROWS = 100_000
@@ -94,8 +96,6 @@ class ShardedQueries:
             shard = {name: array[lo:hi] for name, array in arrays.items()}
             shard.update(offsets=offsets[q_lo:q_hi + 1] - lo, q_lo=q_lo, q_hi=q_hi, row_lo=lo, row_hi=hi)
             self.shards.append(shard)
-        self._folder = None
-        self._files = None
         self._futures = None
         self._client = None
 
@@ -103,16 +103,16 @@ class ShardedQueries:
     def from_cache(cls, cache, shard_rows=DEFAULT_SHARD_ROWS):
         """Shards of a memory-mapped LETOR cache (structrank.data.cache), never copied in full.
 
-        A shard is only a reference (cache folder, query range): wherever it is used (here, a
-        loky worker, a dask worker that sees the same storage) it maps the cache and reads
-        views of its rows, so memory stays proportional to a shard, and nothing is shipped.
+        A shard is only a reference (cache folder, query range): wherever it is used (this
+        process and its threads, a dask worker that sees the same storage) it maps the cache and
+        reads views of its rows, so memory stays proportional to a shard, and nothing is shipped.
         """
         self = cls.__new__(cls)
         self.offsets = np.asarray(cache.offsets, dtype=np.int64)
         self.bounds = shard_bounds(self.offsets, shard_rows)
         stamp = cache_stamp(cache.folder)
         self.handles = [CacheShard(str(cache.folder), int(lo), int(hi), stamp) for lo, hi in self.bounds]
-        self._folder = self._files = self._futures = self._client = None
+        self._futures = self._client = None
         return self
 
     @property
@@ -138,26 +138,21 @@ class ShardedQueries:
         if len(extra) != len(self):
             raise ValueError(f"per_shard has {len(extra)} entries for {len(self)} shards")
         client = dask_client()
-        if client is None and n_jobs in (None, 1):
-            if self.handles is not None:  # one shard's views at a time
-                return [fn(_cache_shard(h), *args, *more) for h, more in zip(self.handles, extra)]
-            return [fn(shard, *args, *more) for shard, more in zip(self.shards, extra)]
-        if self.handles is not None:
-            handles = self.handles
-        else:
-            handles = self._scattered(client) if client is not None else self._on_disk()
-        # one task per worker, each over a contiguous group of shards: a task costs an IPC round
-        # trip, a shard's work at 50,000 rows a few milliseconds more
         if client is None:
-            executor, workers = _local_executor(n_jobs)
-            groups = _groups(len(handles), workers)
-            # loky's executor itself rather than joblib.Parallel, whose result loop sleeps 10 ms
-            # whenever no task is done: a quarter of a 10^6-row cutting-plane iteration
-            futures = [executor.submit(_apply_group, fn, [(handles[i], extra[i]) for i in group], args)
-                       for group in groups]
+            items = self.handles if self.handles is not None else self.shards
+            workers = 1 if n_jobs is None else effective_n_jobs(n_jobs)
+            if workers == 1:
+                return [_apply(fn, item, *args, *more) for item, more in zip(items, extra)]
+            # one task per thread over a contiguous group of shards; the executor directly rather
+            # than joblib.Parallel, whose result loop sleeps 10 ms whenever no task is done (a
+            # tenth of a 10^6-row perceptron epoch)
+            executor = _thread_pool(workers)
+            futures = [executor.submit(_apply_group, fn, [(items[i], extra[i]) for i in group], args)
+                       for group in _groups(len(items), workers)]
             return [r for future in futures for r in future.result()]
+        handles = self.handles if self.handles is not None else self._scattered(client)
         # the client of the active joblib dask backend, used directly for the same reason: a task
-        # per worker and one gather, without joblib's polling loop
+        # per worker thread and one gather, without joblib's polling loop
         workers = sum(info.get("nthreads", 1) for info in client.scheduler_info()["workers"].values())
         groups = _groups(len(handles), workers)
         futures = [client.submit(_apply_group, fn, [(handles[i], extra[i]) for i in group], args, pure=False)
@@ -166,21 +161,13 @@ class ShardedQueries:
 
     def _scattered(self, client):
         if self._futures is None or self._client is not client:
-            self._futures = client.scatter(self.shards, hash=False)
+            self._futures = client.scatter([shipped(shard) for shard in self.shards], hash=False)
             self._client = client
         return self._futures
 
-    def _on_disk(self):
-        if self._files is None:
-            self._folder = tempfile.mkdtemp(prefix="structrank-shards-")
-            self._files = [_dump_shard(shard, Path(self._folder) / f"shard{i:05d}") for i, shard in enumerate(self.shards)]
-        return self._files
-
     def close(self):
-        """Remove the shards' temporary files and release scattered data."""
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
-        self._folder = self._files = self._futures = self._client = None
+        """Release the shards scattered to a cluster."""
+        self._futures = self._client = None
 
     def __enter__(self):
         return self
@@ -249,84 +236,22 @@ def dask_client():
 def _groups(n_shards, workers):
     """Contiguous groups of shard indices, one per worker.
 
-    One task per worker costs one IPC round trip per map. Smaller groups (4 per worker, so that
-    a faster core could take more) were measured too and were no faster on this machine: 1.46-1.65
-    against 1.51-1.62 for SVM-ndcg, LSP-AP and SVM-map at 10^6 rows, and a LocalCluster, whose
-    tasks cost more, went from 1.35 to 0.83.
+    One task per worker: on a cluster a task costs a network round trip. Smaller groups (4 per
+    worker, so that a faster core could take more) were measured with worker processes and were
+    no faster: 1.46-1.65 against 1.51-1.62 at 10^6 rows, and a LocalCluster went from 1.35 to 0.83.
     """
     return np.array_split(np.arange(n_shards), min(n_shards, max(1, workers)))
 
 
-def _local_executor(n_jobs):
-    """(joblib's reusable loky executor, its number of workers) for ``n_jobs`` local processes."""
-    from joblib import effective_n_jobs
-    from joblib.executor import get_memmapping_executor
-
-    # joblib's own executor (the one joblib.Parallel reuses too): loky's bare
-    # get_reusable_executor would leave Parallel a pool it cannot use
-    workers = effective_n_jobs(n_jobs)
-    return get_memmapping_executor(workers), workers
+@functools.lru_cache(maxsize=4)
+def _thread_pool(workers) -> ThreadPoolExecutor:
+    """This process's pool of ``workers`` threads for shard maps, kept for the next map."""
+    return ThreadPoolExecutor(workers, thread_name_prefix="structrank-shards")
 
 
-class ShardFile(str):
-    """The folder of a shard written by ``_dump_shard``; workers open it memory-mapped, once."""
-
-
-def _dump_shard(shard, folder) -> ShardFile:
-    folder.mkdir(parents=True)
-    scalars = {}
-    for name, value in shard.items():
-        if name.startswith("_"):  # a process's own memo (shard_memo), not data
-            continue
-        if sp.issparse(value):
-            for part in ("data", "indices", "indptr"):
-                np.save(folder / f"{name}.csr_{part}.npy", getattr(value, part))
-            scalars[f"{name}.csr_shape"] = list(value.shape)
-        elif isinstance(value, np.ndarray):
-            np.save(folder / f"{name}.npy", value)
-        else:
-            scalars[name] = value
-    import json
-
-    (folder / "scalars.json").write_text(json.dumps(scalars))
-    return ShardFile(str(folder))
-
-
-_MAPPED = {"fit": None, "shards": {}}  # this process's mapped shards of the current fit's folder
-
-
-def _load_shard(folder: str) -> dict:
-    """The shard written in ``folder``, memory-mapped once per process.
-
-    Only the shards of one fit (one temporary folder) are kept: a later fit's folder replaces
-    them, so the maps of deleted files do not pile up in a long-lived worker.
-    """
-    fit = str(Path(folder).parent)
-    if _MAPPED["fit"] != fit:
-        _MAPPED["fit"], _MAPPED["shards"] = fit, {}
-    if folder not in _MAPPED["shards"]:
-        _MAPPED["shards"][folder] = _read_shard(folder)
-    return _MAPPED["shards"][folder]
-
-
-def _read_shard(folder: str) -> dict:
-    import json
-
-    folder = Path(folder)
-    scalars = json.loads((folder / "scalars.json").read_text())
-    shard = {}
-    for path in sorted(folder.glob("*.npy")):
-        name, _, part = path.name[: -len(".npy")].partition(".csr_")
-        if not part:
-            shard[name] = np.load(path, mmap_mode="r")
-    for key, shape in scalars.items():
-        if key.endswith(".csr_shape"):
-            name = key[: -len(".csr_shape")]
-            parts = [np.load(folder / f"{name}.csr_{p}.npy", mmap_mode="r") for p in ("data", "indices", "indptr")]
-            shard[name] = sp.csr_matrix(tuple(parts), shape=tuple(shape), copy=False)
-        else:
-            shard[key] = scalars[key]
-    return shard
+def shipped(shard) -> dict:
+    """The shard as sent to a cluster: its data, without this process's memo (``shard_memo``)."""
+    return {name: value for name, value in shard.items() if not name.startswith("_")}
 
 
 class CacheShard(NamedTuple):
@@ -364,40 +289,18 @@ def _cache_shard(handle) -> dict:
 
 
 def _apply_group(fn, items, args):
-    _allow_mapped_memory()
     return [_apply(fn, handle, *args, *more) for handle, more in items]
 
 
-def _allow_mapped_memory():
-    """Keep loky from restarting this worker for the pages of its memory-mapped shards.
-
-    After a task, a loky worker whose resident memory grew by 300 MB since its first task
-    takes it for a leak and exits (joblib's loky, ``process_executor._MAX_MEMORY_LEAK_SIZE``,
-    read at each check). The touched pages of mapped files count as resident, so a worker
-    over a large cache would be restarted, and its shards mapped again, after nearly every
-    task. They are not a leak: the kernel drops them under memory pressure.
-    """
-    try:
-        from joblib.externals.loky import process_executor
-    except ImportError:  # pragma: no cover - joblib without its vendored loky
-        return
-    process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, 1 << 60)
-
-
 def _apply(fn, handle, *args):
-    if isinstance(handle, CacheShard):
-        shard = _cache_shard(handle)
-    elif isinstance(handle, ShardFile):
-        shard = _load_shard(str(handle))
-    else:
-        shard = handle
+    shard = _cache_shard(handle) if isinstance(handle, CacheShard) else handle
     return fn(shard, *args)
 
 
 # -- products with a fixed summation order --------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dense_matvec(X, w, out):
     """``out = X @ w`` with each row summed left to right (numba; callable from numba code)."""
     for i in range(X.shape[0]):
@@ -407,7 +310,7 @@ def dense_matvec(X, w, out):
         out[i] = total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dense_rmatvec(X, c, out):
     for i in range(X.shape[0]):
         ci = c[i]
@@ -416,7 +319,7 @@ def _dense_rmatvec(X, c, out):
                 out[j] += X[i, j] * ci
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _csr_matvec(data, indices, indptr, w, out):
     for i in range(indptr.shape[0] - 1):
         total = 0.0
@@ -425,7 +328,7 @@ def _csr_matvec(data, indices, indptr, w, out):
         out[i] = total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _csr_rmatvec(data, indices, indptr, c, out):
     for i in range(indptr.shape[0] - 1):
         ci = c[i]
@@ -456,7 +359,7 @@ def row_arrays(X):
     return np.ascontiguousarray(X).reshape(-1), _NO_INDEX, _NO_INDEX
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def row_span(indptr, i, n_features):
     """Where row i's entries are in the ``data`` of ``row_arrays``: [lo, hi)."""
     if indptr.shape[0] == 0:
@@ -464,7 +367,7 @@ def row_span(indptr, i, n_features):
     return np.int64(indptr[i]), np.int64(indptr[i + 1])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def row_column(indices, k, lo):
     """The column of entry k of a row starting at ``lo`` (``row_arrays`` layout)."""
     return np.int64(k - lo) if indices.shape[0] == 0 else np.int64(indices[k])

@@ -30,7 +30,7 @@ from numba import njit
 FEATURE_MAPS = ("po", "mrr", "dorm", "positional")
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def po_coef_from_order(order, z, out):
     """phi_po coefficients of the total order ``order`` (document indices, best first) into ``out``."""
     n = order.shape[0]
@@ -72,7 +72,7 @@ def po_star(z, offsets) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mrr_coef_from_order(order, z, out):
     """phi_mrr coefficients: +1 for each bad document above the top good one, which gets -count."""
     for i in range(order.shape[0]):
@@ -90,7 +90,7 @@ def mrr_coef_from_order(order, z, out):
         out[i] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dorm_coef_from_order(order, decay, out):
     """phi_dorm coefficients: ``A(rank)`` of each document (``decay[r]`` for r < len(decay), else 0)."""
     for pos in range(order.shape[0]):

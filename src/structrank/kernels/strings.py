@@ -31,7 +31,7 @@ from structrank.kernels.base import Kernel
 
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _wsk_pair(s, t, n, lam, exact, kp):
     """sum_{p=1..n} K_p(s, t) (or K_n alone if exact); kp is scratch of shape >= (n, |s|+1, |t|+1)."""
     ls, lt = s.shape[0], t.shape[0]
@@ -65,7 +65,7 @@ def _wsk_pair(s, t, n, lam, exact, kp):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _wsk_gram(flat_a, off_a, flat_b, off_b, n, lam, exact, symmetric):
     na, nb = off_a.shape[0] - 1, off_b.shape[0] - 1
     max_a, max_b = 0, 0
@@ -84,7 +84,7 @@ def _wsk_gram(flat_a, off_a, flat_b, off_b, n, lam, exact, symmetric):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _wsk_self(flat, off, n, lam, exact):
     m = off.shape[0] - 1
     longest = 0

@@ -321,7 +321,7 @@ def _pack(encoded):
 
 # -- numba kernels ------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _block(values, order, lo, hi, key):
     """The range [a, b) of ``order[lo:hi]`` whose ``values[lo + order[.]]`` equal ``key`` (sorted)."""
     a, b = lo, hi
@@ -342,7 +342,7 @@ def _block(values, order, lo, hi, key):
     return start, a
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sst_pair(lo1, hi1, lo2, hi2, prods1, cptr1, ch1, prods2, cptr2, ch2, order2, lam, W):
     """SST kernel of tree 1 (nodes lo1..hi1-1) and tree 2; W is a zeroed workspace, left zeroed."""
     total = 0.0
@@ -373,7 +373,7 @@ def _sst_pair(lo1, hi1, lo2, hi2, prods1, cptr1, ch1, prods2, cptr2, ch2, order2
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ptk_pair(lo1, hi1, lo2, hi2, labels1, cptr1, ch1, labels2, cptr2, ch2, order2, lam, mu, step, max_len, W, S, D):
     """PTK of tree 1 and tree 2 (Moschitti 2006 DP); W, S, D are workspaces, W left zeroed."""
     lam2 = lam * lam
@@ -431,7 +431,7 @@ def _ptk_pair(lo1, hi1, lo2, hi2, labels1, cptr1, ch1, labels2, cptr2, ch2, orde
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sst_gram(off1, prods1, cptr1, ch1, off2, prods2, cptr2, ch2, order2, lam, symmetric, max1, max2):
     n1, n2 = len(off1) - 1, len(off2) - 1
     out = np.zeros((n1, n2))
@@ -445,7 +445,7 @@ def _sst_gram(off1, prods1, cptr1, ch1, off2, prods2, cptr2, ch2, order2, lam, s
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ptk_gram(off1, labels1, cptr1, ch1, off2, labels2, cptr2, ch2, order2, lam, mu, step, max_len, symmetric,
               max1, max2, maxc1, maxc2):
     n1, n2 = len(off1) - 1, len(off2) - 1

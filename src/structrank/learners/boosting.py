@@ -132,7 +132,7 @@ def reference_pairs(data: NBestData, ties: str = "include"):
     return ref_of_row[other].astype(np.int64), other.astype(np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _diff_counts(indptr, indices, data, best, other):
     counts = np.zeros(best.size + 1, np.int64)
     for p in range(best.size):
@@ -156,7 +156,7 @@ def _diff_counts(indptr, indices, data, best, other):
     return counts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _diff_fill(indptr, indices, data, best, other, out_ptr, out_idx, out_val):
     for p in range(best.size):
         a, ae = indptr[best[p]], indptr[best[p] + 1]
@@ -196,7 +196,7 @@ def _pair_differences(X: sp.csr_matrix, best, other) -> sp.csr_matrix:
 # the boosting kernels
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _recompute_w(ptr, idx, val, D, Wp, Wm):
     Wp[:] = 0.0
     Wm[:] = 0.0
@@ -210,7 +210,7 @@ def _recompute_w(ptr, idx, val, D, Wp, Wm):
                 Wm[idx[q]] -= v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _update(k, step, cptr, crow, cval, ptr, idx, val, D, Wp, Wm, dirty, n_dirty, is_dirty):
     """Add ``step`` to scaled feature k: reweight its pairs and their features' W+/W-."""
     for q in range(cptr[k], cptr[k + 1]):
@@ -237,7 +237,7 @@ def _update(k, step, cptr, crow, cval, ptr, idx, val, D, Wp, Wm, dirty, n_dirty,
     return n_dirty
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _l1_step(wp, wm, a, lam):
     """argmin_delta wp e^-delta + wm e^delta + lam |a + delta| (lam > 0), and its decrease."""
     f0 = wp + wm + lam * abs(a)
@@ -261,7 +261,7 @@ def _l1_step(wp, wm, a, lam):
     return -a, f0 - (wp / u + wm * u)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _l2_step(wp, wm, a, mu):
     """argmin_delta wp e^-delta + wm e^delta + mu/2 (a + delta)^2 (mu > 0), and its decrease."""
     g0 = wm - wp + mu * a
@@ -301,7 +301,7 @@ def _l2_step(wp, wm, a, mu):
     return d, f0 - f1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gains(feats, Wp, Wm, w, reg, mode, gain, step):
     """The decrease each feature's best step gives (mode 0: Collins & Koo's criterion)."""
     for t in range(feats.size):
@@ -317,13 +317,13 @@ def _gains(feats, Wp, Wm, w, reg, mode, gain, step):
             step[k], gain[k] = _l2_step(wp, wm, w[k], reg[k])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dev_add(k, delta, cptr, crow, cval, scores):
     for q in range(cptr[k], cptr[k + 1]):
         scores[crow[q]] += delta * cval[q]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _chosen_loss(scores, offsets, loss):
     """Total loss of each list's highest-scoring candidate (the first on ties)."""
     total = 0.0

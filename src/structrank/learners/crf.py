@@ -38,12 +38,12 @@ from structrank.parallel import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _seed(seed):
     np.random.seed(seed)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _draw_subset(r, size, out):
     """Indices of a random subset of at most ``size`` documents holding every relevance level of ``r``.
 
@@ -79,7 +79,7 @@ def _draw_subset(r, size, out):
     return chosen
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sgd_epoch(data, indices, indptr, n_features, r, offsets, visit, tables, starts, code, param, rate, size, theta):
     """One pass of stochastic gradient over the queries in ``visit`` order; returns the summed objective.
 

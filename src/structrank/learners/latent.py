@@ -50,7 +50,7 @@ from structrank.oracles.positional import (
 from structrank.structures import positional_weights
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _query_step(s, z, v, scale, exact, order_hat, order_star, c_hat, c_star):
     """Alg. 1 lines 5-7 for one query with scores ``s``: returns Delta of the inferred ranking,
     and when it is positive leaves ``c_star - c_hat`` (line 8's coefficients) in ``c_hat``."""
@@ -68,7 +68,7 @@ def _query_step(s, z, v, scale, exact, order_hat, order_star, c_hat, c_star):
     return delta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _buffers(offsets):
     longest = 0
     for q in range(offsets.shape[0] - 1):
@@ -77,7 +77,7 @@ def _buffers(offsets):
             np.empty(longest))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
     """One pass of Alg. 1 over the queries in ``visit`` order on dense X (BLAS products);
     ``w_sum`` accumulates every iterate. Returns (number of updates, summed loss)."""
@@ -95,7 +95,7 @@ def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
     return n_updates, total_loss
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _perceptron_epoch_rows(data, indices, indptr, n_features, z, offsets, visit, v, scale, exact, w, w_sum):
     """``_perceptron_epoch`` with the products as plain loops over rows, in a fixed order.
 

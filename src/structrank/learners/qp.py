@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_dual(H, b, group, n_groups, C, alpha, tol, max_steps):
     """Maximise ``b . a - 1/2 a^T H a`` over ``a >= 0``, ``sum_{group l} a <= C``; ``alpha`` is updated in place.
 

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ndcg_kernel(gains, offsets, discount, k, short_zero, empty_value):
     """NDCG@k per query (k <= 0: the whole list). ``gains`` are in rank order."""
     n_queries = offsets.shape[0] - 1
@@ -38,7 +38,7 @@ def ndcg_kernel(gains, offsets, discount, k, short_zero, empty_value):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ap_kernel(relevant, offsets, cutoff, denominator_in_cutoff, empty_value):
     """Average precision per query; ``cutoff`` <= 0 means the whole list."""
     n_queries = offsets.shape[0] - 1
@@ -61,7 +61,7 @@ def ap_kernel(relevant, offsets, cutoff, denominator_in_cutoff, empty_value):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def precision_kernel(relevant, offsets, k, pad, empty_value):
     """P@k per query: relevant in the top min(k, n) over k (``pad``), or 0 when n < k."""
     n_queries = offsets.shape[0] - 1
@@ -84,7 +84,7 @@ def precision_kernel(relevant, offsets, k, pad, empty_value):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rr_kernel(relevant, offsets, k, empty_value):
     """Reciprocal rank of the first relevant document within the top k (k <= 0: anywhere)."""
     n_queries = offsets.shape[0] - 1
@@ -107,7 +107,7 @@ def rr_kernel(relevant, offsets, k, empty_value):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def auc_kernel(relevant, offsets, empty_value):
     """Fraction of (relevant, irrelevant) pairs ranked in the right order.
 

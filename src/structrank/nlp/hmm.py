@@ -234,7 +234,7 @@ def prune_candidates(probs, beam, max_tags):
 # decoding
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _insert(scores, backs, base, count, n, value, back):
     """Insert (value, back) into the descending list at ``base`` holding ``count`` of ``n`` places.
 
@@ -256,7 +256,7 @@ def _insert(scores, backs, base, count, n, value, back):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _nbest_sentence(log_trans, boundary, tok_entry, entry_ptr, entry_tag, entry_logp, n, out_tags, out_scores):
     """The n best tag sequences of one sentence (its tokens' lexical entries); returns how many.
 
@@ -333,7 +333,7 @@ def _nbest_sentence(log_trans, boundary, tok_entry, entry_ptr, entry_tag, entry_
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _nbest_batch(log_trans, boundary, sent_ptr, tok_entry, entry_ptr, entry_tag, entry_logp, n,
                  out_tags, out_scores, out_counts):
     """:func:`_nbest_sentence` over a batch; sentence s's paths go to ``out_tags[n * sent_ptr[s]:]``."""

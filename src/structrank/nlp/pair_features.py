@@ -215,7 +215,7 @@ def _sorted_unique(a):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _row_columns(r, row_start, inv, triple_ptr, triple_cols, buf):
     n = 0
     for c in range(row_start[r], row_start[r + 1]):
@@ -229,7 +229,7 @@ def _row_columns(r, row_start, inv, triple_ptr, triple_cols, buf):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _longest_row(row_start, inv, triple_ptr):
     """The most feature entries (before merging duplicates) of any row: the scratch buffer's size."""
     longest = 0
@@ -241,7 +241,7 @@ def _longest_row(row_start, inv, triple_ptr):
     return longest
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _row_counts(row_start, inv, triple_ptr, triple_cols):
     n_rows = row_start.size - 1
     indptr = np.zeros(n_rows + 1, np.int64)
@@ -256,7 +256,7 @@ def _row_counts(row_start, inv, triple_ptr, triple_cols):
     return indptr
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _row_fill(row_start, inv, triple_ptr, triple_cols, indptr, indices, data):
     n_rows = row_start.size - 1
     buf = np.empty(_longest_row(row_start, inv, triple_ptr), np.int64)

@@ -90,7 +90,7 @@ def stacked_tables(max_m=SUBSET_SIZE):
     return tables, starts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ndcg_losses(A, r, out):
     """``1 - NDCG`` (Eq. 12, no cut-off) of every ranking (rows of A) for relevance ``r``, into ``out``.
 
@@ -112,7 +112,7 @@ def ndcg_losses(A, r, out):
             out[y] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _softmax_neg(F, out):
     """``out = softmax(-F)``; returns ``log sum exp(-F)``."""
     low = F[0]
@@ -128,7 +128,7 @@ def _softmax_neg(F, out):
     return math.log(total) - low
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def objective_gradient(code, E, losses, param, g, work):
     """Value of objective ``code`` (see OBJECTIVE_CODES) for one query, ``g = d value / dE`` into g.
 

@@ -38,7 +38,7 @@ from numba import njit
 NEG_INF = -np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grades(labels):
     """(grade index of each document, distinct labels ascending)."""
     levels = np.unique(labels)
@@ -48,7 +48,7 @@ def _grades(labels):
     return grade, levels
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grade_counts(grade, n_grades):
     """(documents per grade, Z = number of pairs with different grades)."""
     count = np.zeros(n_grades, np.int64)
@@ -61,7 +61,7 @@ def _grade_counts(grade, n_grades):
     return count, pairs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def graded_po_coef_from_order(order, grade, n_grades, out):
     """phi_po coefficients of ``order`` for graded labels: (different-grade documents below - above) / Z."""
     n = order.shape[0]
@@ -79,7 +79,7 @@ def graded_po_coef_from_order(order, grade, n_grades, out):
         seen[a] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def graded_po_star_query(labels, out):
     """phi_po coefficients of the ideal order: (lower-graded - higher-graded documents) / Z."""
     grade, levels = _grades(labels)
@@ -94,7 +94,7 @@ def graded_po_star_query(labels, out):
         out[i] = 0.0 if pairs == 0 else (lower[a] - (n - lower[a + 1])) / pairs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _tail_tables(sv, start, count, dims, pre):
     """``M[a, b, x, y]``: sum of min(0, s_i - s_j) over i >= x of grade a and j >= y of grade b.
 
@@ -127,7 +127,7 @@ def _tail_tables(sv, start, count, dims, pre):
     return M
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _next_state(digits, dims, cut, placed):
     """Advance the counter ``digits`` (documents placed per grade, digit g below ``dims[g]``) to
     the next state with at most ``cut`` documents; returns its number of documents, or -1 after
@@ -155,7 +155,7 @@ def _next_state(digits, dims, cut, placed):
             digits[b] = dims[b] - 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _binomials(n, k):
     """``C[i, j]`` = i choose j for i <= n, j <= k."""
     C = np.zeros((n + 1, k + 1), np.int64)
@@ -166,7 +166,7 @@ def _binomials(n, k):
     return C
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _state_rank(digits, C, without=-1):
     """Index of the state ``digits`` (minus one document of grade ``without``, if >= 0) among all
     states with at most k documents: the combinatorial number system of the strictly increasing
@@ -182,7 +182,7 @@ def _state_rank(digits, C, without=-1):
     return rank
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def graded_ndcg_kernel(s, labels, k, discount, coef, order):
     """Max over rankings of ``s . c_po + 1 - NDCG@k`` with gains ``2^label - 1``; returns the loss.
 
@@ -308,7 +308,7 @@ def graded_ndcg_kernel(s, labels, k, discount, coef, order):
     return 1.0 - credit / ideal
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def graded_ndcg_batch(s, labels, offsets, k, discount, coef, order):
     """``graded_ndcg_kernel`` over every query (``offsets`` bound the queries); order is per query."""
     n_queries = offsets.shape[0] - 1
@@ -319,7 +319,7 @@ def graded_ndcg_batch(s, labels, offsets, k, discount, coef, order):
     return delta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def graded_po_star(labels, offsets):
     out = np.empty(labels.shape[0])
     for q in range(offsets.shape[0] - 1):

@@ -64,7 +64,7 @@ class Violation(NamedTuple):
     order: np.ndarray  #: the ranking, document indices best first
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run_batch(kernel, s, z, offsets, k, discount, coef, order):
     """Run oracle kernel number ``kernel`` over every query (``offsets`` bound the queries).
 

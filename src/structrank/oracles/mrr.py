@@ -9,7 +9,7 @@ from structrank.oracles.po import _split_sorted
 from structrank.structures import mrr_coef_from_order
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mrr_kernel(s, z, k, discount, coef, order):
     """SVM-mrr (Fact 3.5): the best ranking in each class of equal loss, then the best class.
 

@@ -27,7 +27,7 @@ from structrank.structures import po_coef_from_order
 NEG_INF = -np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _split_sorted(s, z):
     """Indices of good and bad documents, each in decreasing score order (stable)."""
     order = np.argsort(-s, kind="mergesort")
@@ -48,7 +48,7 @@ def _split_sorted(s, z):
     return good, bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ideal(s, z, coef, order):
     """The answer for a query without good or without bad documents: nothing can be violated."""
     good, bad = _split_sorted(s, z)
@@ -58,7 +58,7 @@ def _ideal(s, z, coef, order):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge(good, bad, j, order):
     """The ranking that puts ``j[g]`` bad documents above the g-th good one."""
     pos = 0
@@ -76,7 +76,7 @@ def _merge(good, bad, j, order):
         b += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def auc_kernel(s, z, k, discount, coef, order):
     """SVM-auc (Joachims 2005, Eq. 8): each pair decides alone, ``y_gb = sign(s_g - s_b - 1/2)``.
 
@@ -103,7 +103,7 @@ def auc_kernel(s, z, k, discount, coef, order):
     return swapped / (n_good * n_bad)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def map_kernel(s, z, k, discount, coef, order):
     """SVM-map: the exact greedy of Yue et al. (2007).
 
@@ -155,7 +155,7 @@ def map_kernel(s, z, k, discount, coef, order):
     return 1.0 - ap / n_good
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _interleave(sg, sb, weight, gain_discount, cut):
     """Best interleaving for ``Delta = 1 - sum_g weight[g] * gain_discount[g + j[g]]``.
 
@@ -246,7 +246,7 @@ def _interleave(sg, sb, weight, gain_discount, cut):
     return j_of
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _interleave_kernel(s, z, weight_of, gain_discount, cut, coef, order):
     good, bad = _split_sorted(s, z)
     n_good = good.shape[0]
@@ -269,7 +269,7 @@ def _interleave_kernel(s, z, weight_of, gain_discount, cut, coef, order):
     return 1.0 - credit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ndcg_kernel(s, z, k, discount, coef, order):
     """SVM-ndcg: NDCG@k with binary gain (``k <= 0``: no clip, SVM-ndcg-nc), O(n log n + k^2)."""
     n = s.shape[0]
@@ -284,7 +284,7 @@ def ndcg_kernel(s, z, k, discount, coef, order):
     return _interleave_kernel(s, z, weight, discount[:n], cut, coef, order)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mrr_po_kernel(s, z, k, discount, coef, order):
     """MRR@k with phi_po (the map Fig. 7 compares phi_mrr against): only the top good document counts."""
     n = s.shape[0]

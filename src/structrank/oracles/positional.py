@@ -53,7 +53,7 @@ INFERENCES = ("greedy", "exact", "none")
 _KERNEL_IDS = {"greedy": 0, "exact": 1, "none": 0}  # "none" is the greedy at scale 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ap_loss_of_order(order, z):
     """``1 - AP`` of a ranking (document indices best first); 0 without good documents."""
     n_good = 0
@@ -68,7 +68,7 @@ def ap_loss_of_order(order, z):
     return total / n_good if n_good else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _latent_truth(s, z, order):
     """Eq. 3: good documents by decreasing score, then bad ones likewise."""
     good, bad = _split_sorted(s, z)
@@ -76,14 +76,14 @@ def _latent_truth(s, z, order):
     order[good.shape[0]:] = bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _coef_of_order(order, v, top, coef):
     """Each document gets the weight of its position; positions from ``top`` on get 0."""
     for pos in range(order.shape[0]):
         coef[order[pos]] = v[pos] if pos < top else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def greedy_kernel(s, z, v, scale, order):
     """The bottom-up greedy of Eqs. 6-7 into ``order``; returns its ``1 - AP``."""
     good, bad = _split_sorted(s, z)  # each by decreasing score
@@ -110,7 +110,7 @@ def greedy_kernel(s, z, v, scale, order):
     return ap_loss_of_order(order, z)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def exact_kernel(s, z, v, scale, order):
     """The best interleaving of the score-sorted classes, by dynamic programming; returns ``1 - AP``."""
     good, bad = _split_sorted(s, z)  # each by decreasing score
@@ -147,7 +147,7 @@ def exact_kernel(s, z, v, scale, order):
     return ap_loss_of_order(order, z)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_positional(kernel, s, z, offsets, v, scale, positives_only, coef, order):
     """Run inference number ``kernel`` (0 greedy, 1 exact) over every query; returns the losses.
 
@@ -172,7 +172,7 @@ def run_positional(kernel, s, z, offsets, v, scale, positives_only, coef, order)
     return delta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def latent_star(s, z, offsets, v, positives_only, coef):
     """Coefficients of every query's latent ground truth (Eq. 3) for the scores ``s``."""
     order = np.empty(s.shape[0], np.int64)

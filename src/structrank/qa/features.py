@@ -136,7 +136,7 @@ def _ngrams(tokens, n):
 # -- sequence comparisons (numba) -----------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _lcs_length(a, b):
     """Longest common subsequence of two integer sequences (two-row dynamic programme)."""
     m = b.shape[0]
@@ -152,7 +152,7 @@ def _lcs_length(a, b):
     return prev[m]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _longest_common_substring(a, b):
     """Length of the longest contiguous run shared by two sequences."""
     m = b.shape[0]
@@ -171,7 +171,7 @@ def _longest_common_substring(a, b):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _greedy_string_tiling(a, b, min_match):
     """Tokens covered by greedy string tiling (Wise 1993): tiles of >= min_match shared tokens.
 
@@ -220,7 +220,7 @@ def _greedy_string_tiling(a, b, min_match):
             return covered
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sequence_features(tokens, token_offsets, chars, char_offsets, left, right, min_match):
     """Per pair: token LCS, longest common character substring, GST coverage (token counts)."""
     n_pairs = left.shape[0]
