@@ -47,14 +47,37 @@ def test_machine_ceiling_times_the_shard_steps_in_one_and_two_processes(tmp_path
 
 
 def test_every_speedup_configuration_and_the_ceiling_take_turns():
-    """One round runs each task's configurations (its base first), then the machine's ceiling."""
-    from structrank.bench_scale import SPEEDUP_TASKS, _speedup_configs
+    """One round runs each task's pair of 1 and 2 workers (the base first), its LocalCluster run
+    (the SVMs), then the machine's ceiling; a pair's order alternates between rounds."""
+    from structrank.bench_scale import SPEEDUP_TASKS, _order, _speedup_configs
 
     configs = _speedup_configs("unused.txt")
-    tasks = [task for task, _, _ in configs]
-    assert list(dict.fromkeys(tasks)) == [*SPEEDUP_TASKS, "ceiling"]
+    assert list(dict.fromkeys(task for task, _, _ in configs)) == [*SPEEDUP_TASKS, "ceiling"]
     for task in SPEEDUP_TASKS:
-        labels = [label for t, label, _ in configs if t == task]
+        labels = [label for t, group, _ in configs if t == task for label in group]
         assert labels[:2] == ["1 worker", "2 workers (threads)"]
         assert ("LocalCluster, 2 processes" in labels) == task.startswith("svm")
-    assert [label for t, label, _ in configs if t == "ceiling"] == ["1 process", "2 independent processes"]
+    assert [group for t, group, _ in configs if t == "ceiling"] == [("1 process", "2 independent processes")]
+    assert [_order(r) for r in range(3)] == [(1, 2), (2, 1), (1, 2)]
+
+
+def test_a_pair_times_one_and_two_workers_in_one_child(tmp_path):
+    from structrank.bench_scale import _paired_task
+    from structrank.data.cache import build_letor_cache
+
+    path = write_synthetic_letor(tmp_path / "s.txt", 3000, n_features=5, docs_per_query=50)
+    build_letor_cache(path)
+    one, two = _paired_task("lsp-ap", str(path), (2, 1), epochs=2)
+    assert one > 0 and two > 0
+
+
+def test_the_speedup_is_the_median_of_the_paired_ratios():
+    from structrank.bench_scale import paired_speedup
+
+    base, two = [1.0, 2.0, 3.0], [0.4, 1.6, 1.0]  # ratios 2.5, 1.25, 3.0; medians 2.0 and 1.0
+    assert paired_speedup(base, two) == 2.5
+    figures = dict(rows=[dict(size=3000, task="svm-map", seconds=1.0, peak_mb=50.0, extra={})], speedup_size=3000,
+                   speedup=[dict(task="lsp-ap", label="1 worker", seconds=2.0, runs=base),
+                            dict(task="lsp-ap", label="2 workers (threads)", seconds=1.0, runs=two)])
+    text = "\n".join(format_scale(figures))
+    assert "speed-up 2.50   ratio of medians 2.00   best runs 2.50" in text

@@ -40,6 +40,25 @@ def test_report_puts_our_rows_beside_the_papers(tmp_path):
     assert (tmp_path / "fig1-lsp-dev-curves.png").stat().st_size > 1000
 
 
+def test_margin_table_compares_our_margins_over_the_svm_with_the_papers(tmp_path):
+    """The generated margin section: each model's MAP over the SVM baseline, ours and the paper's,
+    and what our features add to each model over its published value (the feature gap)."""
+    rows = []
+    for model, dev, test in (("SVM", 0.70, 0.60), ("LSP-AP", 0.72, 0.65), ("LSSVM-AP", 0.69, 0.66)):
+        for split, value in (("dev", dev), ("test", test)):
+            rows.append({"dataset": "wikiqa", "split": "official", "fold": 0, "model": model,
+                         "params": '{"features": "sim", "grid": "full"}', "metric": f"{split}:map", "value": value})
+    section = dict(report_sections(rows, tmp_path))["Table 1: the margin over the SVM baseline, ours against the paper's"]
+    lines = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]] for line in section.splitlines()
+             if line.startswith("| ") and ":" in line.split("|")[1]}
+    # columns: ours, ours - SVM, paper, paper - SVM, ours - paper (paper: LSP-AP 64.50, LSSVM-AP 62.39, SVM 54.67)
+    assert lines["test: LSP-AP"] == ["+0.6500", "+0.0500", "+0.6450", "+0.0983", "+0.0050"]
+    assert lines["test: LSSVM-AP"] == ["+0.6600", "+0.0600", "+0.6239", "+0.0772", "+0.0361"]
+    assert lines["test: SVM"][:2] == ["+0.6000", "+0.0000"] and lines["test: SVM"][4] == "+0.0533"
+    assert lines["dev: LSP-AP"][1] == "+0.0200"
+    assert "lift the SVM baseline by +5.3 points" in section and "by +0.5 to +3.6" in section
+
+
 @pytest.mark.data
 def test_quick_reproduction_on_wikiqa(tmp_path, data_root):
     env = {**os.environ, "STRUCTRANK_DATA": str(data_root)}

@@ -26,10 +26,13 @@ hinge bound of NDCG@10 is loose on noisy labels), so its iterates shrink towards
 do not, which makes it the more typical fit of the two. Each timed fit follows a warm-up fit that
 loads the numba kernels and one over the cache that maps its pages.
 Every configuration of every task, and the ceiling below, runs once in each of ``SPEEDUP_REPEATS``
-rounds, taking turns, and their medians are compared,
-and so are their best runs: on the virtual machine this was built on, the same single-process
-pass takes 112 ms in one minute and 150 ms in the next (whichever core it runs on), so a median
-of a few runs still carries some of that noise, while the best run is the machine undisturbed.
+rounds, taking turns. A task's fits on 1 and on 2 workers run in the same child process after one
+warm-up, one right after the other, the first of them alternating between rounds: a *pair*. On
+the virtual machine this was built on, the same single-process pass takes 112 ms in one minute
+and 150 ms in the next, and such a spell lasts seconds, so the two fits of a pair see the same
+machine while runs in separate rounds need not. The speed-up is therefore the median over the
+rounds of each pair's ratio; the ratio of the medians and the ratio of the best runs (the
+machine undisturbed) are printed beside it.
 Beside them, ``machine_ceiling`` runs the SVM-map shard steps with no parallel machinery at all,
 in one process and split between two independent processes: the most that two workers could
 gain on this machine's cores.
@@ -53,7 +56,7 @@ SCALE_EPOCHS = 2
 SHARD_ROWS = 50_000
 SPEEDUP_TASKS = ("svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
 SPEEDUP_EPOCHS = 10
-SPEEDUP_REPEATS = 5
+SPEEDUP_REPEATS = 7
 
 
 def write_synthetic_letor(path, n_docs, n_features=N_FEATURES, docs_per_query=DOCS_PER_QUERY, seed=0,
@@ -88,6 +91,41 @@ def _peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux and BSD: KiB
 
 
+def _learner(name, n_jobs=None, epochs=None):
+    """The estimator a training task times."""
+    if name in ("svm-map", "svm-ndcg"):
+        from structrank.learners.ssvm import StructSVMRanker
+
+        return StructSVMRanker(loss=name[4:], C=1.0, tol=0.0, max_iter=SCALE_ITERATIONS, n_jobs=n_jobs,
+                               shard_rows=SHARD_ROWS)
+    if name == "lsp-ap":
+        from structrank.learners.latent import LatentPerceptronRanker
+
+        return LatentPerceptronRanker(C=1.0, max_epochs=epochs or SCALE_EPOCHS, n_jobs=n_jobs, shard_rows=SHARD_ROWS)
+    from structrank.learners.crf import PermutationCRFRanker
+
+    return PermutationCRFRanker(objective="kl", max_epochs=epochs or SCALE_EPOCHS, random_state=0, n_jobs=n_jobs,
+                                shard_rows=SHARD_ROWS)
+
+
+def _warm_up(model, cache):
+    """Outside the clock: a short fit on a tiny data set loads the numba kernels (on a cluster, in
+    its workers), and one over the cache maps its pages and starts the worker threads."""
+    from sklearn.base import clone
+
+    from structrank.data import make_ranking_dataset
+
+    short = {"max_iter": 2} if "max_iter" in model.get_params() else {"max_epochs": 1}
+    clone(model).set_params(**short).fit(make_ranking_dataset(n_queries=40, random_state=0))
+    clone(model).set_params(**short).fit(cache)
+
+
+def _timed_fit(model, cache):
+    start = time.perf_counter()
+    model.fit(cache)  # trains on the cache itself, shard by shard
+    return time.perf_counter() - start
+
+
 def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
     """Run one task in this (child) process; (seconds, peak MB, extra)."""
     from structrank.data.cache import open_letor_cache
@@ -99,65 +137,50 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         build_letor_cache(path)
         return time.perf_counter() - start, _peak_mb(), {}
     cache = open_letor_cache(path)
-    start = time.perf_counter()
-    extra = {}
     if name == "evaluate":
         from structrank.metrics import evaluate
         from structrank.parallel import matvec
 
+        start = time.perf_counter()
         scores = matvec(cache.X, np.random.default_rng(1).normal(size=cache.n_features))
         qid = np.repeat(np.asarray(cache.query_ids), np.diff(np.asarray(cache.offsets)))
         extra = evaluate(np.asarray(cache.y), scores, qid, ["ndcg@10", "map"]).metrics
-    elif name in ("svm-map", "svm-ndcg"):
-        import contextlib
+        return time.perf_counter() - start, _peak_mb(), extra
+    import contextlib
 
-        from structrank.learners.ssvm import StructSVMRanker
-        from structrank.parallel import cluster
+    from structrank.parallel import cluster
 
-        with cluster(scheduler) if scheduler else contextlib.nullcontext():
-            # warm-up outside the clock: load the numba kernels (on a cluster: in its workers)
-            from structrank.data import make_ranking_dataset
-
-            StructSVMRanker(loss=name[4:], max_iter=2, n_jobs=n_jobs, shard_rows=SHARD_ROWS).fit(
-                make_ranking_dataset(n_queries=40, random_state=0))
-            StructSVMRanker(loss=name[4:], max_iter=1, n_jobs=n_jobs, shard_rows=SHARD_ROWS).fit(cache)
-            start = time.perf_counter()
-            model = StructSVMRanker(loss=name[4:], C=1.0, tol=0.0, max_iter=SCALE_ITERATIONS, n_jobs=n_jobs,
-                                    shard_rows=SHARD_ROWS).fit(cache)
-        extra = {"iterations": model.n_iter_, "oracle_seconds": model.oracle_seconds_}
-    else:
-        from structrank.data import make_ranking_dataset
-        from structrank.learners.crf import PermutationCRFRanker
-        from structrank.learners.latent import LatentPerceptronRanker
-
-        def make():
-            if name == "lsp-ap":
-                return LatentPerceptronRanker(C=1.0, max_epochs=epochs or SCALE_EPOCHS, n_jobs=n_jobs,
-                                              shard_rows=SHARD_ROWS)
-            return PermutationCRFRanker(objective="kl", max_epochs=epochs or SCALE_EPOCHS, random_state=0,
-                                        n_jobs=n_jobs, shard_rows=SHARD_ROWS)
-
-        make().fit(make_ranking_dataset(n_queries=40, random_state=0))  # warm-up, as above
-        # one epoch over the cache first, as the SVMs' warm-up: its pages are mapped
-        make().set_params(max_epochs=1).fit(cache)
-        data = cache  # both train on the cache itself, shard by shard
-        start = time.perf_counter()
-        make().fit(data)
-    return time.perf_counter() - start, _peak_mb(), extra
+    model = _learner(name, n_jobs, epochs)
+    with cluster(scheduler) if scheduler else contextlib.nullcontext():
+        _warm_up(model, cache)
+        seconds = _timed_fit(model, cache)
+    extra = {"iterations": model.n_iter_, "oracle_seconds": model.oracle_seconds_} if name.startswith("svm") else {}
+    return seconds, _peak_mb(), extra
 
 
-def _child(queue, *args):
+def _paired_task(name, path, order, epochs=None):
+    """In a (child) process: the task's fit on 1 and on 2 workers, one after the other in ``order``,
+    after one warm-up; (seconds of 1 worker, seconds of 2 workers)."""
+    from structrank.data.cache import open_letor_cache
+
+    cache = open_letor_cache(path)
+    _warm_up(_learner(name, 2, epochs), cache)
+    seconds = {n_jobs: _timed_fit(_learner(name, n_jobs, epochs), cache) for n_jobs in order}
+    return seconds[1], seconds[2]
+
+
+def _child(queue, fn, *args):
     try:
-        queue.put(("ok", _task(*args)))
+        queue.put(("ok", fn(*args)))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def run_in_child(*args):
-    """``_task(*args)`` in a fresh process (its own peak memory); raises on failure."""
+def run_in_child(*args, fn=_task):
+    """``fn(*args)`` (by default ``_task``) in a fresh process (its own peak memory); raises on failure."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    process = context.Process(target=_child, args=(queue, *args))
+    process = context.Process(target=_child, args=(queue, fn, *args))
     process.start()
     status, value = queue.get()
     process.join(timeout=60)
@@ -242,44 +265,57 @@ def bench_scale(folder, sizes=SCALE_SIZES, tasks=SCALE_TASKS, speedup_size=10**6
     if speedup_size in sizes:
         path = str(folder / f"synthetic-{speedup_size}.txt")
         configs = _speedup_configs(path)
-        times = {(task, label): [] for task, label, _ in configs}
-        # every configuration of every task, and the machine's ceiling, take turns in each round,
-        # so that a slow spell of the (virtual) machine falls on all of them; medians are reported
-        for _ in range(repeats):
-            for task, label, run in configs:
-                seconds = run()
-                times[(task, label)].append(seconds)
-                progress(f"  {task} on {speedup_size:,}: {label:<26} {seconds:7.2f} s")
+        times = {(task, label): [] for task, labels, _ in configs for label in labels}
+        # every task's configurations, and the machine's ceiling, take turns in each round, so that a
+        # slow spell of the (virtual) machine falls on all of them; 1 and 2 workers run in the same
+        # child, one after the other, in an order that alternates from round to round (pairs)
+        for round_ in range(repeats):
+            for task, labels, run in configs:
+                for label, seconds in zip(labels, run(round_)):
+                    times[(task, label)].append(seconds)
+                    progress(f"  {task} on {speedup_size:,}: {label:<26} {seconds:7.2f} s")
         for (task, label), values in times.items():
             speedup.append(dict(task=task, label=label, seconds=float(np.median(values)), runs=values))
     return dict(rows=rows, speedup=speedup, speedup_size=speedup_size)
 
 
+WORKER_LABELS = ("1 worker", "2 workers (threads)")
+CLUSTER_LABEL = "LocalCluster, 2 processes"
+CEILING_LABELS = ("1 process", "2 independent processes")
+
+
 def _speedup_configs(path):
-    """[(task, label, run)]: each run() gives seconds; the first configuration of a task is its base."""
+    """[(task, labels, run)]: ``run(round)`` gives the seconds of each label; a task's first label is its base."""
     import functools
 
     configs = []
     for task in SPEEDUP_TASKS:
-        for label, n_jobs in (("1 worker", 1), ("2 workers (threads)", 2)):
-            configs.append((task, label, functools.partial(_seconds_in_child, task, path, n_jobs)))
+        configs.append((task, WORKER_LABELS, functools.partial(_pair_in_child, task, path)))
         if task.startswith("svm"):
-            configs.append((task, "LocalCluster, 2 processes", functools.partial(_with_cluster, task, path)))
-    configs.append(("ceiling", "1 process", functools.partial(machine_ceiling, path, 1)))
-    configs.append(("ceiling", "2 independent processes", functools.partial(machine_ceiling, path, 2)))
+            configs.append((task, (CLUSTER_LABEL,), functools.partial(_with_cluster, task, path)))
+    configs.append(("ceiling", CEILING_LABELS, functools.partial(_ceiling_pair, path)))
     return configs
 
 
-def _seconds_in_child(task, path, n_jobs):
-    return run_in_child(task, path, n_jobs, None, SPEEDUP_EPOCHS)[0]
+def _order(round_):
+    return (1, 2) if round_ % 2 == 0 else (2, 1)
 
 
-def _with_cluster(task, path):
+def _pair_in_child(task, path, round_):
+    return run_in_child(task, path, _order(round_), SPEEDUP_EPOCHS, fn=_paired_task)
+
+
+def _ceiling_pair(path, round_):
+    seconds = {parts: machine_ceiling(path, parts) for parts in _order(round_)}
+    return seconds[1], seconds[2]
+
+
+def _with_cluster(task, path, round_=0):
     """Seconds of ``task`` through a LocalCluster of 2 worker processes (started before the clock)."""
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
-        return run_in_child(task, path, None, local.scheduler_address)[0]
+        return (run_in_child(task, path, None, local.scheduler_address)[0],)
 
 
 def slopes(rows, key, smallest=10**5):
@@ -291,6 +327,11 @@ def slopes(rows, key, smallest=10**5):
             x, y = np.log10([p[0] for p in points]), np.log10([p[1] for p in points])
             out[task] = float(np.polyfit(x, y, 1)[0])
     return out
+
+
+def paired_speedup(base, values) -> float:
+    """The median over rounds of ``base[i] / values[i]`` (runs of the same round are paired)."""
+    return float(np.median(np.asarray(base) / np.asarray(values)))
 
 
 def format_scale(figures) -> list:
@@ -317,16 +358,19 @@ def format_scale(figures) -> list:
     if figures["speedup"]:
         lines.append(f"speed-up on {figures['speedup_size']:,} documents (shards of {SHARD_ROWS:,} rows; SVM "
                      f"{SCALE_ITERATIONS} iterations, LSP-AP and CRF-KL {SPEEDUP_EPOCHS} epochs; the same model on any "
-                     "number of workers; median of the runs, which took turns, and beside it the ratio of the best "
-                     "runs, the machine's speed when no other load slows it; target: at least 1.6 from 1 to 2 workers):")
+                     "number of workers. Seconds: median of the rounds, in which all configurations took turns, "
+                     "1 and 2 workers in one child process one after the other. Speed-up: the median over the "
+                     "rounds of the base's time over this one's in the same round; beside it the ratio of the "
+                     "medians and that of the best runs; target: at least 1.6 from 1 to 2 workers):")
         for task in dict.fromkeys(s["task"] for s in figures["speedup"]):
             runs = [s for s in figures["speedup"] if s["task"] == task]
-            base, base_best = runs[0]["seconds"], min(runs[0].get("runs", [runs[0]["seconds"]]))
+            base = runs[0].get("runs", [runs[0]["seconds"]])
             for s in runs:
                 values = s.get("runs", [s["seconds"]])
                 each = ", ".join(f"{x:.2f}" for x in values)
-                lines.append(f"  {task:<9} {s['label']:<27} {s['seconds']:7.2f} s   speed-up {base / s['seconds']:.2f}"
-                             f"   best runs {base_best / min(values):.2f}   (runs: {each})")
+                lines.append(f"  {task:<9} {s['label']:<27} {s['seconds']:7.2f} s   speed-up {paired_speedup(base, values):.2f}"
+                             f"   ratio of medians {np.median(base) / np.median(values):.2f}"
+                             f"   best runs {min(base) / min(values):.2f}   (runs: {each})")
         if any(s["task"] == "ceiling" for s in figures["speedup"]):
             lines.append(f"  ceiling: the SVM-map shard steps of {SCALE_ITERATIONS + 1} cutting-plane passes with no parallel "
                          "machinery, in one "
