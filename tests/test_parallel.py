@@ -59,6 +59,28 @@ def test_map_on_threads_equals_in_process(sparse):
             shards.map(_row_sums, 2.0, per_shard=[1])
 
 
+def _thread_of(shard, barrier=None):
+    import threading
+
+    if barrier is not None:  # every shard waits for one of the other group: both run at once
+        barrier.wait(timeout=30)
+    return threading.get_ident()
+
+
+def test_two_workers_are_two_threads_of_this_process():
+    """n_jobs=2 gives each of two pool threads one contiguous group of shards, at the same time;
+    n_jobs=1 runs here."""
+    import threading
+
+    X = np.arange(80.0).reshape(40, 2)
+    shards = ShardedQueries({"X": X}, np.arange(0, 41, 5), shard_rows=5)
+    here = shards.map(_thread_of, n_jobs=1)
+    assert set(here) == {threading.get_ident()}
+    there = shards.map(_thread_of, threading.Barrier(2), n_jobs=2)  # a broken barrier raises here
+    assert len(set(there)) == 2 and threading.get_ident() not in there
+    assert there[:4] == [there[0]] * 4 and there[4:] == [there[4]] * 4  # groups of 4 shards each
+
+
 @pytest.fixture(scope="module")
 def data():
     return make_ranking_dataset(n_queries=120, random_state=0)
