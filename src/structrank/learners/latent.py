@@ -227,7 +227,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
         X may be a ``structrank.data.LetorCache`` (a memory-mapped LETOR file): it is trained on
         shard by shard without loading it (in this process with ``n_jobs=None``), each shard a
-        reference its worker maps itself.
+        reference to rows of the mapped file.
         """
         from structrank.data.cache import LetorCache
 
@@ -344,7 +344,7 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     relevant_from : int, default 1
     n_jobs : int or None, default None
         None: in this process. An int (or a joblib dask backend): every cutting-plane
-        iteration's oracle calls run shard by shard on joblib workers, each shard imputing its
+        iteration's oracle calls run shard by shard on that many threads, each shard imputing its
         own latent truth (StructSVMRanker's ``n_jobs``); the same model on any number of workers.
     shard_rows : int, default 100000
 

@@ -229,7 +229,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     n_jobs : int or None, default None
         None: the oracles run in this process over all queries at once. An int (1, 2, ..., -1
         for all cores): the queries are cut into shards of about ``shard_rows`` rows whose
-        oracle calls and feature sums run on that many joblib workers; inside
+        oracle calls and feature sums run on that many threads of this process; inside
         ``joblib.parallel_backend("dask")`` they run on the dask cluster whatever ``n_jobs``
         is (structrank.parallel). The sharded model does not depend on the number of workers
         or the backend (same bits); it can differ from ``n_jobs=None``'s in the last bits.
