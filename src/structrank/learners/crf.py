@@ -35,6 +35,7 @@ from structrank.parallel import (
     row_arrays,
     row_column,
     row_span,
+    shard_memo,
 )
 
 
@@ -135,7 +136,8 @@ def _shard_epoch(shard, theta, settings, visit_and_seed):
     theta = np.array(theta, dtype=np.float64)
     _seed(seed)
     X = shard["X"]
-    r = shard["r"] if "r" in shard else np.asarray(shard["y"], dtype=np.float64)
+    # a cache shard has integer labels: their float copy is made once per shard, not at every epoch
+    r = shard["r"] if "r" in shard else shard_memo(shard, "r", lambda: np.asarray(shard["y"], dtype=np.float64))
     total = _sgd_epoch(*row_arrays(X), X.shape[1], r, np.asarray(shard["offsets"], dtype=np.int64), visit, *settings,
                        theta)
     return theta, total

@@ -39,6 +39,7 @@ from structrank.parallel import (
     row_arrays,
     row_column,
     row_span,
+    shard_memo,
 )
 from structrank.oracles.positional import (
     PositionalAPLoss,
@@ -137,7 +138,9 @@ def _shard_epoch(shard, w, v, scale, exact, relevant_from, visit):
     w = np.array(w, dtype=np.float64)
     w_sum = np.zeros_like(w)
     X = shard["X"]
-    z = shard["z"] if "z" in shard else (np.asarray(shard["y"]) >= relevant_from).astype(np.int8)
+    # a cache shard has labels only: its relevance is computed once per shard, not at every epoch
+    z = shard["z"] if "z" in shard else shard_memo(
+        shard, ("z", relevant_from), lambda: (np.asarray(shard["y"]) >= relevant_from).astype(np.int8))
     n_updates, total = _perceptron_epoch_rows(*row_arrays(X), X.shape[1], z, np.asarray(shard["offsets"], dtype=np.int64),
                                               visit, v, scale, exact, w, w_sum)
     return w, w_sum, int(n_updates), float(total)
