@@ -29,7 +29,7 @@ from numba import njit
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, informative_queries
-from structrank.learners.ssvm import cutting_plane, sharded_oracle_step
+from structrank.learners.ssvm import cccp
 from structrank.parallel import (
     DEFAULT_SHARD_ROWS,
     ShardedQueries,
@@ -317,8 +317,11 @@ class _FixedTruth:
     def star(self, scores, labels, offsets):
         return self.c_star
 
-    def shard_star(self, shard):
-        return self.loss.star(matvec(shard["X"], self.w), shard["y"], shard["offsets"])
+    def same_as(self, other):
+        return np.array_equal(self.c_star, other.c_star)
+
+    def for_shard(self, shard):
+        return _FixedTruth(self.loss, self.loss.star(matvec(shard["X"], self.w), shard["y"], shard["offsets"]), self.w)
 
 
 class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
@@ -390,45 +393,15 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         loss = PositionalAPLoss(self.inference, self.weights, 1.0, self.positions, self.relevant_from)
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
         X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
-        w = np.zeros(X.shape[1])
-        c_star = None
-        history = []
-        best = (np.inf, w)
-        self.converged_ = False
-        self.n_outer_ = 0
-        sharded = self.n_jobs is not None or dask_client() is not None
-        shards = ShardedQueries({"X": X, "y": y}, offsets, self.shard_rows) if sharded else None
-        while True:
-            scores = np.asarray(X @ w).ravel() if shards is None else matvec(X, w)  # the shards' own products
-            new_star = loss.star(scores, y, offsets)
-            if c_star is not None:
-                value = self._objective(w, scores, new_star, loss, y, offsets)
-                history.append(value)
-                decrease = best[0] - value
-                if value < best[0]:
-                    best = (value, w)
-                # Same imputation: the next solve would repeat this one. With the top-P update
-                # (or the greedy) the inference does not maximise the constrained Psi, so CCCP's
-                # monotone decrease does not hold: stop too when Eq. 4 no longer drops.
-                if np.array_equal(new_star, c_star) or decrease <= self.outer_tol * abs(value):
-                    self.converged_ = True
-                    break
-            if self.n_outer_ == int(self.max_outer):
-                break
-            c_star = new_star
-            truth = [_FixedTruth(loss, c_star, w)]
-            step = None if shards is None else sharded_oracle_step(shards, truth, self.n_jobs)
-            w, *_ = cutting_plane(X, y, offsets, truth, self.C, self.tol, self.max_iter, step=step)
-            self.n_outer_ += 1
-        if shards is not None:
-            shards.close()
-        w = best[1]
-        self.coef_ = w
-        self.objective_history_ = np.array(history)
+
+        def impute(w, scores):
+            return _FixedTruth(loss, loss.star(scores, y, offsets), w)
+
+        result = cccp(X, y, offsets, impute, self.C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
+                      self.n_jobs, self.shard_rows)
+        self.coef_ = result.w
+        self.n_outer_ = result.n_outer
+        self.converged_ = result.converged
+        self.objective_history_ = np.array(result.history)
         self.n_queries_used_ = int(offsets.size - 1)
         return self
-
-    def _objective(self, w, scores, c_star, loss, y, offsets):
-        c_hat, delta = loss.batch(scores, y, offsets)
-        margins = delta + np.add.reduceat(scores * (c_hat - c_star), offsets[:-1])
-        return float(0.5 * w @ w + self.C * margins.mean())

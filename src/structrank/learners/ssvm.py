@@ -27,6 +27,7 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries
 from structrank.learners.qp import dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
+from structrank.oracles.latent import ImputedTarget, check_latent
 from structrank.oracles.losses import _component
 from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, matvec, ordered_sum, rmatvec, scratch,
                                  shard_memo)
@@ -68,9 +69,11 @@ def _shard_step(shard, w, losses):
     scores = matvec(X, w, out=scratch("scores", n))
     out = []
     for loss in losses:
+        if hasattr(loss, "for_shard"):  # a latent truth, imputed at other weights than these, for this shard's rows
+            loss = loss.for_shard(shard)
         c_hat, delta = loss.batch(scores, y, offsets, out=(scratch("coef", n), scratch("order", n, np.int64)))
-        if hasattr(loss, "shard_star"):  # a latent SVM's truth is imputed at other weights than these
-            star = loss.shard_star(shard)
+        if hasattr(loss, "for_shard"):
+            star = loss.star(scores, y, offsets)
         elif loss.star_varies:
             star = loss.star(scores, y, offsets)
         else:
@@ -174,6 +177,74 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     return w, alpha, n_iter, converged, trace
 
 
+@dataclass
+class CCCPResult:
+    """What a CCCP run of a latent structural SVM found."""
+
+    w: np.ndarray  # the iterate with the lowest objective
+    objective: float  # its objective (inf when no solve ran)
+    history: list  # the objective after each convex solve
+    n_outer: int  # convex solves run
+    converged: bool  # the imputation repeated or the objective stopped dropping
+    n_iter: int  # cutting-plane iterations over all solves
+    trace: CuttingPlaneTrace | None  # the last solve's
+
+
+def latent_objective(w, scores, target, y, offsets, C):
+    """``1/2 |w|^2 + C mean_q [Delta + s . (c_hat - c_star)]`` of an imputed target at its own w."""
+    c_hat, delta = target.batch(scores, y, offsets)
+    margins = delta + np.add.reduceat(scores * (c_hat - target.star(scores, y, offsets)), offsets[:-1])
+    return float(0.5 * w @ w + C * margins.mean())
+
+
+def cccp(X, y, offsets, impute, C, tol=1e-4, max_iter=1000, max_outer=30, outer_tol=1e-3, n_jobs=None,
+         shard_rows=DEFAULT_SHARD_ROWS):
+    """CCCP for a latent structural SVM (Yu & Joachims 2009).
+
+    ``impute(w, scores)`` returns the loss with its correct structure imputed at ``w`` (an object
+    with ``batch``, ``star``, ``same_as`` and, for shards, ``for_shard``). From w = 0: impute,
+    solve the convex structural SVM with the imputation fixed by the cutting-plane method,
+    repeat until the imputation repeats or the objective drops by less than ``outer_tol``
+    (relative), at most ``max_outer`` solves. With an oracle that does not maximise the
+    constrained Psi (the greedy AP inference, the top-P update) the decrease is not monotone,
+    hence the second rule and the best iterate kept. ``n_jobs`` and ``shard_rows``: as in
+    ``StructSVMRanker`` (each shard imputes its own rows).
+    """
+    sharded = n_jobs is not None or dask_client() is not None
+    shards = ShardedQueries({"X": X, "y": y}, offsets, shard_rows) if sharded else None
+    try:
+        return _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards, n_jobs)
+    finally:
+        if shards is not None:
+            shards.close()
+
+
+def _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards, n_jobs):
+    w = np.zeros(X.shape[1])
+    fixed = None
+    result = CCCPResult(w, np.inf, [], 0, False, 0, None)
+    while True:
+        scores = np.asarray(X @ w).ravel() if shards is None else matvec(X, w)  # the shards' own products
+        new = impute(w, scores)
+        if fixed is not None:
+            value = latent_objective(w, scores, new, y, offsets, C)
+            result.history.append(value)
+            decrease = result.objective - value
+            if value < result.objective:
+                result.w, result.objective = w, value
+            if new.same_as(fixed) or decrease <= outer_tol * abs(value):
+                result.converged = True
+                break
+        if result.n_outer == int(max_outer):
+            break
+        fixed = new
+        step = None if shards is None else sharded_oracle_step(shards, [fixed], n_jobs)
+        w, _, n_iter, _, result.trace = cutting_plane(X, y, offsets, [fixed], C, tol, max_iter, step=step)
+        result.n_iter += n_iter
+        result.n_outer += 1
+    return result
+
+
 class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     """Structural SVM ranker for a chosen ranking loss (Chakrabarti et al. 2008 and the methods it reviews).
@@ -193,6 +264,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     SVM-mrr                       ``loss="mrr", k=10`` (phi_mrr; ``feature_map="po"`` for phi_po)
     DORM (Le & Smola 2008)        ``loss="ndcg", feature_map="dorm"`` (``dorm_cut`` for sparse A)
     SVM-combo                     ``loss="combo", components=(...), slacks="separate"|"shared"``
+    latent SVM-ndcg / SVM-mrr     ``loss="ndcg"`` or ``"mrr"``, ``target="latent"`` (CCCP)
     ============================  ===================================
 
     Parameters
@@ -219,6 +291,16 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         NDCG gain: binary relevance (the paper) or graded, 2^label - 1 ("exp2"; with phi_po
         the pairs are then all pairs of different labels, see structrank.oracles.graded).
     relevant_from : int, default 1
+    target : {"ideal", "latent"}, default "ideal"
+        The correct structure each ranking is compared with. "ideal" (the paper): every good
+        document above every bad one. "latent" (NDCG@k and MRR@k with binary gains): the best
+        loss-zero ranking under the current w, imputed by CCCP (Yu & Joachims 2009;
+        structrank.oracles.latent says why): on long lists with many good documents the paper's
+        hinge is lowest at w = 0, and SVM-ndcg and SVM-mrr then learn next to nothing.
+    max_outer : int, default 30
+        ``target="latent"``: at most this many CCCP solves.
+    outer_tol : float, default 1e-3
+        ``target="latent"``: stop CCCP when the objective drops by less than this fraction.
     tol : float, default 1e-4
         Stop when no constraint is violated by more than ``tol`` beyond the slack (losses are
         in [0, 1]). Finer than SVM-struct's usual 1e-3: with phi_po, SVM-map and SVM-ndcg stay
@@ -250,7 +332,10 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     objective_, zero_objective_ : float
         The primal objective at the solution and at w = 0 (Fig. 5).
     dual_history_ : ndarray
-        The dual objective after each QP; it never decreases.
+        The dual objective after each QP (``target="latent"``: of the last CCCP solve); it never
+        decreases.
+    n_outer_ : int
+        CCCP solves (1 with ``target="ideal"``).
     oracle_seconds_, qp_seconds_ : float
         Time spent in loss-augmented inference and in the QP (Fig. 8).
 
@@ -266,8 +351,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     _saved_attributes = ("coef_", "n_features_in_")
 
     def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
-                 discount="letor", dorm_cut=None, gain="binary", relevant_from=1, tol=1e-4, max_iter=1000,
-                 n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS):
+                 discount="letor", dorm_cut=None, gain="binary", relevant_from=1, target="ideal", max_outer=30,
+                 outer_tol=1e-3, tol=1e-4, max_iter=1000, n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS):
         self.loss = loss
         self.C = C
         self.k = k
@@ -278,6 +363,9 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.dorm_cut = dorm_cut
         self.gain = gain
         self.relevant_from = relevant_from
+        self.target = target
+        self.max_outer = max_outer
+        self.outer_tol = outer_tol
         self.tol = tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
@@ -286,6 +374,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     def _losses(self):
         if self.slacks not in ("separate", "shared"):
             raise ValueError(f"slacks must be 'separate' or 'shared', got {self.slacks!r}")
+        if self.target not in ("ideal", "latent"):
+            raise ValueError(f"target must be 'ideal' or 'latent', got {self.target!r}")
         if self.loss == "combo" and self.slacks == "separate":
             return [make_loss(*_component(c), self.k, self.discount, self.relevant_from) for c in self.components]
         return [make_loss(self.loss, self.feature_map, self.k, self.discount, self.relevant_from, self.dorm_cut,
@@ -307,6 +397,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         losses = self._losses()
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)  # only these can be violated
         self.n_queries_used_ = int(offsets.size - 1)
+        if self.target == "latent":
+            return self._fit_latent(X, y, offsets, losses)
         if self.n_jobs is None and dask_client() is None:
             X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
             w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter)
@@ -318,9 +410,39 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
                                                                    self.max_iter, step=step)
         return self._set_fitted(w, alpha, n_iter, converged, trace)
 
+    def _fit_latent(self, X, y, offsets, losses):
+        if len(losses) != 1:
+            raise ValueError("target='latent' takes one loss, not SVM-combo's separate slacks")
+        check_latent(losses[0])
+        X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+
+        def impute(w, scores):
+            return ImputedTarget.impute(losses[0], w, scores, y, offsets)
+
+        result = cccp(X, y, offsets, impute, self.C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
+                      self.n_jobs, self.shard_rows)
+        w = result.w
+        scores = np.asarray(X @ w).ravel()
+        zero = latent_objective(np.zeros_like(w), np.zeros_like(scores), impute(np.zeros_like(w), np.zeros_like(scores)),
+                                y, offsets, self.C)
+        objective = latent_objective(w, scores, impute(w, scores), y, offsets, self.C)
+        self.coef_ = w
+        self.n_iter_ = result.n_iter
+        self.n_outer_ = result.n_outer
+        self.converged_ = result.converged
+        self.n_constraints_ = 0 if result.trace is None else len(result.trace.dual)
+        self.slack_ = (objective - 0.5 * float(w @ w)) / self.C
+        self.objective_, self.zero_objective_ = objective, zero
+        trace = result.trace or CuttingPlaneTrace()
+        self.dual_history_ = np.array(trace.dual)
+        self.oracle_seconds_, self.qp_seconds_, self.qp_steps_ = trace.oracle_seconds, trace.qp_seconds, trace.qp_steps
+        return self
+
     def _fit_cache(self, cache):
         if not self.C > 0:
             raise ValueError(f"C must be positive, got {self.C!r}")
+        if self.target != "ideal":
+            raise ValueError("target='latent' does not train on a LetorCache yet: read the file with read_letor")
         losses = self._losses()
         offsets = np.asarray(cache.offsets, dtype=np.int64)
         y = np.asarray(cache.y)
@@ -349,4 +471,5 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.oracle_seconds_ = trace.oracle_seconds
         self.qp_seconds_ = trace.qp_seconds
         self.qp_steps_ = trace.qp_steps
+        self.n_outer_ = 1
         return self

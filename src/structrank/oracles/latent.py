@@ -1,0 +1,145 @@
+"""Latent targets for clipped losses: the correct structure imputed by the current scores.
+
+Why. The paper's structural SVMs compare every ranking with one ideal ranking r* (every good
+document above every bad one). For a clipped loss that ideal asks for far more than the loss
+does: NDCG@k is 0 as soon as the top min(k, n+) places hold good documents, MRR@k as soon as
+the top place does. On long lists with many good documents (LETOR 3.0 OHSUMED: 148 documents and
+51 good ones per training query) the hinge against r* is then lowest at w = 0, measured along the
+SVM-auc direction (tests/test_ssvm_latent.py): the margin term pays for every misordered pair
+of the list while the loss only sees the top k. SVM-mrr with phi_mrr fails for a sibling reason:
+its oracle may choose *which* good document comes first, and it takes the lowest-scoring one
+(Fig. 3), so the hinge asks every good document to beat the best bad ones.
+
+The fix is the latent structural SVM of Yu & Joachims (2009), as in Haponchyk & Moschitti's
+Eq. 3: the loss-zero rankings are all correct, and the one the learner is held to is the best
+of them under the current scores. The objective
+
+    1/2 |w|^2 + C/|Q| sum_q [max_r (Delta(r) + w.Psi(r)) - max_{h correct} w.Psi(h)]
+
+is a difference of convex functions and CCCP solves it: impute h with the current w, solve the
+convex structural SVM with h fixed, repeat (``structrank.learners.ssvm.cccp``). Each slack still
+bounds the loss of the ranking by score, since that ranking maximises w.Psi.
+
+- phi_po (NDCG@k, MRR@k): h puts the min(k, n+) (MRR: 1) best-scoring good documents on top,
+  then every other document by score; misordered pairs below the top cancel between r and h.
+- phi_mrr: every correct ranking has Psi = 0, so the latent part is the oracle's: the first good
+  document is the best-scoring one at the imputation (the tight bound's gmax, linearised), and the
+  other good documents, which phi_mrr and Delta_MRR never see below it, are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from structrank.parallel import matvec
+from structrank.structures import po_coef_from_order
+
+# loss name -> how many good documents a loss-zero ranking must put on top (None: the cut-off k)
+LATENT_TOP = {"ndcg": None, "mrr": 1}
+
+
+def check_latent(loss) -> None:
+    """Refuse, with the reason, a loss that has no latent target."""
+    name, feature_map = getattr(loss, "name", None), getattr(loss, "feature_map", None)
+    if name not in LATENT_TOP or feature_map not in ("po", "mrr") or getattr(loss, "gain", "binary") != "binary":
+        raise ValueError(
+            f"target='latent' needs a clipped loss with binary gains and phi_po or phi_mrr (ndcg, mrr), got "
+            f"{getattr(loss, 'label', name)!r}: for the other losses the ideal ranking is already the only "
+            "loss-zero one up to ties")
+
+
+def _top(loss) -> int:
+    top = LATENT_TOP[loss.name]
+    return int(loss.k) if top is None else top
+
+
+def latent_po_star(scores, z, offsets, top) -> np.ndarray:
+    """phi_po coefficients of the best loss-zero ranking of every query.
+
+    The ``min(top, n+)`` best-scoring good documents first, then all the others by score
+    (ties in input order, as ``np.argsort(kind="stable")``). With ``top >= n+`` it is the ideal.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    z = np.asarray(z, dtype=np.int8)
+    out = np.zeros(scores.shape[0])
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        zq = z[a:b]
+        by_score = np.argsort(-scores[a:b], kind="stable")
+        goods = by_score[zq[by_score] == 1]
+        head = goods[: min(top, goods.size)]
+        is_head = np.zeros(b - a, dtype=bool)
+        is_head[head] = True
+        order = np.concatenate([head, by_score[~is_head[by_score]]]).astype(np.int64)
+        po_coef_from_order(order, zq, out[a:b])
+    return out
+
+
+def first_good_kept(scores, z, offsets) -> np.ndarray:
+    """Rows an imputed SVM-mrr query keeps: its bad documents and its best-scoring good one."""
+    scores = np.asarray(scores, dtype=np.float64)
+    keep = np.asarray(z) == 0
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        goods = np.flatnonzero(z[a:b])
+        if goods.size:
+            keep[a + goods[np.argmax(scores[a:b][goods])]] = True  # first of equals: the input order
+    return keep
+
+
+@dataclass(frozen=True, eq=False)
+class ImputedTarget:
+    """A loss with its correct structure imputed at weights ``w``: the convex step of CCCP.
+
+    ``batch`` and ``star`` are the loss's with the imputation of the rows they are given at
+    construction (``impute``); a shard of the rows (structrank.parallel) imputes its own rows
+    again at ``w`` through ``for_shard`` rather than receive them.
+    """
+
+    loss: object
+    w: np.ndarray
+    c_star: np.ndarray | None = None  # phi_po: the imputed ranking's coefficients
+    keep: np.ndarray | None = None  # phi_mrr: the rows the oracle sees
+    star_varies = False
+
+    @classmethod
+    def impute(cls, loss, w, scores, labels, offsets) -> "ImputedTarget":
+        check_latent(loss)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        z = loss.relevance(labels)
+        if loss.feature_map == "mrr":
+            return cls(loss, w, keep=first_good_kept(scores, z, offsets))
+        return cls(loss, w, c_star=latent_po_star(scores, z, offsets, _top(loss)))
+
+    @property
+    def label(self) -> str:
+        return f"{self.loss.label}/latent"
+
+    def same_as(self, other: "ImputedTarget") -> bool:
+        """Whether two imputations are equal (CCCP has then converged)."""
+        mine = self.keep if self.c_star is None else self.c_star
+        theirs = other.keep if other.c_star is None else other.c_star
+        return np.array_equal(mine, theirs)
+
+    def batch(self, scores, labels, offsets, out=None):
+        if self.keep is None:
+            return self.loss.batch(scores, labels, offsets, out)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        kept_offsets = np.concatenate([[0], np.cumsum(np.add.reduceat(self.keep.astype(np.int64), offsets[:-1]))]) \
+            if offsets.size > 1 else np.zeros(1, dtype=np.int64)
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        c_kept, delta = self.loss.batch(scores[self.keep], np.asarray(labels)[self.keep], kept_offsets)
+        coef = np.zeros(scores.shape[0]) if out is None else out[0]
+        coef[:] = 0.0  # good documents left out sit below the first one: phi_mrr gives them 0
+        coef[self.keep] = c_kept
+        return coef, delta
+
+    def star(self, scores, labels, offsets) -> np.ndarray:
+        if self.c_star is None:
+            return np.zeros(int(np.asarray(offsets)[-1]))  # phi_mrr of any correct ranking
+        return self.c_star
+
+    def for_shard(self, shard) -> "ImputedTarget":
+        return ImputedTarget.impute(self.loss, self.w, matvec(shard["X"], self.w), shard["y"], shard["offsets"])
