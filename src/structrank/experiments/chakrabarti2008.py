@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -28,8 +27,8 @@ import numpy as np
 
 from structrank.data import letor_folds, read_letor
 from structrank.data.prepare import prepare_like_chakrabarti
-from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
-from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run_experiment
+from structrank.experiments.report import markdown_table, new_figure, save_figure
+from structrank.experiments.runner import Measurement, RunSpec, reproduce_letor_experiment
 from structrank.metrics import evaluate
 
 EXPERIMENT = "chakrabarti2008"
@@ -200,12 +199,8 @@ def plan(roots, quick=False):
 
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run the experiments (``quick``: MQ2008 Fold1 only) and write the report into ``out``."""
-    out = Path(out)
-    roots = letor_roots(DATASETS, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), _Runner(roots), n_jobs, EXPERIMENT)
-    write_report(out / "report.md", report_sections(rows, out), title="Chakrabarti et al. (2008), reproduced")
-    print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
-    return rows
+    return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _Runner, report_sections,
+                                      "Chakrabarti et al. (2008), reproduced", data_dir, quick, n_jobs)
 
 
 # -- report ---------------------------------------------------------------------------------

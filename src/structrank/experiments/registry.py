@@ -1,6 +1,7 @@
 """The experiments ``structrank reproduce`` knows: name -> reproduce(out, data_dir, quick, n_jobs)."""
 
-from structrank.experiments import chakrabarti2008, croce2016, haponchyk2018, jagarlamudi2012, letor_baselines, volkovs2011
+from structrank.experiments import (chakrabarti2008, croce2016, haponchyk2018, jagarlamudi2012, letor_baselines, own_metric,
+                                   volkovs2011)
 
 EXPERIMENTS = {
     letor_baselines.EXPERIMENT: letor_baselines.reproduce,
@@ -9,6 +10,7 @@ EXPERIMENTS = {
     volkovs2011.EXPERIMENT: volkovs2011.reproduce,
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.reproduce,
     croce2016.EXPERIMENT: croce2016.reproduce,
+    own_metric.EXPERIMENT: own_metric.reproduce,
 }
 
 #: Experiments whose results page lays out its own tables and figures: name -> report_sections(rows, folder, link_prefix)
@@ -18,4 +20,5 @@ REPORTS = {
     volkovs2011.EXPERIMENT: volkovs2011.report_sections,
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.report_sections,
     croce2016.EXPERIMENT: croce2016.report_sections,
+    own_metric.EXPERIMENT: own_metric.report_sections,
 }

@@ -254,3 +254,17 @@ def wall_time(out) -> dict | None:
         return json.loads((Path(out) / "wall_time.json").read_text())
     except (OSError, ValueError):
         return None
+
+
+def reproduce_letor_experiment(out, experiment, datasets, plan, run_fn, report_sections, title, data_dir=None,
+                               quick=False, n_jobs=1) -> list[dict]:
+    """The common shape of a LETOR reproduction: find the data sets (``quick``: MQ2008 alone), run
+    ``plan(roots, quick)`` with ``run_fn(roots)``, write ``report.md`` from ``report_sections``."""
+    from structrank.experiments.report import write_report
+
+    out = Path(out)
+    roots = letor_roots(datasets, data_dir, only="MQ2008" if quick else None)
+    rows = run_experiment(out, plan(roots, quick), run_fn(roots), n_jobs, experiment)
+    write_report(out / "report.md", report_sections(rows, out), title=title)
+    print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
+    return rows

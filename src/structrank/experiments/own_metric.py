@@ -1,0 +1,138 @@
+"""``structrank reproduce own-metric``: does each structured loss win on the metric it stands for?
+
+On LETOR 3.0 OHSUMED (letor3) and LETOR 4.0 MQ2008 (letor4), all five folds: every structural SVM
+of Chakrabarti et al. (2008) and the latent-target variants (structrank.oracles.latent), C chosen
+on each fold's vali file by the loss's own metric (SVM-auc by AUC). Each test query's NDCG@10,
+MRR@10 and MAP are recorded, so that the report compares, over the pooled test queries of the
+five folds (each query is in one test fold), every NDCG loss with SVM-auc on NDCG@10 and every MRR
+loss with SVM-auc on MRR@10: mean difference, paired t-test and paired randomisation test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+
+from structrank.data import letor_folds, read_letor
+from structrank.experiments.report import markdown_table
+from structrank.experiments.runner import Measurement, RunSpec, reproduce_letor_experiment
+from structrank.metrics import evaluate
+from structrank.metrics.significance import paired_test, per_query_pairs
+
+EXPERIMENT = "own-metric"
+DATASETS = {"OHSUMED": "letor3", "MQ2008": "letor4"}
+# row -> (CLI model, the loss's own metric: C is chosen on vali by it)
+MODELS = {
+    "SVM-auc": ("svm-auc", "auc"),
+    "SVM-map": ("svm-map", "map"),
+    "SVM-ndcg": ("svm-ndcg", "ndcg@10"),
+    "SVM-ndcg latent": ("svm-ndcg-latent", "ndcg@10"),
+    "SVM-ndcg-nc": ("svm-ndcg-nc", "ndcg@10"),
+    "SVM-mrr": ("svm-mrr", "mrr@10"),
+    "SVM-mrr latent": ("svm-mrr-latent", "mrr@10"),
+}
+REFERENCE = "SVM-auc"
+# the comparisons the report makes: metric -> the rows trained for it
+COMPARE = {"ndcg@10": ("SVM-ndcg", "SVM-ndcg latent", "SVM-ndcg-nc"), "mrr@10": ("SVM-mrr", "SVM-mrr latent")}
+METRICS = ("map", "mrr@10", "ndcg@10")
+QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"
+QUICK_GRID = {"C": [0.1, 1.0]}
+MARGIN = 0.01  # "at least SVM-auc's minus one point"
+
+
+@functools.lru_cache(maxsize=6)
+def _load(path: str, n_features: int | None):
+    return read_letor(path, n_features=n_features)
+
+
+def _run(spec, root):
+    from structrank.models import get_model, select_on_vali
+
+    name, metric = MODELS[spec.model]
+    convention = DATASETS[spec.dataset]
+    fold = next(f for f in letor_folds(root) if f.name == spec.fold)
+    train = _load(str(fold.train), None)
+    vali, test = _load(str(fold.vali), train.n_features), _load(str(fold.test), train.n_features)
+    model_spec = dataclasses.replace(get_model(name), metric=metric)
+    grid = QUICK_GRID if spec.params.get("grid") == "quick" else None
+    model, params, vali_value = select_on_vali(model_spec, train, vali, convention=convention, grid=grid)
+    result = evaluate(test.y, model.predict(test.X), test.qid, METRICS, convention, docids=test.docids)
+    out = [Measurement(m, convention, v) for m, v in result.metrics.items()]
+    out += [Measurement(f"{QUERY_PREFIX}{q}:{m}", convention, float(v))
+            for m in METRICS for q, v in zip(result.qids, result.per_query[m])]
+    out += [Measurement("chosen:C", "param", float(params["C"])), Measurement("vali:" + metric, convention, vali_value)]
+    return out
+
+
+class _Runner:
+    def __init__(self, roots):
+        self.roots = roots
+
+    def __call__(self, spec):
+        return _run(spec, self.roots[spec.dataset])
+
+
+def plan(roots, quick=False):
+    grid = "quick" if quick else "full"
+    return [RunSpec(EXPERIMENT, dataset, "test", f.name, 0, model, {"grid": grid})
+            for dataset, root in roots.items() for f in letor_folds(root)[: 1 if quick else None] for model in MODELS]
+
+
+def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+    """Run every model on every fold (``quick``: MQ2008 Fold1, two values of C) and write the report."""
+    return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _Runner, report_sections,
+                                      "Does each loss win on its own metric?", data_dir, quick, n_jobs)
+
+
+def per_query(rows, dataset, model, metric):
+    """{(fold, qid): value} of one model's test queries."""
+    suffix = ":" + metric
+    return {(r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]): r["value"] for r in rows
+            if r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
+            and r["metric"].endswith(suffix)}
+
+
+def comparison_table(rows, dataset):
+    """Markdown: each loss against SVM-auc on the loss's metric over the pooled test queries."""
+    lines = ["| metric | model | model | SVM-auc | difference (points) | t-test p | randomisation p | queries | "
+             "within 1 point of SVM-auc | verdict (both tests, 0.05) |", "|---" * 10 + "|"]
+    findings = []
+    for metric, models in COMPARE.items():
+        reference = per_query(rows, dataset, REFERENCE, metric)
+        for model in models:
+            _, a, b = per_query_pairs(per_query(rows, dataset, model, metric), reference)
+            if a.size < 2:
+                continue
+            test = paired_test(a, b)
+            holds = test.mean_diff >= -MARGIN
+            verdict = {"A > B": f"{model} better", "A < B": "SVM-auc better"}.get(test.verdict(), "no significant difference")
+            lines.append(f"| {metric} | {model} | {test.mean_a:.4f} | {test.mean_b:.4f} | {100 * test.mean_diff:+.2f} | "
+                         f"{test.t_p:.3g} | {test.rand_p:.3g} | {test.n} | {'yes' if holds else 'no'} | {verdict} |")
+            findings.append((metric, model, test, holds))
+    text = "\n".join(lines)
+    if findings:
+        text += "\n\n" + "\n".join(
+            f"- {model} on {metric}: {100 * t.mean_diff:+.2f} points against SVM-auc "
+            f"({'meets' if holds else 'misses'} the one-point bar; {t.verdict().replace('A', model).replace('B', 'SVM-auc')})."
+            for metric, model, t, holds in findings)
+    return text
+
+
+def report_sections(rows, out=None, link_prefix=""):
+    sections = []
+    for dataset, convention in DATASETS.items():
+        part = [r for r in rows if r["dataset"] == dataset]
+        if not part:
+            continue
+        folds = len({r["fold"] for r in part})
+        means = [r for r in part if r["metric"] in METRICS]
+        sections.append((f"{dataset}: test metrics ({convention}), mean ± std over {folds} folds, C chosen on vali by "
+                         "the loss's own metric", markdown_table(means, std=True, row_order=list(MODELS),
+                                                                column_order=list(METRICS))))
+        chosen = [r for r in part if r["metric"] == "chosen:C"]
+        sections.append((f"{dataset}: the C chosen on each fold's vali file",
+                         markdown_table(chosen, index="model", columns="fold", fmt="{:g}", row_order=list(MODELS))))
+        sections.append((f"{dataset}: each loss against SVM-auc on its own metric, paired over the "
+                         f"{folds} folds' pooled test queries", comparison_table(part, dataset)))
+    return sections
