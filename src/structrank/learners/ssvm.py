@@ -69,18 +69,28 @@ def _shard_step(shard, w, losses):
     scores = matvec(X, w, out=scratch("scores", n))
     out = []
     for loss in losses:
-        if hasattr(loss, "for_shard"):  # a latent truth, imputed at other weights than these, for this shard's rows
-            loss = loss.for_shard(shard)
+        imputed = hasattr(loss, "for_shard")
+        if imputed:  # a latent truth, imputed at other weights than these: this shard's rows, once per imputation
+            loss = _imputed_for_shard(shard, loss)
         c_hat, delta = loss.batch(scores, y, offsets, out=(scratch("coef", n), scratch("order", n, np.int64)))
-        if hasattr(loss, "for_shard"):
-            star = loss.star(scores, y, offsets)
-        elif loss.star_varies:
+        if imputed or loss.star_varies:
             star = loss.star(scores, y, offsets)
         else:
             star = shard_memo(shard, ("star", loss), lambda loss=loss: loss.star(scores, y, offsets))
         diff = np.subtract(star, c_hat, out=c_hat)
         out.append((rmatvec(X, diff), float(np.sum(delta))))
     return out
+
+
+def _imputed_for_shard(shard, target):
+    """``target.for_shard(shard)``, kept in the shard until the imputation changes: a CCCP solve
+    runs many cutting-plane steps at one imputation, and re-imputing (a product and a sort per
+    query) at each of them would repeat the same work."""
+    key = target.w.tobytes()
+    kept = shard.get("_imputed")
+    if kept is None or kept[0] is not target.loss or kept[1] != key:
+        kept = shard["_imputed"] = (target.loss, key, target.for_shard(shard))
+    return kept[2]
 
 
 def sharded_oracle_step(shards, losses, n_jobs=None, n_queries=None):
