@@ -22,3 +22,6 @@ REPORTS = {
     croce2016.EXPERIMENT: croce2016.report_sections,
     own_metric.EXPERIMENT: own_metric.report_sections,
 }
+
+#: Experiments that test a paper's claims: name -> claims(rows) -> list[claims.Claim] (the "Claims" section)
+CLAIMS = {}

@@ -288,7 +288,8 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
     True
     >>> store.close()
     """
-    from structrank.experiments.registry import REPORTS
+    from structrank.experiments.claims import claims_section
+    from structrank.experiments.registry import CLAIMS, REPORTS
 
     stores = store if isinstance(store, (list, tuple)) else [store]
     groups = defaultdict(list)
@@ -310,6 +311,12 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
         f"> Cells are means over folds and seeds{' (± sample standard deviation)' if std else ''}."
     )
     sections = [header]
+    claims = [c for experiment, function in CLAIMS.items() if custom.get(experiment)
+              for c in function(custom[experiment])]
+    if claims:
+        sections.append(("Claims", "Every claim of the papers, tested against the runs on this page. The verdict is "
+                         "computed from the recorded values; a sentence not backed by them says \"Hypothesis\".\n\n"
+                         + claims_section(claims)))
     for experiment, records in sorted(custom.items()):
         # figures go beside the page, in figures/EXPERIMENT/, and are linked relative to it
         folder = Path(path).parent / "figures" / experiment

@@ -208,7 +208,7 @@ def latent_objective(w, scores, target, y, offsets, C):
 
 
 def cccp(X, y, offsets, impute, C, tol=1e-4, max_iter=1000, max_outer=30, outer_tol=1e-3, n_jobs=None,
-         shard_rows=DEFAULT_SHARD_ROWS):
+         shard_rows=DEFAULT_SHARD_ROWS, w0=None):
     """CCCP for a latent structural SVM (Yu & Joachims 2009).
 
     ``impute(w, scores)`` returns the loss with its correct structure imputed at ``w`` (an object
@@ -223,14 +223,14 @@ def cccp(X, y, offsets, impute, C, tol=1e-4, max_iter=1000, max_outer=30, outer_
     sharded = n_jobs is not None or dask_client() is not None
     shards = ShardedQueries({"X": X, "y": y}, offsets, shard_rows) if sharded else None
     try:
-        return _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards, n_jobs)
+        return _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards, n_jobs, w0)
     finally:
         if shards is not None:
             shards.close()
 
 
-def _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards, n_jobs):
-    w = np.zeros(X.shape[1])
+def _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards, n_jobs, w0):
+    w = np.zeros(X.shape[1]) if w0 is None else np.asarray(w0, dtype=np.float64).copy()
     fixed = None
     result = CCCPResult(w, np.inf, [], 0, False, 0, None)
     while True:
