@@ -6,7 +6,11 @@ import sys
 
 import pytest
 
-from structrank.experiments.chakrabarti2008 import PAPER_FIG9, ROWS, paper_comparison
+import json
+
+from structrank.experiments.chakrabarti2008 import (GAP_BEST_C, GAP_ROWS, GAP_TREC, GAP_VARIANTS, PAPER_FIG9, ROWS,
+                                                    claims, gap_study, paper_comparison)
+from structrank.experiments.claims import FAILS, HOLDS, VERDICTS
 
 
 @pytest.mark.data
@@ -30,7 +34,9 @@ def test_quick_reproduction_writes_every_table_and_figure(tmp_path, data_root):
     done = subprocess.run([sys.executable, "-m", "structrank", "results", str(tmp_path / "results.sqlite"), "--out",
                            str(page)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "chakrabarti2008 — MQ2008, Fig. 9" in page.read_text()
+    text = page.read_text()
+    assert "chakrabarti2008 — MQ2008, Fig. 9" in text
+    assert "## Claims" in text and "| Chakrabarti et al. 2008 | Fig. 4 (MQ2008 Fold1 train) |" in text
     assert (page.parent / "figures" / "chakrabarti2008" / "fig7-mrr-mq2008.png").is_file()
 
 
@@ -46,3 +52,44 @@ def test_paper_comparison_names_cells_off_by_more_than_three_points():
     named = [line for line in text.splitlines() if line.startswith("- ")]
     assert len(named) == 3 and all(line.startswith("- MAP ") for line in named)
     assert paper_comparison(rows, "MQ2008") is None
+
+
+def _fig9_rows(values, dataset="OHSUMED"):
+    return [{"dataset": dataset, "split": "test", "model": row, "params": '{"prep": "none", "grid": "full"}',
+             "metric": "binary:" + metric, "value": value, "fold": "Fold1"}
+            for row, cells in values.items() for metric, value in cells.items()]
+
+
+def test_claims_take_their_verdict_from_the_recorded_values():
+    cells = {"NDCG": {"mrr@10": 0.6, "ndcg@10": 0.40, "map": 0.4}, "NDCG-NC": {"mrr@10": 0.6, "ndcg@10": 0.45, "map": 0.4}}
+    found = {c.claim: c for c in claims(_fig9_rows(cells))}
+    claim = found["SVM-ndcg, which uses the true Delta_NDCG, consistently loses to SVM-ndcg-nc"]
+    assert claim.verdict == HOLDS and "NDCG-NC 0.450, NDCG 0.400" in claim.ours and "+5.0 points" in claim.why
+    cells["NDCG-NC"]["ndcg@10"] = 0.35
+    found = {c.claim: c for c in claims(_fig9_rows(cells))}
+    assert found["SVM-ndcg, which uses the true Delta_NDCG, consistently loses to SVM-ndcg-nc"].verdict == FAILS
+    # data the folder lacks is a claim that cannot be tested, never a dropped row
+    assert all(c.verdict in VERDICTS for c in found.values())
+    assert "the TD2003 columns of Figs. 8-9" in found and "not in the data folder" in found["the TD2003 columns of Figs. 8-9"].why
+
+
+def test_gap_study_says_how_many_points_each_reading_closes():
+    paper = PAPER_FIG9["OHSUMED"]
+    ours, distributed = list(GAP_VARIANTS)[:2]
+    rows = []
+    for variant, shift in ((ours, -0.09), (distributed, -0.03)):
+        for row in GAP_ROWS:
+            for i, metric in enumerate(("mrr@10", "ndcg@10", "map")):
+                for prefix, extra in (("", 0.0), (GAP_TREC, 0.01), (GAP_BEST_C, 0.02)):
+                    rows.append({"dataset": "OHSUMED", "split": "gap", "model": row, "fold": "Fold1",
+                                 "params": json.dumps({"variant": variant}), "metric": prefix + metric,
+                                 "value": paper[row][i] + shift + extra})
+            rows.append({"dataset": "OHSUMED", "split": "gap", "model": row, "fold": "Fold1",
+                         "params": json.dumps({"variant": variant}), "metric": "test_queries", "value": 20.0})
+    text = gap_study(rows, "OHSUMED")
+    assert f"| {distributed} | 20.0 | -3.0 | -3.0 | -3.0 | -3.0 | +6.0 |" in text
+    assert "measured with trec_eval's conventions | 20.0 | -8.0 | -8.0 | -8.0 | -8.0 | +1.0 |" in text
+    assert "C chosen on the test file (upper bound) | 20.0 | -7.0 | -7.0 | -7.0 | -7.0 | +2.0 |" in text
+    assert f'closes the most is "{distributed}" (+6.0 points)' in text
+    assert "Hypothesis:" in text
+    assert gap_study(rows, "MQ2008") is None

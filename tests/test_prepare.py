@@ -244,3 +244,21 @@ def test_on_letor_fold1_train(data_root, name):
     assert without_relevant <= set(report.dropped_query_ids)
     # Dense and CSR agree on real data too.
     assert prepare_like_chakrabarti(ds.with_X(ds.X.toarray()))[1] == report
+
+
+def test_dropping_only_the_bad_document_of_a_pair_keeps_every_good_one():
+    ds = hand_dataset()
+    both, report_both = prepare_like_chakrabarti(ds)
+    out, report = prepare_like_chakrabarti(ds, drop="bad")
+    assert report.pairs_over_threshold == report_both.pairs_over_threshold
+    # only bad documents go for pairs: fewer rows than with both, none of them good
+    assert report.docs_dropped_for_pairs < report_both.docs_dropped_for_pairs
+    assert set(both.docids.tolist()) <= set(out.docids.tolist())
+    gone = set(ds.docids.tolist()) - set(out.docids.tolist())
+    nonzero = np.any(dense(ds.X) != 0, axis=1)
+    kept_queries = set(out.qid.tolist())
+    for i, docid in enumerate(ds.docids.tolist()):
+        if ds.y[i] >= 1 and nonzero[i] and ds.qid[i] in kept_queries:
+            assert docid not in gone
+    with pytest.raises(ValueError, match="drop must be"):
+        prepare_like_chakrabarti(ds, drop="good")

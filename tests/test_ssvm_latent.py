@@ -17,8 +17,8 @@ from structrank.data import letor_folds, read_letor
 from structrank.learners.base import informative_queries
 from structrank.metrics import evaluate
 from structrank.oracles import make_loss
-from structrank.oracles.latent import ImputedTarget, latent_po_star
-from test_oracles import arrays, brute_mrr, brute_po, metric_of_orders, permutations, scores_st
+from structrank.oracles.latent import ImputedTarget, latent_dorm_star, latent_po_star
+from test_oracles import arrays, brute_dorm, brute_mrr, brute_po, metric_of_orders, permutations, scores_st
 
 TOL = 1e-9
 
@@ -42,6 +42,24 @@ def test_latent_star_is_the_best_loss_zero_ranking(case, top):
     if top >= z.sum():  # every good document on top: the paper's ideal ranking
         ideal = make_loss("ndcg").star(scores, labels, np.array([0, len(scores)]))
         np.testing.assert_allclose(star, ideal, atol=TOL)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scores_st, st.integers(1, 9), st.sampled_from([None, 2, 4]))
+def test_latent_dorm_star_is_the_best_loss_zero_ranking(case, top, cut):
+    scores, labels = arrays(case)
+    z = (labels >= 1).astype(np.int8)
+    perms = permutations(len(scores))
+    correct = zero_loss_rankings(perms, z, top)
+    best = (brute_dorm(perms, cut)[correct] @ scores).max()
+    loss = make_loss("ndcg", feature_map="dorm", k=top, dorm_cut=cut)
+    offsets = np.array([0, len(scores)])
+    star = latent_dorm_star(scores, z, offsets, top, loss.decay)
+    assert star @ scores == pytest.approx(best, abs=TOL)
+    assert np.array_equal(ImputedTarget.impute(loss, np.zeros(1), scores, labels, offsets).star(scores, labels, offsets),
+                          star)
+    if top >= z.sum():  # every good document on top: the paper's DORM target (each kind by score)
+        np.testing.assert_allclose(star @ scores, loss.star(scores, labels, offsets) @ scores, atol=TOL)
 
 
 @settings(max_examples=150, deadline=None)
@@ -69,7 +87,7 @@ def test_imputed_mrr_oracle_is_the_best_ranking_with_the_imputed_first_good(case
 def test_latent_target_refuses_losses_without_one():
     X = np.eye(4)
     for kwargs in ({"loss": "map"}, {"loss": "auc"}, {"loss": "ndcg", "gain": "exp2"},
-                   {"loss": "ndcg", "feature_map": "dorm"}, {"loss": "combo"}):
+                   {"loss": "ndcg", "feature_map": "dorm", "gain": "exp2"}, {"loss": "combo"}):
         with pytest.raises(ValueError, match="latent"):
             StructSVMRanker(target="latent", **kwargs).fit(X, [1, 0, 1, 0], qid=[1, 1, 2, 2])
     with pytest.raises(ValueError, match="target must be"):

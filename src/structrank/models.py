@@ -105,6 +105,8 @@ MODELS = {
                  "SVM-mrr with phi_mrr, its first good document the best-scoring one (latent target, CCCP)"),
                 ("dorm", "ndcg", {"feature_map": "dorm"}, "ndcg@10",
                  "DORM (Le & Smola 2008): NDCG@k with phi_dorm, an assignment problem"),
+                ("dorm-latent", "ndcg", {"feature_map": "dorm", "target": "latent"}, "ndcg@10",
+                 "DORM held to the best loss-zero ranking under w (latent target, CCCP)"),
                 ("svm-combo", "combo", {}, "map",
                  "SVM-combo: MAP, NDCG@k, NDCG-nc and MRR@k with separate slacks (Chakrabarti et al. 2008)"),
             )
@@ -160,7 +162,7 @@ def parse_assignments(items) -> dict:
     return params
 
 
-def _fit_and_score(spec, params, train, vali, convention):
+def fit_and_score(spec, params, train, vali, convention):
     """(model, vali value) of one grid point: a module-level function, so joblib can ship it."""
     from structrank.metrics import evaluate
 
@@ -191,11 +193,11 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
 
     candidates = list(spec.candidates(fixed or {}, grid))
     if (n_jobs in (None, 1) and dask_client() is None) or len(candidates) == 1:
-        fitted = (_fit_and_score(spec, params, train, vali, convention) for params in candidates)
+        fitted = (fit_and_score(spec, params, train, vali, convention) for params in candidates)
     else:
         from joblib import Parallel, delayed
 
-        fitted = Parallel(n_jobs=n_jobs)(delayed(_fit_and_score)(spec, params, train, vali, convention)
+        fitted = Parallel(n_jobs=n_jobs)(delayed(fit_and_score)(spec, params, train, vali, convention)
                                          for params in candidates)
     best = None
     for params, (model, value) in zip(candidates, fitted):

@@ -106,7 +106,8 @@ def _unit_rows(X):
     return X * scale[:, None]
 
 
-def prepare_like_chakrabarti(dataset: RankingDataset, threshold: float = 0.99, relevant_from: int = 1):
+def prepare_like_chakrabarti(dataset: RankingDataset, threshold: float = 0.99, relevant_from: int = 1,
+                             drop: str = "both"):
     """Remove zero rows, near-identical good/bad pairs and then queries without both labels.
 
     Parameters
@@ -118,6 +119,9 @@ def prepare_like_chakrabarti(dataset: RankingDataset, threshold: float = 0.99, r
         both removed. Must lie in [-1, 1]; cosines are clipped to [-1, 1], so 1 removes no pair.
     relevant_from : int, default 1
         Rows with label >= ``relevant_from`` are good, the others bad.
+    drop : {"both", "bad"}, default "both"
+        Which documents of a near-identical good/bad pair go: both (our reading of Sec. 4.1),
+        or only the bad one (the good documents kept; a reading the OHSUMED gap study tries).
 
     Returns
     -------
@@ -146,6 +150,8 @@ def prepare_like_chakrabarti(dataset: RankingDataset, threshold: float = 0.99, r
     (0, 1, 1, (5,))
     """
     threshold = float(threshold)
+    if drop not in ("both", "bad"):
+        raise ValueError(f"drop must be 'both' or 'bad', got {drop!r}")
     if not -1.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be a cosine in [-1, 1], got {threshold}")
     if int(relevant_from) != relevant_from or relevant_from < 1:
@@ -168,7 +174,8 @@ def prepare_like_chakrabarti(dataset: RankingDataset, threshold: float = 0.99, r
         cos = np.clip(cos.toarray() if sp.issparse(cos) else cos, -1.0, 1.0)
         close = cos > threshold
         n_pairs += int(close.sum())
-        keep[g[close.any(axis=1)]] = False
+        if drop == "both":
+            keep[g[close.any(axis=1)]] = False
         keep[b[close.any(axis=0)]] = False
     docs_for_pairs = int(dataset.n_rows - zero_rows - keep.sum())
 

@@ -22,6 +22,8 @@ bounds the loss of the ranking by score, since that ranking maximises w.Psi.
 
 - phi_po (NDCG@k, MRR@k): h puts the min(k, n+) (MRR: 1) best-scoring good documents on top,
   then every other document by score; misordered pairs below the top cancel between r and h.
+- phi_dorm (DORM, NDCG@k): the same ranking, its coefficients A(rank); the paper's DORM already
+  sorts each grade by score (``StructuredLoss.star``), the latent one frees the goods below k.
 - phi_mrr: every correct ranking has Psi = 0, so the latent part is the oracle's: the first good
   document is the best-scoring one at the imputation (the tight bound's gmax, linearised), and the
   other good documents, which phi_mrr and Delta_MRR never see below it, are left out.
@@ -43,9 +45,9 @@ LATENT_TOP = {"ndcg": None, "mrr": 1}
 def check_latent(loss) -> None:
     """Refuse, with the reason, a loss that has no latent target."""
     name, feature_map = getattr(loss, "name", None), getattr(loss, "feature_map", None)
-    if name not in LATENT_TOP or feature_map not in ("po", "mrr") or getattr(loss, "gain", "binary") != "binary":
+    if name not in LATENT_TOP or feature_map not in ("po", "mrr", "dorm") or getattr(loss, "gain", "binary") != "binary":
         raise ValueError(
-            f"target='latent' needs a clipped loss with binary gains and phi_po or phi_mrr (ndcg, mrr), got "
+            f"target='latent' needs a clipped loss with binary gains and phi_po, phi_mrr or phi_dorm (ndcg, mrr), got "
             f"{getattr(loss, 'label', name)!r}: for the other losses the ideal ranking is already the only "
             "loss-zero one up to ties")
 
@@ -55,25 +57,47 @@ def _top(loss) -> int:
     return int(loss.k) if top is None else top
 
 
-def latent_po_star(scores, z, offsets, top) -> np.ndarray:
-    """phi_po coefficients of the best loss-zero ranking of every query.
+def latent_orders(scores, z, offsets, top):
+    """The best loss-zero ranking of every query, as one array of within-query orders.
 
     The ``min(top, n+)`` best-scoring good documents first, then all the others by score
-    (ties in input order, as ``np.argsort(kind="stable")``). With ``top >= n+`` it is the ideal.
+    (ties in input order, as ``np.argsort(kind="stable")``). With ``top >= n+`` it is the ideal
+    ranking with each kind sorted by score. It maximises w.Psi among the loss-zero rankings for
+    phi_po (pairs below the head keep the score order) and for phi_dorm (a decreasing A(rank)
+    pairs the best scores with the best ranks: the rearrangement inequality).
     """
     scores = np.asarray(scores, dtype=np.float64)
     z = np.asarray(z, dtype=np.int8)
-    out = np.zeros(scores.shape[0])
+    out = np.empty(scores.shape[0], dtype=np.int64)
     for q in range(offsets.shape[0] - 1):
         a, b = offsets[q], offsets[q + 1]
-        zq = z[a:b]
         by_score = np.argsort(-scores[a:b], kind="stable")
-        goods = by_score[zq[by_score] == 1]
+        goods = by_score[z[a:b][by_score] == 1]
         head = goods[: min(top, goods.size)]
         is_head = np.zeros(b - a, dtype=bool)
         is_head[head] = True
-        order = np.concatenate([head, by_score[~is_head[by_score]]]).astype(np.int64)
-        po_coef_from_order(order, zq, out[a:b])
+        out[a:b] = np.concatenate([head, by_score[~is_head[by_score]]])
+    return out
+
+
+def latent_po_star(scores, z, offsets, top) -> np.ndarray:
+    """phi_po coefficients of the best loss-zero ranking of every query (``latent_orders``)."""
+    z = np.asarray(z, dtype=np.int8)
+    orders = latent_orders(scores, z, offsets, top)
+    out = np.zeros(z.shape[0])
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        po_coef_from_order(orders[a:b], z[a:b], out[a:b])
+    return out
+
+
+def latent_dorm_star(scores, z, offsets, top, decay) -> np.ndarray:
+    """phi_dorm coefficients (``decay(n)`` is A(rank)) of the best loss-zero ranking of every query."""
+    orders = latent_orders(scores, z, offsets, top)
+    out = np.zeros(orders.shape[0])
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        out[a + orders[a:b]] = decay(b - a)
     return out
 
 
@@ -100,7 +124,7 @@ class ImputedTarget:
 
     loss: object
     w: np.ndarray
-    c_star: np.ndarray | None = None  # phi_po: the imputed ranking's coefficients
+    c_star: np.ndarray | None = None  # phi_po, phi_dorm: the imputed ranking's coefficients
     keep: np.ndarray | None = None  # phi_mrr: the rows the oracle sees
     star_varies = False
 
@@ -111,6 +135,8 @@ class ImputedTarget:
         z = loss.relevance(labels)
         if loss.feature_map == "mrr":
             return cls(loss, w, keep=first_good_kept(scores, z, offsets))
+        if loss.feature_map == "dorm":
+            return cls(loss, w, c_star=latent_dorm_star(scores, z, offsets, _top(loss), loss.decay))
         return cls(loss, w, c_star=latent_po_star(scores, z, offsets, _top(loss)))
 
     @property

@@ -185,7 +185,8 @@ class StructuredLoss:
             return np.exp2(labels) - 1.0
         return (labels >= self.relevant_from).astype(np.float64)
 
-    def _decay(self, n):
+    def decay(self, n):
+        """phi_dorm's A(rank) for a list of n documents (cut at ``dorm_cut``)."""
         return dorm_decay(n, self.dorm_cut)
 
     def oracle(self, scores, labels) -> Violation:
@@ -242,7 +243,7 @@ class StructuredLoss:
         for q in range(offsets.shape[0] - 1):
             a, b = offsets[q], offsets[q + 1]
             discount = _table_for(self.discount, b - a)
-            coef[a:b], delta[q], order[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, discount, self._decay(b - a))
+            coef[a:b], delta[q], order[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, discount, self.decay(b - a))
         return coef, delta, order
 
     @property
@@ -268,7 +269,7 @@ class StructuredLoss:
             for q in range(offsets.shape[0] - 1):
                 a, b = offsets[q], offsets[q + 1]
                 order = np.lexsort((-scores[a:b], -gains[a:b]))
-                out[a + order] = self._decay(b - a)
+                out[a + order] = self.decay(b - a)
             return out
         if self._graded_po:
             return graded_po_star(self._grade_labels(labels), offsets)
