@@ -22,7 +22,7 @@ from structrank.metrics.significance import paired_test, per_query_pairs
 
 EXPERIMENT = "own-metric"
 DATASETS = {"OHSUMED": "letor3", "MQ2008": "letor4"}
-# row -> (CLI model, the loss's own metric: C is chosen on vali by it)
+# row -> (CLI model, the loss's own metric: C is chosen on vali by it[, fixed parameters])
 MODELS = {
     "SVM-auc": ("svm-auc", "auc"),
     "SVM-map": ("svm-map", "map"),
@@ -31,10 +31,14 @@ MODELS = {
     "SVM-ndcg-nc": ("svm-ndcg-nc", "ndcg@10"),
     "SVM-mrr": ("svm-mrr", "mrr@10"),
     "SVM-mrr latent": ("svm-mrr-latent", "mrr@10"),
+    # NDCG@10 with phi_dorm (A(.) cut after rank 30, Sec. 4.4): the feature-map ablation of SVM-ndcg
+    "DORM sparse": ("dorm", "ndcg@10", {"dorm_cut": 30}),
+    "DORM latent": ("dorm-latent", "ndcg@10", {"dorm_cut": 30}),
 }
 REFERENCE = "SVM-auc"
 # the comparisons the report makes: metric -> the rows trained for it
-COMPARE = {"ndcg@10": ("SVM-ndcg", "SVM-ndcg latent", "SVM-ndcg-nc"), "mrr@10": ("SVM-mrr", "SVM-mrr latent")}
+COMPARE = {"ndcg@10": ("SVM-ndcg", "SVM-ndcg latent", "SVM-ndcg-nc", "DORM sparse", "DORM latent"),
+           "mrr@10": ("SVM-mrr", "SVM-mrr latent")}
 METRICS = ("map", "mrr@10", "ndcg@10")
 QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"
 QUICK_GRID = {"C": [0.1, 1.0]}
@@ -49,14 +53,15 @@ def _load(path: str, n_features: int | None):
 def _run(spec, root):
     from structrank.models import get_model, select_on_vali
 
-    name, metric = MODELS[spec.model]
+    name, metric, *fixed = MODELS[spec.model]
     convention = DATASETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)
     train = _load(str(fold.train), None)
     vali, test = _load(str(fold.vali), train.n_features), _load(str(fold.test), train.n_features)
     model_spec = dataclasses.replace(get_model(name), metric=metric)
     grid = QUICK_GRID if spec.params.get("grid") == "quick" else None
-    model, params, vali_value = select_on_vali(model_spec, train, vali, convention=convention, grid=grid)
+    model, params, vali_value = select_on_vali(model_spec, train, vali, fixed[0] if fixed else None,
+                                               convention=convention, grid=grid)
     result = evaluate(test.y, model.predict(test.X), test.qid, METRICS, convention, docids=test.docids)
     out = [Measurement(m, convention, v) for m, v in result.metrics.items()]
     out += [Measurement(f"{QUERY_PREFIX}{q}:{m}", convention, float(v))
