@@ -147,3 +147,21 @@ def test_latent_svm_mrr_learns_where_the_paper_one_stays_at_zero(data_root):
         return evaluate(test.y, test.X @ model.coef_, test.qid, ["mrr@10"], "letor3").metrics["mrr@10"]
 
     assert mrr(latent) > mrr(paper) + 0.2
+
+
+def test_ndcg_with_phi_po_stays_flat_where_phi_dorm_learns_on_ohsumed(data_root):
+    """The feature-map cause behind SVM-ndcg on OHSUMED: with phi_po (scaled by 1/(n+ n-)) the
+    NDCG@10 hinge stays at 1 even with the latent target and a large C, while the same loss and
+    target with phi_dorm (A(.) cut after rank 30) lowers its slack as C grows and ranks the test
+    queries better (binary NDCG@10, as the paper)."""
+    train, test = _ohsumed_fold1(data_root)
+    po = StructSVMRanker(loss="ndcg", C=1000.0, target="latent").fit(train)
+    assert po.slack_ > 0.99, po.slack_
+    dorm = [StructSVMRanker(loss="ndcg", feature_map="dorm", dorm_cut=30, C=C, target="latent").fit(train)
+            for C in (0.1, 1.0)]
+    assert dorm[0].slack_ > dorm[1].slack_ and dorm[1].slack_ < 0.95, [m.slack_ for m in dorm]
+
+    def ndcg(model):
+        return evaluate((test.y >= 1).astype(int), test.X @ model.coef_, test.qid, ["ndcg@10"], "letor3").metrics["ndcg@10"]
+
+    assert ndcg(dorm[1]) > ndcg(po) + 0.03, (ndcg(dorm[1]), ndcg(po))
