@@ -114,12 +114,13 @@ def _known_unknown(words, gold, lists, known, key):
             f"{key}_unknown_accuracy": float(right[~seen].mean()) if (~seen).any() else float("nan")}
 
 
-def prepare_arrays(words, tags, lang, n_folds=N_FOLDS, n_best=N_BEST, n_jobs=1):
+def prepare_arrays(words, tags, lang, n_folds=N_FOLDS, n_best=N_BEST, n_jobs=1, base=HMM):
     """Tag, jackknife and featurise one language: (arrays, meta) of the cache.
 
-    ``words`` and ``tags`` map each split to its sentences. Table 2's lists come from the paper's
-    HMM (second-order emissions); the first-order HMM is fitted and decoded beside it for its
-    per-sentence correct tokens (``SPLIT.correct_1``), oracle and known/unknown accuracies.
+    ``words`` and ``tags`` map each split to its sentences. The lists come from the tagger
+    ``base``: Table 2's from the paper's HMM (second-order emissions), beside which the
+    first-order HMM is fitted and decoded for its per-sentence correct tokens (``SPLIT.correct_1``),
+    oracle and known/unknown accuracies; the ablation's from the first-order HMM alone.
     """
     from structrank.nlp.hmm import TrigramHMMTagger
     from structrank.nlp.pair_features import suffix_tag_pair_features, word_tag_ngram_features
@@ -128,22 +129,22 @@ def prepare_arrays(words, tags, lang, n_folds=N_FOLDS, n_best=N_BEST, n_jobs=1):
     make = {order: functools.partial(TrigramHMMTagger, emission_order=order) for order in (1, 2)}
     start = time.perf_counter()
     lists = {"train": jackknife_nbest(words["train"], tags["train"], n_folds=n_folds, n=n_best,
-                                      make_tagger=make[TAGGERS[HMM]], n_jobs=n_jobs)}
+                                      make_tagger=make[TAGGERS[base]], n_jobs=n_jobs)}
     meta = {"lang": lang, "jackknife_seconds": time.perf_counter() - start,
             "train_sentences": len(words["train"]), "train_tokens": int(sum(map(len, words["train"])))}
     arrays = {}
     known = {w for sent in words["train"] for w in sent}
-    for model, order in TAGGERS.items():
-        tag = "" if model == HMM else "_1"
+    for model in (HMM, HMM_FIRST) if base == HMM else (base,):
+        tag = "" if model == base else "_1"
         start = time.perf_counter()
-        tagger = make[order]().fit(words["train"], tags["train"])
+        tagger = make[TAGGERS[model]]().fit(words["train"], tags["train"])
         meta[f"train_seconds{tag}"] = time.perf_counter() - start
         for split in ("dev", "test"):
             start = time.perf_counter()
             decoded = tagger.nbest_many(words[split], n=n_best)
             meta[f"{split}_nbest_seconds{tag}"] = time.perf_counter() - start
             meta.update(_known_unknown(words[split], tags[split], decoded, known, f"{split}{tag}"))
-            if model == HMM:
+            if model == base:
                 lists[split] = decoded
             else:
                 first, best = _sentence_correct(decoded, tags[split])
@@ -165,11 +166,12 @@ def prepare_arrays(words, tags, lang, n_folds=N_FOLDS, n_best=N_BEST, n_jobs=1):
     return arrays, meta
 
 
-def prepare(out, lang, data_dir=None, n_jobs=1):
-    """Tag, jackknife and featurise one language once; returns the cache path ``OUT/data/LANG.npz``."""
+def prepare(out, lang, data_dir=None, n_jobs=1, base=HMM):
+    """Tag, jackknife and featurise one language once; returns the cache path ``OUT/data/LANG.npz``
+    (``LANG-first-order-lists.npz`` for the lists of the first-order HMM, ``base=HMM_FIRST``)."""
     from structrank.nlp.conllu import load_tagged
 
-    path = Path(out) / "data" / f"{lang}.npz"
+    path = Path(out) / "data" / (f"{lang}.npz" if base == HMM else f"{lang}-first-order-lists.npz")
     if path.is_file():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -177,7 +179,7 @@ def prepare(out, lang, data_dir=None, n_jobs=1):
     words["train"], tags["train"], kind = load_tagged(lang, "train", data_dir=data_dir)
     for split in ("dev", "test"):
         words[split], tags[split], _ = load_tagged(lang, split, kind=kind, data_dir=data_dir)
-    arrays, meta = prepare_arrays(words, tags, lang, n_jobs=n_jobs)
+    arrays, meta = prepare_arrays(words, tags, lang, n_jobs=n_jobs, base=base)
     _save_arrays(path, arrays, {**meta, "kind": kind})
     return path
 
@@ -218,6 +220,10 @@ RERANKERS = {"Generative": "generative", "Softened-Disc": "softened", "Discrimin
 BOOSTING = {"Collins (Sufx)": (None, ("pairs",)), "Regularized (Sufx)": ("l1", ("pairs",)),
             "Collins (n-gm)": (None, ("pairs", "ngrams")), "Regularized (n-gm)": ("l1", ("pairs", "ngrams"))}
 SUFFIX_BOOSTING = ("Collins (Sufx)", "Regularized (Sufx)")
+#: the ablation on the emission order: these rerankers again, on the first-order HMM's lists (model name + ON_FIRST),
+#: the discriminative one at the paper's English optimum
+ON_FIRST = ", first-order HMM lists"
+ABLATION = ("Discriminative", *BOOSTING)
 NGRAM_BOOSTING = ("Collins (n-gm)", "Regularized (n-gm)")
 #: Table 2's rows in the paper's order
 TABLE2_MODELS = (*SUFFIX_BOOSTING, *RERANKERS, *NGRAM_BOOSTING)
@@ -258,23 +264,29 @@ def reranker_grid(model, quick=False):
     return unique
 
 
+def base_of(model):
+    """The tagger whose lists ``model`` reranks: the first-order HMM for the ablation's runs, else the paper's."""
+    return HMM_FIRST if model.endswith(ON_FIRST) else HMM
+
+
 def run_spec(spec, data, extra, meta):
     """The measurements of one run on one language's prepared data (``load_language``)."""
     if spec.split == "tagger":
         return _tagger_run(spec.model, data, extra, meta)
-    if spec.model in BOOSTING:
-        return _boosting_run(spec, data, extra)
-    return _reranker_run(spec, data)
+    learner = spec.model.removesuffix(ON_FIRST)
+    if learner in BOOSTING:
+        return _boosting_run(learner, spec.params, data, extra)
+    return _reranker_run(learner, spec.params, data)
 
 
 class _Runner:
-    """Picklable run function bound to the prepared data of each language."""
+    """Picklable run function bound to the prepared data of each (language, base tagger)."""
 
     def __init__(self, paths):
         self.paths = paths
 
     def __call__(self, spec):
-        return run_spec(spec, *load_language(self.paths[spec.dataset]))
+        return run_spec(spec, *load_language(self.paths[spec.dataset, base_of(spec.model)]))
 
 
 def _correct(d, scores):
@@ -316,12 +328,12 @@ def _tagger_run(model, data, extra, meta):
     return out + [Measurement("train_seconds", "time", meta[f"train_seconds{tag}"])]
 
 
-def _reranker_run(spec, data):
+def _reranker_run(name, params, data):
     from structrank.learners.lowdim import LowDimReranker
 
-    params = {k: v for k, v in spec.params.items() if k in ("k", "tau", "lam")}
+    params = {k: v for k, v in params.items() if k in ("k", "tau", "lam")}
     start = time.perf_counter()
-    model = LowDimReranker(model=RERANKERS[spec.model], **params).fit(data["train"], data["dev"])
+    model = LowDimReranker(model=RERANKERS[name], **params).fit(data["train"], data["dev"])
     seconds = time.perf_counter() - start
     out = [Measurement("train_seconds", "time", seconds), Measurement("w", "param", float(model.w_)),
            Measurement("exact_Cxx", "param", float(model.covariance_["x"] != "diagonal")),
@@ -344,13 +356,13 @@ def _features(extra, split, blocks):
     return parts[0] if len(parts) == 1 else sp.hstack(parts, format="csr")
 
 
-def _boosting_run(spec, data, extra):
+def _boosting_run(name, params, data, extra):
     from structrank.learners.boosting import BoostingReranker
 
-    regularization, blocks = BOOSTING[spec.model]
+    regularization, blocks = BOOSTING[name]
     features = {split: _features(extra, split, blocks) for split in SPLITS}
     start = time.perf_counter()
-    model = BoostingReranker(n_rounds=spec.params["n_rounds"], regularization=regularization).fit(
+    model = BoostingReranker(n_rounds=params["n_rounds"], regularization=regularization).fit(
         features["train"], data["train"], dev_features=features["dev"], dev=data["dev"])
     out = [Measurement("train_seconds", "time", time.perf_counter() - start),
            Measurement("rounds", "param", float(model.n_rounds_))]
@@ -370,6 +382,9 @@ def plan(langs, quick=False):
                 specs.append(RunSpec(EXPERIMENT, lang, "rerank", "", 0, model, point))
         for model in BOOSTING:
             specs.append(RunSpec(EXPERIMENT, lang, "rerank", "", 0, model, {"n_rounds": 200 if quick else 2000}))
+        if not quick:
+            specs += [RunSpec(EXPERIMENT, lang, "rerank", "", 0, model + ON_FIRST,
+                              dict(CENTRE) if model in RERANKERS else {"n_rounds": 2000}) for model in ABLATION]
     return specs
 
 
@@ -387,10 +402,12 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
             print(f"{LANGUAGE_NAMES[lang]}: {exc}; skipped", file=sys.stderr)
             continue
         print(f"{EXPERIMENT}: tagging and featurising {LANGUAGE_NAMES[lang]}", file=sys.stderr)
-        paths[lang] = str(prepare(out, lang, data_dir, n_jobs=n_jobs))
+        for base in (HMM,) if quick else TAGGERS:
+            paths[lang, base] = str(prepare(out, lang, data_dir, n_jobs=n_jobs, base=base))
     if not paths:
         raise FileNotFoundError("no Universal Dependencies treebank of the paper's languages in the data folder")
-    rows = run_experiment(out, plan(paths, quick), _Runner(paths), n_jobs, EXPERIMENT)
+    rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), _Runner(paths),
+                          n_jobs, EXPERIMENT)
     sections = [("Claims", claims_section(claims(rows)))] + report_sections(rows, out)
     write_report(out / "report.md", sections, title="Jagarlamudi & Daumé III (2012), reproduced")
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
@@ -467,10 +484,10 @@ def table3(runs, langs):
 
 
 def improvements(runs, langs, model="Discriminative"):
-    """{lang: test accuracy of the dev-chosen ``model`` minus the HMM's}, in points."""
+    """{lang: test accuracy of the dev-chosen ``model`` minus that of the HMM whose lists it reranks}, in points."""
     out = {}
     for l in langs:
-        chosen, hmm = best(runs, l, model), runs.get((l, HMM, ()), {})
+        chosen, hmm = best(runs, l, model), runs.get((l, base_of(model), ()), {})
         if chosen and "test:accuracy" in hmm:
             out[l] = 100 * (chosen[1]["test:accuracy"] - hmm["test:accuracy"])
     return out
@@ -482,12 +499,18 @@ def improvements(runs, langs, model="Discriminative"):
 def sentence_values(runs, lang, model):
     """Correct tokens of every test sentence for the dev-chosen setting of ``model`` (None if not run).
 
-    The HMM run records every sentence; the other runs only where they differ from it.
+    The HMM run records every sentence; the first-order HMM and the rerankers only where they
+    differ from the tagger whose lists they rerank (the ablation's: the first-order HMM).
     """
     hmm, chosen = runs.get((lang, HMM, ())), best(runs, lang, model)
     if not hmm or "test:sentences" not in hmm or chosen is None:
         return None
-    values = np.array([hmm[f"{SENTENCE}{i}"] for i in range(int(hmm["test:sentences"]))])
+    if model == HMM:
+        values = np.array([hmm[f"{SENTENCE}{i}"] for i in range(int(hmm["test:sentences"]))])
+    else:
+        values = sentence_values(runs, lang, base_of(model) if model != HMM_FIRST else HMM)
+        if values is None:
+            return None
     for key, value in chosen[1].items():
         if key.startswith(SENTENCE):
             values[int(key[len(SENTENCE):])] = value
@@ -643,6 +666,18 @@ def report_sections(rows, out, link_prefix=""):
                      + "\n\nThe low-dimensional rerankers against the best boosting reranker (best dev accuracy of the "
                      "four; " + ", ".join(f"{l}: {boosting[l]}" for l in langs if boosting[l]) + "):\n\n"
                      + significance_table(runs, langs, tuple(RERANKERS), boosting.get)))
+    ablation = [m + ON_FIRST for m in ABLATION]
+    if any(mo in ablation for (_, mo, _) in runs):
+        lines = [[label, *(_pct(accuracy(runs, l, model, s)) for s in ("dev", "test") for l in langs)]
+                 for label, model in (("HMM, first-order emissions", HMM_FIRST),
+                                      *((m, m + ON_FIRST) for m in ABLATION))]
+        sections.append(("Ablation: the rerankers on the first-order HMM's lists",
+                         "The emission order of the baseline, one step further: the discriminative reranker (at the "
+                         "paper's English optimum, k = 75, tau = 0.95, lambda = 0.3) and the four boosting rerankers "
+                         "trained and tested on the lists of the first-order HMM instead (its own jackknifed training "
+                         "lists), against that HMM.\n\n"
+                         + _table(["model", *(f"dev {l}" for l in langs), *(f"test {l}" for l in langs)], lines)
+                         + "\n\n" + significance_table(runs, langs, ablation, lambda l: HMM_FIRST)))
     exact = {l: [m["exact_Cxx"] for (l2, mo, _), m in runs.items() if l2 == l and mo in RERANKERS and "exact_Cxx" in m]
              for l in langs}
     sections.append(("How C_xx was applied",
@@ -698,6 +733,27 @@ def _cmp_text(c):
     return f"{c.points:+.2f} points, {_p_text(c)}"
 
 
+def _on_first(runs, lang, models):
+    """Test accuracy (points) on the first-order HMM's lists: of that HMM for ``HMM``, else of the ablation's run;
+    the best of several models; None if one is missing."""
+    models = (models,) if isinstance(models, str) else models
+    values = [_points(runs, lang, HMM_FIRST if m == HMM else m + ON_FIRST) for m in models]
+    return None if _missing(*values) else max(values)
+
+
+def _ablation(runs, what, better, worse, langs=LANGUAGES):
+    """The ablation's sentence for a claim: ``better`` minus ``worse`` on the first-order HMM's lists, per language."""
+    diffs = {}
+    for l in langs:
+        a, b = _on_first(runs, l, better), _on_first(runs, l, worse)
+        if not _missing(a, b):
+            diffs[l] = a - b
+    if not diffs:
+        return ""
+    return (f" Ablation (the rerankers on the first-order HMM's lists): {what} "
+            + ", ".join(f"{l} {d:+.2f}" for l, d in diffs.items()) + ".")
+
+
 def _hmm_claim(runs, lang):
     name = LANGUAGE_NAMES[lang]
     where, wording = "Table 2, Baseline; Sec. 4", (
@@ -712,10 +768,12 @@ def _hmm_claim(runs, lang):
     gap, gap1 = test - _paper("Baseline", lang), test1 - _paper("Baseline", lang)
     holds = abs(gap) <= ACCURACY_TOLERANCE and abs(dev - _paper("Baseline", lang, "dev")) <= ACCURACY_TOLERANCE
     order = compare(runs, lang, HMM, HMM_FIRST)
-    why = (f"Test is {gap:+.2f} points from the paper's. Ablation (emission order): trigram emissions against our "
+    why = (f"Dev is {dev - _paper('Baseline', lang, 'dev'):+.2f} and test {gap:+.2f} points from the paper's "
+           f"(within {ACCURACY_TOLERANCE} counts as matching). Ablation (emission order): trigram emissions against our "
            f"first-order HMM ({test1:.2f}) change test accuracy by {test - test1:+.2f} points"
            + (f" ({_p_text(order)})" if order else "")
            + (f", closing {100 * (test - test1) / -gap1:.0f}% of the {-gap1:.2f}-point gap of the first-order HMM"
+              if gap1 < 0 <= -gap else f" and turning the first-order HMM's {gap1:+.2f} points into {gap:+.2f}"
               if gap1 < 0 else "") + ". "
            f"{100 * m['test:unknown_rate']:.1f}% of the test tokens are unknown to training, tagged at "
            f"{100 * m['test:unknown_accuracy']:.1f}% (known tokens {100 * m['test:known_accuracy']:.1f}%); "
@@ -753,9 +811,12 @@ def _high_accuracy_claim(runs):
         return not_run(PAPER, where, wording, evidence, "the tagger runs of all four languages")
     holds = min(values["en"], values["fr"]) > max(values["zh"], values["sv"])
     ranked = sorted(values, key=values.get, reverse=True)
+    first = {l: _points(runs, l, HMM_FIRST) for l in LANGUAGES}
     return Claim(PAPER, where, wording, evidence + "; English and French above Chinese and Swedish",
                  ", ".join(f"{l} {values[l]:.2f}" for l in LANGUAGES) + " (test)", verdict_of(holds),
                  "Our order on test: " + " > ".join(ranked) + "."
+                 + ("" if _missing(*first.values()) else " Ablation (first-order emissions): "
+                    + " > ".join(sorted(first, key=first.get, reverse=True)) + ".")
                  + ("" if holds else " " + hypothesis("UD English-EWT (web text) is harder to tag than the newswire "
                                                       "English the paper's figure stands for.")))
 
@@ -773,7 +834,8 @@ def _suffix_rerankers_claim(runs):
     broken = [f"{m} {l}" for (m, l), c in diffs.items() if np.sign(c.points) != expected[l]]
     ours = "; ".join(f"{m}: " + ", ".join(f"{l} {diffs[m, l].points:+.2f}" for l in LANGUAGES) for m in SUFFIX_BOOSTING)
     why = ("Against the HMM over test sentences: " + "; ".join(f"{m} {l} {_cmp_text(c)}" for (m, l), c in diffs.items())
-           + "." + (f" Not as claimed: {', '.join(broken)}." if broken else ""))
+           + "." + (f" Not as claimed: {', '.join(broken)}." if broken else "")
+           + "".join(_ablation(runs, f"{m} minus the HMM:", m, HMM) for m in SUFFIX_BOOSTING))
     return Claim(PAPER, where, wording, evidence, ours, verdict_of(not broken), why)
 
 
@@ -796,7 +858,9 @@ def _ours_best_claim(runs):
         if not ours[top] > max(boost[rival], hmm):
             broken.append(l)
     return Claim(PAPER, where, wording, evidence, "; ".join(parts), verdict_of(not broken),
-                 f"Not above both on test in: {', '.join(broken)}." if broken else "")
+                 (f"Not above both on test in: {', '.join(broken)}." if broken else "")
+                 + _ablation(runs, "Discriminative minus the better of the HMM and the suffix rerankers:",
+                             "Discriminative", (HMM, *SUFFIX_BOOSTING), ("en", "zh", "fr")))
 
 
 def _significance_claim(runs):
@@ -811,10 +875,13 @@ def _significance_claim(runs):
     if _missing(tests["zh"], tests["en"]):
         return not_run(PAPER, where, wording, evidence, "the Chinese and English discriminative runs")
     holds = all(tests[l].points > 0 and tests[l].significant(a) for l, a in level.items())
+    first = {l: compare(runs, l, "Discriminative" + ON_FIRST, HMM_FIRST) for l in level}
     return Claim(PAPER, where, wording, evidence,
                  "; ".join(f"{l} {_cmp_text(c)}" for l, c in tests.items() if c), verdict_of(holds),
                  "Paired tests over test sentences (correct tokens per sentence); the verdict uses the randomisation "
-                 "test at the paper's level for each language.")
+                 "test at the paper's level for each language."
+                 + ("" if _missing(*first.values()) else " Ablation (on the first-order HMM's lists, against it): "
+                    + "; ".join(f"{l} {_cmp_text(c)}" for l, c in first.items()) + "."))
 
 
 def _gains_claim(runs):
@@ -828,7 +895,8 @@ def _gains_claim(runs):
     holds = all(g > 0 for g in gains.values()) and max(gains, key=gains.get) == "zh"
     return Claim(PAPER, where, wording, evidence, ", ".join(f"{l} {g:+.2f}" for l, g in gains.items()),
                  verdict_of(holds), f"Largest gain: {max(gains, key=gains.get)}; gains <= 0: "
-                 + (", ".join(l for l, g in gains.items() if g <= 0) or "none") + ".")
+                 + (", ".join(l for l, g in gains.items() if g <= 0) or "none") + "."
+                 + _ablation(runs, "Discriminative minus the HMM:", "Discriminative", HMM))
 
 
 def _beats_suffix_claim(runs):
@@ -849,7 +917,9 @@ def _beats_suffix_claim(runs):
         tests.append(f"{l} against {c.b}: {_cmp_text(c)}")
     return Claim(PAPER, where, wording + " (in at least 3 of 4 languages, as in the paper)", evidence,
                  "; ".join(parts) + f" (wins in {len(ours_wins)} of 4)", verdict_of(len(ours_wins) >= 3),
-                 "Over test sentences, against the dev-chosen suffix reranker: " + "; ".join(tests) + ".")
+                 "Over test sentences, against the dev-chosen suffix reranker: " + "; ".join(tests) + "."
+                 + _ablation(runs, "Discriminative minus the better suffix reranker:", "Discriminative",
+                             SUFFIX_BOOSTING))
 
 
 def _pair_counts(runs, better, worse):
@@ -901,7 +971,8 @@ def _ngram_below_claim(runs):
                      for n in NGRAM_BOOSTING) + f" (above in {len(wins)} of {total})",
                  verdict_of(2 * len(wins) > total),
                  "Over test sentences, against the dev-chosen n-gm reranker: "
-                 + "; ".join(f"{l} {c.b} {_cmp_text(c)}" for l, c in zip(LANGUAGES, tests)) + ".")
+                 + "; ".join(f"{l} {c.b} {_cmp_text(c)}" for l, c in zip(LANGUAGES, tests)) + "."
+                 + _ablation(runs, "Discriminative minus the better n-gm reranker:", "Discriminative", NGRAM_BOOSTING))
 
 
 def _variants_claim(runs):
