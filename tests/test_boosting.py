@@ -1,16 +1,19 @@
-"""The baseline rerankers of Jagarlamudi & Daumé (2012): suffix-tag pair features and the
-Collins & Koo (2005) boosting reranker with its regularised version."""
+"""The baseline rerankers of Jagarlamudi & Daumé (2012): suffix-tag pair features, the word-tag
+n-gram features of the "n-gm" rows, and the Collins & Koo (2005) boosting reranker with its
+regularised version."""
 
 import math
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from structrank.data.nbest import NBestData
 from structrank.errors import DataValidationError
 from structrank.learners.boosting import BoostingReranker, _l1_step, reference_pairs
-from structrank.nlp.pair_features import suffix_tag_pair_features
+from structrank.nlp.pair_features import suffix_tag_pair_features, word_tag_ngram_features
 
 # ---------------------------------------------------------------------------------------------
 # pair features
@@ -102,6 +105,50 @@ def test_pair_features_larger_input_is_consistent():
             assert (alone != X.getrow(r)).nnz == 0
             r += 1
     assert r == X.shape[0]
+
+
+def _ngram_reference(words, tags):
+    """The n-gram features of one candidate, written out from word_tag_ngram_features' docstring."""
+    from collections import Counter
+
+    padded_words = ["", *words, ""]
+    padded_tags = ["<s>", "<s>", *tags, "</s>"]
+    out = Counter()
+    for i, (w, t) in enumerate(zip(words, tags)):
+        p, p2 = padded_tags[i + 1], padded_tags[i]
+        out.update([("w", w, t), ("w", w, f"{p}_{t}"), ("w-1", padded_words[i], t), ("w+1", padded_words[i + 2], t),
+                    ("t", "", t), ("t", "", f"{p}_{t}"), ("t", "", f"{p2}_{p}_{t}")])
+    if words:
+        out.update([("t", "", f"{tags[-1]}_</s>"), ("t", "", f"{padded_tags[-3]}_{tags[-1]}_</s>")])
+    return dict(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "the", "dog", "dogs", "ran", ","]), min_size=1, max_size=6),
+                min_size=1, max_size=5), st.data())
+def test_ngram_features_equal_their_definition(sents, draw):
+    cands = [draw.draw(st.lists(st.lists(st.sampled_from(["DT", "NN", "VB", ","]), min_size=len(s), max_size=len(s)),
+                                min_size=1, max_size=4)) for s in sents]
+    X, vocab = word_tag_ngram_features(sents, cands)
+    assert list(vocab) == sorted(vocab) and X.shape == (sum(map(len, cands)), len(vocab))
+    rows = [(s, c) for s, cs in zip(sents, cands) for c in cs]
+    for r, (s, c) in enumerate(rows):
+        assert _row(X, vocab, r) == {k: float(v) for k, v in _ngram_reference(s, c).items()}
+    # transforming with the fitted vocabulary gives the same rows; unseen features are dropped
+    again, _ = word_tag_ngram_features(sents, cands, vocabulary=vocab)
+    assert (again != X).nnz == 0
+    other, _ = word_tag_ngram_features([["zzz"]], [[["XX"]]], vocabulary=vocab)
+    assert other.shape == (1, len(vocab)) and other.nnz == 0
+
+
+def test_ngram_features_paper_phrase():
+    X, vocab = word_tag_ngram_features([["the", "selling", "pressure"]], [[["DT", "NN", "NN"]]])
+    row = _row(X, vocab, 0)
+    assert row[("w", "selling", "DT_NN")] == row[("w-1", "the", "NN")] == row[("w+1", "pressure", "NN")] == 1.0
+    assert row[("t", "", "NN")] == 2.0 and row[("t", "", "DT_NN_NN")] == 1.0
+    assert row[("w-1", "", "DT")] == row[("w+1", "", "NN")] == 1.0        # beyond the sentence
+    with pytest.raises(DataValidationError, match="2 tags for 1 words"):
+        word_tag_ngram_features([["a"]], [[["DT", "NN"]]])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""`structrank reproduce jagarlamudi2012`: the grid, selection on dev, the tables, the quick run on French."""
+"""`structrank reproduce jagarlamudi2012`: the grid, selection on dev, the tables, the per-sentence records and
+their paired tests, the claims (holding on the paper's own numbers, failing when ours contradict them, untestable
+without runs), the quick run on French."""
 
 import json
 import os
@@ -8,6 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+from structrank.experiments import jagarlamudi2012 as jag
+from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
 from structrank.experiments.jagarlamudi2012 import (
     CENTRE,
     improvements,
@@ -28,7 +32,8 @@ def test_the_grid_is_two_lines_through_the_centre_and_k():
     assert all(sum(p[k] != CENTRE[k] for k in CENTRE) <= 1 for p in discriminative)
     specs = plan(["en", "fr"])
     assert {s.dataset for s in specs} == {"en", "fr"}
-    assert sum(s.split == "tagger" for s in specs) == 2
+    assert sum(s.split == "tagger" for s in specs) == 4  # both HMMs per language
+    assert {s.model for s in specs} >= {"Collins (n-gm)", "Regularized (n-gm)", jag.HMM_FIRST}
 
 
 def _row(lang, model, params, metric, value):
@@ -71,6 +76,8 @@ def test_quick_reproduction_on_french(tmp_path, data_root):
                            str(tmp_path)], env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     report = (tmp_path / "report.md").read_text()
+    assert "## Claims" in report and "18 claims:" in report
+    assert "## Table 2: significance over test sentences" in report
     table = report.split("## Table 2")[1].split("##")[0]
     values = {line.split("|")[1].strip(): [float(v) for v in line.split("|")[2:4]] for line in table.splitlines()
               if line.startswith("| ") and not line.startswith("| published") and "—" not in line
@@ -81,4 +88,183 @@ def test_quick_reproduction_on_french(tmp_path, data_root):
     assert values["Oracle"][0] > baseline
     for model in ("Generative", "Softened-Disc", "Discriminative"):
         assert abs(values[model][0] - baseline) < 1.0, values
-    assert np.isfinite(values["Collins (Sufx)"][0])
+    assert np.isfinite(values["Collins (Sufx)"][0]) and np.isfinite(values["Regularized (n-gm)"][0])
+
+
+# ------------------------------------------------------------------------------------------------
+# synthetic stores: per-sentence records, paired tests and claims
+
+
+N_SENTENCES, LENGTH = 1000, 10  # 10,000 test tokens: 0.01 points is one token
+
+
+def _paper_value(model, lang, split):
+    return jag.PAPER_TABLE2[model][jag.LANGUAGES.index(lang) + (4 if split == "test" else 0)] / 100
+
+
+def fake_rows(test=None, dev=None, drop=()):
+    """A store of every run of the experiment, with the paper's Table 2 (and 3) as our numbers.
+
+    ``test``/``dev`` override {(lang, model): accuracy}; the HMM's test sentences hold 9 or 10
+    correct tokens, and each model's recorded sentences are the HMM's moved by one token up or
+    down, as many as its accuracy needs. Runs of the models in ``drop`` are left out.
+    """
+    test, dev = dict(test or {}), dict(dev or {})
+    rows = []
+
+    def add(lang, model, params, metric, value):
+        if model not in drop:
+            rows.append(_row(lang, model, params, metric, value))
+
+    for lang in jag.LANGUAGES:
+        def acc(model, split):
+            table = test if split == "test" else dev
+            name = "Baseline" if model in jag.TAGGERS else model
+            return table.get((lang, model), _paper_value(name, lang, split) - (0.003 if model == jag.HMM_FIRST else 0))
+
+        tokens = N_SENTENCES * LENGTH
+        hmm_correct = round(acc(jag.HMM, "test") * tokens)
+        base = np.full(N_SENTENCES, LENGTH)
+        base[:tokens - hmm_correct] -= 1  # one error in each of the first sentences
+
+        def sentences(lang, model, params, target):
+            delta = round(target * tokens) - hmm_correct
+            values = base.copy()
+            if delta > 0:
+                values[np.flatnonzero(base < LENGTH)[:delta]] += 1
+            else:
+                values[np.flatnonzero(base == LENGTH)[:-delta]] -= 1
+            for i in np.flatnonzero(values != base):
+                add(lang, model, params, f"{jag.SENTENCE}{i}", float(values[i]))
+            return values.sum() / tokens
+
+        for i, c in enumerate(base):
+            add(lang, jag.HMM, {}, f"{jag.SENTENCE}{i}", float(c))
+        add(lang, jag.HMM, {}, "test:sentences", float(N_SENTENCES))
+        add(lang, jag.HMM, {}, "test:tokens", float(tokens))
+        add(lang, jag.HMM, {}, "train:sentences", 12000.0)
+        add(lang, jag.HMM, {}, "train:tokens", 200000.0)
+        for model in jag.TAGGERS:
+            add(lang, model, {}, "dev:accuracy", acc(model, "dev"))
+            add(lang, model, {}, "test:accuracy", hmm_correct / tokens if model == jag.HMM
+                else sentences(lang, model, {}, acc(model, "test")))
+            for split in ("dev", "test"):
+                add(lang, model, {}, f"{split}:oracle", _paper_value("Oracle", lang, split))
+                for name, value in (("unknown_rate", 0.08), ("known_accuracy", 0.97), ("unknown_accuracy", 0.8)):
+                    add(lang, model, {}, f"{split}:{name}", value)
+        for model in (*jag.RERANKERS, *jag.BOOSTING):
+            grid = reranker_grid(model) if model in jag.RERANKERS else [{"n_rounds": 2000}]
+            for point in grid:
+                centre = point in (CENTRE, {"k": 75, "tau": 0.95}) or model in jag.BOOSTING
+                add(lang, model, point, "dev:accuracy", acc(model, "dev") - (0 if centre else 0.0002))
+                if centre:
+                    add(lang, model, point, "test:accuracy", sentences(lang, model, point, acc(model, "test")))
+                else:
+                    add(lang, model, point, "test:accuracy", acc(model, "test"))
+                if model in jag.RERANKERS:
+                    no_viterbi = jag.PAPER_TABLE3[model][jag.LANGUAGES.index(lang)] / 100
+                    add(lang, model, point, "dev:accuracy_no_viterbi", no_viterbi - (0 if centre else 0.001))
+                    add(lang, model, point, "test:accuracy_no_viterbi", no_viterbi)
+                if model == "Discriminative":
+                    add(lang, model, point, "iterations", 5.0)
+                    add(lang, model, point, "slack_last_change", 0.001)
+    return rows
+
+
+def _verdicts(claims):
+    return {(c.where, c.claim[:40]): c.verdict for c in claims}
+
+
+def test_per_sentence_records_rebuild_each_accuracy_and_feed_the_paired_tests():
+    rows = fake_rows(test={("en", "Discriminative"): 0.9630})
+    runs = jag.collect(rows)
+    values = jag.sentence_values(runs, "en", "Discriminative")
+    assert values.sum() == round(0.9630 * 10000)
+    c = jag.compare(runs, "en", "Discriminative", jag.HMM)
+    assert c.points == pytest.approx(96.30 - 96.15) and c.differing == 15
+    # fifteen sentences one token better, none worse: sign test p = 2 / 2^15
+    assert c.sign_p == pytest.approx(2 / 2 ** 15) and c.rand_p < 0.001 and c.significant(0.01)
+    assert jag.compare(runs, "en", "Discriminative", "not run") is None
+    sections = dict(report_sections(rows, "/tmp/jag-test-report"))
+    table = sections["Table 2: significance over test sentences"]
+    assert "| Discriminative | en | HMM | +0.15 | 15 |" in table
+    assert "| Collins (n-gm) | sv | HMM | +0.22 |" in table
+    assert "Regularized (n-gm)" in sections["Table 2: token accuracy (%) of the HMM, the 10-best oracle and every reranker"]
+
+
+def test_the_ablation_runs_are_paired_through_the_first_order_hmm():
+    """HMM: every sentence; first-order HMM: where it differs from the HMM; an ablation run: where it differs
+    from the first-order HMM, whose lists it reranks."""
+    disc = "Discriminative" + jag.ON_FIRST
+    rows = [_row("en", jag.HMM, {}, f"{jag.SENTENCE}{i}", v) for i, v in enumerate([5, 4, 3, 2])]
+    rows += [_row("en", jag.HMM, {}, m, v) for m, v in (("test:sentences", 4), ("test:tokens", 20), ("dev:accuracy", .7),
+                                                         ("test:accuracy", .7))]
+    rows += [_row("en", jag.HMM_FIRST, {}, m, v) for m, v in ((f"{jag.SENTENCE}1", 3), ("dev:accuracy", .65),
+                                                              ("test:accuracy", .65))]
+    rows += [_row("en", disc, CENTRE, m, v) for m, v in ((f"{jag.SENTENCE}3", 4), ("dev:accuracy", .75),
+                                                         ("test:accuracy", .75))]
+    runs = jag.collect(rows)
+    assert jag.base_of(disc) == jag.HMM_FIRST and jag.base_of("Discriminative") == jag.HMM
+    assert jag.sentence_values(runs, "en", jag.HMM_FIRST).tolist() == [5, 3, 3, 2]
+    assert jag.sentence_values(runs, "en", disc).tolist() == [5, 3, 3, 4]
+    assert jag.compare(runs, "en", disc, jag.HMM_FIRST).points == pytest.approx(10.0)
+    assert improvements(runs, ["en"], disc) == {"en": pytest.approx(10.0)}
+    assert jag.plan(["en"])[-len(jag.ABLATION):][0].model == disc and not any(
+        s.model.endswith(jag.ON_FIRST) for s in jag.plan(["en"], quick=True))
+
+
+def test_the_paper_numbers_make_its_claims_hold():
+    claims = jag.claims(fake_rows())
+    assert len(claims) == 18
+    failing = [(c.where, c.claim, c.ours, c.why) for c in claims if c.verdict != HOLDS]
+    # the caption's significance needs p < 0.01 on 60 sentences moved by one token each: it holds too
+    assert not failing, failing
+    hmm_en = claims[0]
+    assert hmm_en.ours.startswith("dev 96.74, test 96.15 (first-order emissions: dev 96.44, test 95.85)")
+    assert "+0.30 points" in hmm_en.why and "100% of the 0.30-point gap" in hmm_en.why
+
+
+def test_claims_fail_where_ours_contradict_the_paper():
+    rows = fake_rows(test={("en", jag.HMM): 0.9300, ("en", jag.HMM_FIRST): 0.9260, ("zh", "Discriminative"): 0.9225},
+                     dev={("en", jag.HMM): 0.9265, ("en", jag.HMM_FIRST): 0.9231})
+    claims = {c.claim: c for c in jag.claims(rows)}
+    hmm_en = next(c for c in claims.values() if c.claim.endswith("tags en at the paper's accuracy"))
+    assert hmm_en.verdict == FAILS
+    assert "Dev is -4.09 and test -3.15 points from the paper's" in hmm_en.why
+    assert "change test accuracy by +0.40 points" in hmm_en.why and "11% of the 3.55-point gap" in hmm_en.why
+    assert "Hypothesis:" in hmm_en.why
+    gains = next(c for c in claims.values() if c.claim.startswith("The discriminative model improves"))
+    assert gains.verdict == FAILS and "zh -0.06" in gains.ours
+    high = next(c for c in claims.values() if c.claim.startswith("As expected"))
+    assert high.verdict == FAILS and "en 93.00" in high.ours
+
+
+def test_a_failing_claim_reports_the_ablation_on_the_first_order_lists():
+    rows = fake_rows(test={("zh", "Discriminative"): 0.9225})
+    for lang in jag.LANGUAGES:
+        gain = 0.004 if lang == "zh" else 0.001
+        first = _paper_value("Baseline", lang, "test") - 0.003
+        for model in jag.ABLATION:
+            params = dict(CENTRE) if model in jag.RERANKERS else {"n_rounds": 2000}
+            rows += [_row(lang, model + jag.ON_FIRST, params, "dev:accuracy", 0.9),
+                     _row(lang, model + jag.ON_FIRST, params, "test:accuracy", first + gain)]
+    gains = next(c for c in jag.claims(rows) if c.claim.startswith("The discriminative model improves"))
+    assert gains.verdict == FAILS
+    assert ("Ablation (the rerankers on the first-order HMM's lists): Discriminative minus the HMM: en +0.10, "
+            "zh +0.40, fr +0.10, sv +0.10.") in gains.why
+    sections = dict(report_sections(rows, "/tmp/jag-test-report"))
+    assert "| Discriminative | 90.00 | 90.00 | 90.00 | 90.00 |" in sections[
+        "Ablation: the rerankers on the first-order HMM's lists"]
+
+
+def test_without_runs_every_claim_cannot_be_tested_and_dropping_one_model_is_named():
+    assert {c.verdict for c in jag.claims([])} == {UNTESTABLE}
+    claims = jag.claims(fake_rows(drop={"Collins (n-gm)"}))
+    untestable = [c for c in claims if c.verdict == UNTESTABLE]
+    assert len(untestable) == 2 and all("n-gm" in c.why or "boosting" in c.why for c in untestable)
+
+
+def test_the_claims_are_registered():
+    from structrank.experiments.registry import CLAIMS
+
+    assert CLAIMS[jag.EXPERIMENT] is jag.claims

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structrank.metrics.significance import paired_test, per_query_pairs
+from structrank.metrics.significance import paired_test, per_query_pairs, sign_test_p
 
 
 def brute_force_sign_flip(d):
@@ -75,3 +75,20 @@ def test_bad_inputs_are_refused():
 def test_per_query_pairs_aligns_the_common_queries():
     queries, a, b = per_query_pairs({"q1": 0.1, "q2": 0.2, "q3": 0.3}, {"q3": 0.9, "q1": 0.7})
     assert queries == ["q1", "q3"] and a.tolist() == [0.1, 0.3] and b.tolist() == [0.7, 0.9]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=0, max_size=14))
+def test_sign_test_counts_the_signs_of_the_nonzero_differences(d):
+    """The exact two-sided binomial p-value, by enumerating every sign pattern of the non-zero differences."""
+    nonzero = [x for x in d if x != 0]
+    n, k = len(nonzero), sum(x > 0 for x in nonzero)
+    if n == 0:
+        assert sign_test_p(d) == 1.0
+        return
+    from math import comb
+
+    probs = [comb(n, j) / 2 ** n for j in range(n + 1)]
+    expected = min(1.0, sum(p for p in probs if p <= probs[k] * (1 + 1e-9)))
+    assert sign_test_p(d) == pytest.approx(expected, rel=1e-9)
+    assert sign_test_p([-x for x in d]) == pytest.approx(sign_test_p(d), rel=1e-12)

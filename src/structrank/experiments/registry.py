@@ -26,4 +26,5 @@ REPORTS = {
 #: Experiments that test a paper's claims: name -> claims(rows) -> list[claims.Claim] (the "Claims" section)
 CLAIMS = {
     chakrabarti2008.EXPERIMENT: chakrabarti2008.claims,
+    jagarlamudi2012.EXPERIMENT: jagarlamudi2012.claims,
 }

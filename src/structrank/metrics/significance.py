@@ -12,6 +12,7 @@ metric values of A and B are paired, and the mean difference is tested by
   p < 1; the direct count here is the textbook definition.)
 
 Both are two-sided. A query where A and B agree adds a zero difference and counts in n.
+:func:`sign_test_p` is the exact sign test over the same differences (ties left out).
 """
 
 from __future__ import annotations
@@ -65,6 +66,20 @@ def sign_flip_p(d, n_resamples: int = 10_000, seed: int = 0, max_exact_log2: int
     # sums, not means: the same test, with one rounding less; a pattern ties when equal to rounding
     hits = np.count_nonzero(np.abs(signs @ d) >= observed - 1e-9 * max(1.0, np.abs(d).sum()))
     return float((hits + extra) / (signs.shape[0] + extra))
+
+
+def sign_test_p(d) -> float:
+    """Two-sided exact sign test of the paired differences ``d``: among the non-zero ones, is a
+    positive difference as likely as a negative one? (Binomial(n, 1/2); 1.0 when every
+    difference is 0.) Tagging papers often report it: it counts the sentences one system gets
+    better, whatever the size of the difference.
+
+    >>> round(sign_test_p([1, 2, 3, 0, 1, 1, 2, 1]), 4)
+    0.0156
+    """
+    d = np.asarray(d, dtype=np.float64).ravel()
+    positive, n = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d))
+    return 1.0 if n == 0 else float(stats.binomtest(positive, n, 0.5).pvalue)
 
 
 def paired_test(a, b, n_resamples: int = 10_000, seed: int = 0, max_exact_log2: int = 16) -> PairedTest:

@@ -26,6 +26,26 @@ Harper (1999); we build it the way Brants' TnT (2000) does, which is the standar
 - an unknown capitalised **sentence-initial** word whose lowercase form is known is tagged as
   that form ("Yesterday" -> "yesterday"), when ``lowercase_fallback``.
 
+**Second-order emissions** (``emission_order=2``). Jagarlamudi & Daumé's baseline "uses trigram
+transition and emission probabilities" (Thede & Harper 1999): a word is emitted by the pair of
+its previous tag and its tag, ``P(w_i | t_{i-1}, t_i)``. Thede & Harper smooth it with the
+first-order estimate by a weight that grows with the count of the richer event,
+
+    P(w | t', t) = k N3 / C2 + (1 - k) N2 / C1,    k = (ln(N3 + 1) + 1) / (ln(N3 + 1) + 2),
+
+with N3 = f(t', t, w), C2 = f(t', t), N2 = f(t, w), C1 = f(t) (``<s>`` is the previous tag of
+the first word). What we assumed where their paper could not be checked line by line: the
+logarithm is natural; the weight formula is the one they use for their contextual
+probabilities, applied to the lexical ones with N3 in place of the trigram count; an unseen
+context gets the same formula at N3 = 0, i.e. half the first-order estimate (so the scores are
+not normalised over words, as in their paper: decoding only compares paths over one sentence);
+unknown words keep the first-order suffix model above (their emission is then half of it in
+every context, which changes no comparison between paths; Thede & Harper's own unknown-word
+model is not reproduced); the transitions stay TnT's deleted interpolation (Thede & Harper
+smooth them with count-dependent weights too; that is not implemented here). Decoding is unchanged:
+its states are already (previous tag, tag) pairs, so the emission of a state is looked up once
+per state, and Viterbi and n-best stay exact (tests check both against brute force).
+
 **Candidate tags.** Each word is decoded only over its candidate tags: a known word's tags seen
 with it; for an unknown word, the tags of its suffix distribution within ``unknown_beam`` (1e-4)
 of the most probable one, at most ``max_unknown_tags`` (20) of them, most probable first. On UD
@@ -62,11 +82,11 @@ import structrank
 from structrank.errors import DataFormatError, DataValidationError
 
 FORMAT_NAME = "structrank-hmm-tagger"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: second-order emission tables (context_ptr, context_prev, context_logp, unseen_logp)
 BOUNDARY_START = "<s>"
 BOUNDARY_END = "</s>"
 _ARRAYS = ("log_trans", "lambdas", "unigram_counts", "bigram_counts", "trigram_counts", "tag_counts",
-           "entry_ptr", "entry_tag", "entry_logp")
+           "entry_ptr", "entry_tag", "entry_logp", "context_ptr", "context_prev", "context_logp", "unseen_logp")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -230,6 +250,42 @@ def prune_candidates(probs, beam, max_tags):
     return ptr, order[keep]
 
 
+def thede_harper_weight(count):
+    """Thede & Harper's weight ``k = (ln(N + 1) + 1) / (ln(N + 1) + 2)`` of an estimate seen N times.
+
+    It rises from 1/2 at N = 0 towards 1, so the richer estimate is trusted more the more often
+    its event was seen. (The natural logarithm is our assumption; the paper writes ``log``.)
+    """
+    lg = np.log1p(np.asarray(count, dtype=np.float64))
+    return (lg + 1.0) / (lg + 2.0)
+
+
+def second_order_emission_tables(entry_logp, slot, prev, n3, c2, p1):
+    """The lexical tables of second-order emissions (:func:`_emission` reads them).
+
+    ``entry_logp`` is the first-order ``log P(w | t)`` of every lexical slot (a word's candidate
+    tag); ``slot``, ``prev``, ``n3`` list the training triples (word, previous tag, tag) by slot,
+    previous tag id and count N3, with ``c2`` = f(previous tag, tag) and ``p1`` = f(w, t) / f(t)
+    of their slot. A seen context gets Thede & Harper's
+    ``P(w | t', t) = k N3 / C2 + (1 - k) P(w | t)`` with ``k = thede_harper_weight(N3)``; every
+    other context of a slot gets the same formula at N3 = 0, ``(1 - k(0)) P(w | t)`` (half of the
+    first-order estimate), which is all an unknown word ever gets.
+
+    Returns (context pointer per slot, previous tags sorted within a slot, their log emissions,
+    the log emission of an unseen context per slot).
+    """
+    slot, prev = np.asarray(slot, dtype=np.int64), np.asarray(prev, dtype=np.int64)
+    order = np.lexsort((prev, slot))
+    slot, prev = slot[order], prev[order]
+    n3, c2, p1 = (np.asarray(v, dtype=np.float64)[order] for v in (n3, c2, p1))
+    k = thede_harper_weight(n3)
+    ctx_logp = np.log(k * n3 / c2 + (1.0 - k) * p1)
+    ctx_ptr = np.zeros(entry_logp.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(slot, minlength=entry_logp.size), out=ctx_ptr[1:])
+    unseen = entry_logp + math.log(1.0 - float(thede_harper_weight(0)))
+    return ctx_ptr, prev, ctx_logp, unseen
+
+
 # ----------------------------------------------------------------------------------------------
 # decoding
 
@@ -257,12 +313,28 @@ def _insert(scores, backs, base, count, n, value, back):
 
 
 @njit(cache=True, nogil=True)
-def _nbest_sentence(log_trans, boundary, tok_entry, entry_ptr, entry_tag, entry_logp, n, out_tags, out_scores):
+def _emission(slot, prev, ctx_ptr, ctx_prev, ctx_logp, unseen_logp):
+    """Log emission of lexical slot ``slot`` (a word's candidate tag) after tag ``prev``.
+
+    The slot's contexts (previous tags seen with it, sorted) carry their own log emission; any
+    other previous tag gets ``unseen_logp[slot]``. A first-order model has no contexts.
+    """
+    for q in range(ctx_ptr[slot], ctx_ptr[slot + 1]):
+        if ctx_prev[q] == prev:
+            return ctx_logp[q]
+    return unseen_logp[slot]
+
+
+@njit(cache=True, nogil=True)
+def _nbest_sentence(log_trans, boundary, tok_entry, entry_ptr, entry_tag, unseen_logp, ctx_ptr, ctx_prev, ctx_logp,
+                    n, out_tags, out_scores):
     """The n best tag sequences of one sentence (its tokens' lexical entries); returns how many.
 
     ``out_tags`` (n * L) receives path k at ``k * L``; ``out_scores`` (n) their log scores.
     States at position i are (candidate a of word i-1, candidate b of word i), numbered
     ``a * c_i + b`` after the states of earlier positions (word -1 has the one candidate <s>).
+    The emission of word i may depend on both tags of its state (:func:`_emission`), so a
+    second-order emission costs one lookup per state and the search is the same.
     """
     L = tok_entry.shape[0]
     if L == 0:
@@ -286,7 +358,8 @@ def _nbest_sentence(log_trans, boundary, tok_entry, entry_ptr, entry_tag, entry_
     for b in range(cand[0]):
         tb = entry_tag[start[0] + b]
         state_tag[b] = tb
-        hscore[b * n] = log_trans[boundary, boundary, tb] + entry_logp[start[0] + b]
+        emit = _emission(start[0] + b, boundary, ctx_ptr, ctx_prev, ctx_logp, unseen_logp)
+        hscore[b * n] = log_trans[boundary, boundary, tb] + emit
         hback[b * n] = -1
         hcount[b] = 1
     for i in range(1, L):
@@ -296,7 +369,7 @@ def _nbest_sentence(log_trans, boundary, tok_entry, entry_ptr, entry_tag, entry_
             ta = entry_tag[start[i - 1] + a]
             for b in range(cand[i]):
                 tb = entry_tag[start[i] + b]
-                emit = entry_logp[start[i] + b]
+                emit = _emission(start[i] + b, ta, ctx_ptr, ctx_prev, ctx_logp, unseen_logp)
                 g = state_base[i] + a * cand[i] + b
                 state_tag[g] = tb
                 count = 0
@@ -334,13 +407,13 @@ def _nbest_sentence(log_trans, boundary, tok_entry, entry_ptr, entry_tag, entry_
 
 
 @njit(cache=True, nogil=True)
-def _nbest_batch(log_trans, boundary, sent_ptr, tok_entry, entry_ptr, entry_tag, entry_logp, n,
-                 out_tags, out_scores, out_counts):
+def _nbest_batch(log_trans, boundary, sent_ptr, tok_entry, entry_ptr, entry_tag, unseen_logp, ctx_ptr, ctx_prev,
+                 ctx_logp, n, out_tags, out_scores, out_counts):
     """:func:`_nbest_sentence` over a batch; sentence s's paths go to ``out_tags[n * sent_ptr[s]:]``."""
     for s in range(sent_ptr.shape[0] - 1):
         a, b = sent_ptr[s], sent_ptr[s + 1]
-        out_counts[s] = _nbest_sentence(log_trans, boundary, tok_entry[a:b], entry_ptr, entry_tag, entry_logp, n,
-                                        out_tags[n * a:n * b], out_scores[s])
+        out_counts[s] = _nbest_sentence(log_trans, boundary, tok_entry[a:b], entry_ptr, entry_tag, unseen_logp,
+                                        ctx_ptr, ctx_prev, ctx_logp, n, out_tags[n * a:n * b], out_scores[s])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -365,6 +438,10 @@ class TrigramHMMTagger:
         Look up an unknown capitalised sentence-initial word in lowercase.
     min_unigram_weight : float, default 1e-3
         Floor of the unigram interpolation weight (keeps every transition probability positive).
+    emission_order : {1, 2}, default 1
+        1: ``P(w_i | t_i)`` (TnT). 2: ``P(w_i | t_{i-1}, t_i)`` backed off to ``P(w_i | t_i)`` as
+        Thede & Harper (1999) do, the baseline tagger of Jagarlamudi & Daumé (2012); see the
+        module docstring.
 
     Attributes (after ``fit``)
     --------------------------
@@ -378,23 +455,31 @@ class TrigramHMMTagger:
         ``f(t)``, tokens per tag.
     log_trans_ : ndarray (n_tags + 1,) * 3
         ``log P(c | a, b)``.
+    entry_logp_ : ndarray
+        First-order ``log P(w | t)`` of every lexical slot (a word's or suffix's candidate tag).
+    context_ptr_, context_prev_, context_logp_, unseen_logp_ : ndarray
+        The emissions decoding uses: slot s after previous tag p emits
+        ``context_logp_[q]`` if ``context_prev_[q] == p`` for some q in
+        ``context_ptr_[s]:context_ptr_[s + 1]``, else ``unseen_logp_[s]``. A first-order model
+        has no contexts and ``unseen_logp_ == entry_logp_``.
     theta_ : float
         Successive-abstraction weight.
     """
 
     def __init__(self, rare_max_count=10, max_suffix_length=10, unknown_beam=1e-4, max_unknown_tags=20,
-                 lowercase_fallback=True, min_unigram_weight=1e-3):
+                 lowercase_fallback=True, min_unigram_weight=1e-3, emission_order=1):
         self.rare_max_count = rare_max_count
         self.max_suffix_length = max_suffix_length
         self.unknown_beam = unknown_beam
         self.max_unknown_tags = max_unknown_tags
         self.lowercase_fallback = lowercase_fallback
         self.min_unigram_weight = min_unigram_weight
+        self.emission_order = emission_order
 
     def get_params(self):
         return {name: getattr(self, name) for name in ("rare_max_count", "max_suffix_length", "unknown_beam",
                                                         "max_unknown_tags", "lowercase_fallback",
-                                                        "min_unigram_weight")}
+                                                        "min_unigram_weight", "emission_order")}
 
     def _check_params(self):
         p = self.get_params()
@@ -407,6 +492,8 @@ class TrigramHMMTagger:
             raise ValueError(f"unknown_beam must be in [0, 1], got {p['unknown_beam']!r}")
         if not 0.0 < p["min_unigram_weight"] < 1.0:
             raise ValueError(f"min_unigram_weight must be in (0, 1), got {p['min_unigram_weight']!r}")
+        if isinstance(p["emission_order"], bool) or p["emission_order"] not in (1, 2):
+            raise ValueError(f"emission_order must be 1 or 2, got {p['emission_order']!r}")
 
     # -- fitting ----------------------------------------------------------------------------
 
@@ -430,7 +517,33 @@ class TrigramHMMTagger:
         for words, tags in zip(sentences_words, sentences_tags):
             pairs.update((w, tag_index[t]) for w, t in zip(words, tags))
         self._build_lexicon(pairs)
+        if self.emission_order == 2:
+            self._second_order_emissions(sentences_words, sentences_tags, tag_index, pairs)
+        else:
+            self.context_ptr_ = np.zeros(self.entry_tag_.size + 1, dtype=np.int64)
+            self.context_prev_ = np.zeros(0, dtype=np.int64)
+            self.context_logp_ = np.zeros(0, dtype=np.float64)
+            self.unseen_logp_ = self.entry_logp_.copy()
         return self
+
+    def _second_order_emissions(self, sentences_words, sentences_tags, tag_index, pairs):
+        """Thede & Harper's P(w | t', t) for every (word, previous tag, tag) seen in training."""
+        T = len(self.tags_)
+        triples = Counter()
+        for words, tags in zip(sentences_words, sentences_tags):
+            ids = [tag_index[t] for t in tags]
+            triples.update(zip(words, [T, *ids[:-1]], ids))
+        slot, prev, n3, c2, p1 = [], [], [], [], []
+        for (word, a, b), count in triples.items():
+            e = self.word_entry_[word]
+            lo = self.entry_ptr_[e]
+            slot.append(lo + int(np.searchsorted(self.entry_tag_[lo:self.entry_ptr_[e + 1]], b)))
+            prev.append(a)
+            n3.append(count)
+            c2.append(self.bigram_counts_[a, b])
+            p1.append(pairs[word, b] / self.tag_counts_[b])
+        self.context_ptr_, self.context_prev_, self.context_logp_, self.unseen_logp_ = \
+            second_order_emission_tables(self.entry_logp_, slot, prev, n3, c2, p1)
 
     def _build_lexicon(self, pairs):
         """Entries (candidate tags and log emissions) of the known words, then of the suffixes."""
@@ -529,7 +642,11 @@ class TrigramHMMTagger:
         return self._unknown_entry(word)
 
     def candidates(self, words):
-        """Per word, (candidate tags, their log emission ``log P(w | t)``): the space decoding searches."""
+        """Per word, (candidate tags, their first-order ``log P(w | t)``): the space decoding searches.
+
+        With ``emission_order=2`` the emission decoding uses also depends on the previous tag
+        (:meth:`sequence_score`).
+        """
         self._check_fitted()
         out = []
         for entry in self._entries(list(words), {}):
@@ -546,11 +663,13 @@ class TrigramHMMTagger:
         B = len(self.tags_)
         history = [B, B]
         score = 0.0
-        for (cand, logp), tag in zip(self.candidates(words), tags):
+        for entry, (cand, _), tag in zip(self._entries(list(words), {}), self.candidates(words), tags):
             if tag not in cand:
                 return -math.inf
             t = index[tag]
-            score += self.log_trans_[history[-2], history[-1], t] + logp[cand.index(tag)]
+            emit = _emission(int(self.entry_ptr_[entry]) + cand.index(tag), history[-1], self.context_ptr_,
+                             self.context_prev_, self.context_logp_, self.unseen_logp_)
+            score += self.log_trans_[history[-2], history[-1], t] + emit
             history.append(t)
         return float(score + self.log_trans_[history[-2], history[-1], B])
 
@@ -571,7 +690,8 @@ class TrigramHMMTagger:
         out_scores = np.full((len(sentences), n), -np.inf)
         out_counts = np.zeros(len(sentences), dtype=np.int64)
         _nbest_batch(self.log_trans_, len(self.tags_), sent_ptr, tok_entry, self.entry_ptr_, self.entry_tag_,
-                     self.entry_logp_, int(n), out_tags, out_scores, out_counts)
+                     self.unseen_logp_, self.context_ptr_, self.context_prev_, self.context_logp_, int(n),
+                     out_tags, out_scores, out_counts)
         return sent_ptr, out_tags, out_scores, out_counts
 
     def nbest_many(self, sentences, n=10):
@@ -607,7 +727,8 @@ class TrigramHMMTagger:
         return {"log_trans": self.log_trans_, "lambdas": self.lambdas_, "unigram_counts": self.unigram_counts_,
                 "bigram_counts": self.bigram_counts_, "trigram_counts": self.trigram_counts_,
                 "tag_counts": self.tag_counts_, "entry_ptr": self.entry_ptr_, "entry_tag": self.entry_tag_,
-                "entry_logp": self.entry_logp_}
+                "entry_logp": self.entry_logp_, "context_ptr": self.context_ptr_, "context_prev": self.context_prev_,
+                "context_logp": self.context_logp_, "unseen_logp": self.unseen_logp_}
 
     def save(self, path):
         """Write the fitted model to ``path`` (one .npz with a JSON header; no pickle), atomically."""
@@ -657,6 +778,10 @@ class TrigramHMMTagger:
         model.entry_ptr_ = arrays["entry_ptr"]
         model.entry_tag_ = arrays["entry_tag"]
         model.entry_logp_ = arrays["entry_logp"]
+        model.context_ptr_ = arrays["context_ptr"]
+        model.context_prev_ = arrays["context_prev"]
+        model.context_logp_ = arrays["context_logp"]
+        model.unseen_logp_ = arrays["unseen_logp"]
         _check_consistency(path, model)
         model._index()
         return model
@@ -746,7 +871,9 @@ def _check_consistency(path, model):
     K = T + 1
     expect = {"log_trans": ((K, K, K), "f"), "lambdas": ((3,), "f"), "unigram_counts": ((K,), "f"),
               "bigram_counts": ((K, K), "f"), "trigram_counts": ((K, K, K), "f"), "tag_counts": ((T,), "f"),
-              "entry_ptr": (None, "i"), "entry_tag": (None, "i"), "entry_logp": (None, "f")}
+              "entry_ptr": (None, "i"), "entry_tag": (None, "i"), "entry_logp": (None, "f"),
+              "context_ptr": (None, "i"), "context_prev": (None, "i"), "context_logp": (None, "f"),
+              "unseen_logp": (None, "f")}
     arrays = model._arrays()
     for key, (shape, kind) in expect.items():
         value = arrays[key]
@@ -767,6 +894,14 @@ def _check_consistency(path, model):
                               "entry_ptr")
     if model.entry_tag_.size and (model.entry_tag_.min() < 0 or model.entry_tag_.max() >= T):
         raise DataFormatError(path, None, f"entry_tag must hold tag ids 0..{T - 1}", "entry_tag")
+    cptr = model.context_ptr_
+    if cptr.size != model.entry_tag_.size + 1 or cptr[0] != 0 or np.any(np.diff(cptr) < 0) \
+            or cptr[-1] != model.context_prev_.size or model.context_logp_.size != model.context_prev_.size \
+            or model.unseen_logp_.size != model.entry_tag_.size:
+        raise DataFormatError(path, None, "context_ptr must rise from 0 to the number of contexts, one slot per "
+                              "lexical entry tag", "context_ptr")
+    if model.context_prev_.size and (model.context_prev_.min() < 0 or model.context_prev_.max() > T):
+        raise DataFormatError(path, None, f"context_prev must hold tag ids 0..{T}", "context_prev")
     if len(model.words_) > n_entries:
         raise DataFormatError(path, None, "more words than lexical entries", "words")
     for suffixes, first in zip(model.suffixes_, model.suffix_first_entry_):

@@ -38,7 +38,7 @@ from structrank.errors import DataValidationError
 
 START = "<s>"
 
-__all__ = ["START", "suffix_tag_pair_features"]
+__all__ = ["END", "START", "suffix_tag_pair_features", "word_tag_ngram_features"]
 
 
 def _validate(sentences_words, candidates_tags):
@@ -126,32 +126,9 @@ def suffix_tag_pair_features(sentences_words, candidates_tags, vocabulary=None, 
     tok_suf_ptr = np.asarray(tok_suf_ptr, dtype=np.int64)
     tok_suf = np.asarray(tok_suf, dtype=np.int64)
     n_suf_of_tok = np.diff(tok_suf_ptr)
-    sent_len = np.fromiter(map(len, sentences_words), dtype=np.int64, count=len(sentences_words))
-    sent_tok_start = np.zeros(len(sentences_words) + 1, dtype=np.int64)
-    np.cumsum(sent_len, out=sent_tok_start[1:])
-
-    rows_tags = list(chain.from_iterable(candidates_tags))
-    row_len = np.fromiter(map(len, rows_tags), dtype=np.int64, count=n_rows)
-    flat_tags = list(chain.from_iterable(rows_tags))
-    tag_index: dict[str, int] = {START: 0}
-    for t in sorted(set(flat_tags) - {START}):
-        tag_index[t] = len(tag_index)
-    tags = np.fromiter(map(tag_index.__getitem__, flat_tags), dtype=np.int64, count=len(flat_tags))
-    del rows_tags, flat_tags
-    n_suffixes, n_tags = len(suffix_index), len(tag_index)
+    row_start, tok, tags, prev, _, tag_names = _candidate_tokens(sentences_words, candidates_tags, n_rows)
+    n_suffixes, n_tags = len(suffix_index), len(tag_names)
     uni_span = n_suffixes * n_tags           # unigram keys in [0, uni_span), bigram keys after
-
-    # ---- every candidate token: its sentence token, previous tag and tag ----
-    row_start = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(row_len, out=row_start[1:])
-    n_cands = np.fromiter(map(len, candidates_tags), dtype=np.int64, count=len(candidates_tags))
-    first_tok_of_row = np.repeat(sent_tok_start[:-1], n_cands)
-    pos = np.arange(tags.size, dtype=np.int64) - np.repeat(row_start[:-1], row_len)
-    tok = np.repeat(first_tok_of_row, row_len) + pos
-    prev = np.empty_like(tags)
-    if tags.size:
-        prev[1:] = tags[:-1]
-        prev[pos == 0] = 0
 
     # ---- distinct (token, prev, tag) triples: the candidates of a sentence share most ----
     triple_of = np.unique((tok * n_tags + prev) * n_tags + tags, return_inverse=True)
@@ -174,7 +151,6 @@ def suffix_tag_pair_features(sentences_words, candidates_tags, vocabulary=None, 
     suffix_names = np.empty(n_suffixes, dtype=object)
     for s, i in suffix_index.items():
         suffix_names[i] = s
-    tag_names = list(tag_index)
     names = []
     for key in present.tolist():
         if key < uni_span:
@@ -184,6 +160,140 @@ def suffix_tag_pair_features(sentences_words, candidates_tags, vocabulary=None, 
             sp_, t = divmod(key - uni_span, n_tags)
             s, p = divmod(sp_, n_tags)
             names.append((suffix_names[s], f"{tag_names[p]}_{tag_names[t]}"))
+    return _assemble(present, names, keys, vocabulary, row_start, inv, triple_ptr, n_rows)
+
+
+#: the templates of :func:`word_tag_ngram_features`, in the order of their key spaces
+NGRAM_TEMPLATES = ("w", "w", "w-1", "w+1", "t", "t", "t")
+END = "</s>"
+
+
+def word_tag_ngram_features(sentences_words, candidates_tags, vocabulary=None):
+    """Word-tag and tag n-gram features of every candidate (Table 2's "n-gm" rerankers), one CSR row each.
+
+    The paper runs its boosting baselines "with n-gram features" too, without listing them; this
+    is our reading, n-grams of words and tags around each position i (counted per candidate):
+
+    - ``("w", w_i, t_i)`` and ``("w", w_i, t_{i-1}_t_i)``: the pair features of Sec. 4.1 with the
+      whole word in place of its suffixes;
+    - ``("w-1", w_{i-1}, t_i)`` and ``("w+1", w_{i+1}, t_i)``: the neighbouring words (``""`` beyond
+      the sentence);
+    - ``("t", "", t_i)``, ``("t", "", t_{i-1}_t_i)``, ``("t", "", t_{i-2}_t_{i-1}_t_i)``: tag unigrams,
+      bigrams and trigrams over ``<s> <s> t_1 .. t_n </s>`` (the last word adds the bigram and the
+      trigram ending in ``</s>``).
+
+    Parameters and returns are those of :func:`suffix_tag_pair_features` (names are 3-tuples).
+
+    >>> X, vocab = word_tag_ngram_features([["the", "selling"]], [[["DT", "NN"]]])
+    >>> [f for f in vocab if f[1] == "selling"]
+    [('w', 'selling', 'DT_NN'), ('w', 'selling', 'NN')]
+    >>> float(X[0, vocab[("t", "", "<s>_DT_NN")]]), float(X[0, vocab[("t", "", "DT_NN_</s>")]])
+    (1.0, 1.0)
+    """
+    _validate(sentences_words, candidates_tags)
+    n_rows = sum(len(c) for c in candidates_tags)
+    word_index = {"": 0}                           # 0: beyond the sentence
+    tok_word = np.fromiter((word_index.setdefault(w, len(word_index)) for words in sentences_words for w in words),
+                           dtype=np.int64)
+    sent_len = np.fromiter(map(len, sentences_words), dtype=np.int64, count=len(sentences_words))
+    first = np.zeros(tok_word.size, dtype=bool)
+    last = np.zeros(tok_word.size, dtype=bool)
+    ends = np.cumsum(sent_len)[sent_len > 0]
+    first[ends - sent_len[sent_len > 0]] = True
+    last[ends - 1] = True
+    prev_word = np.where(first, 0, np.roll(tok_word, 1))
+    next_word = np.where(last, 0, np.roll(tok_word, -1))
+    row_start, tok, tags, prev, prev2, tag_names = _candidate_tokens(sentences_words, candidates_tags, n_rows)
+    tag_names = tag_names + [END]
+    nw, nt = len(word_index), len(tag_names)
+    end = nt - 1
+    sizes = (nw * nt, nw * nt * nt, nw * nt, nw * nt, nt, nt * nt, nt * nt * nt)
+    offset = np.concatenate(([0], np.cumsum(sizes)))
+
+    # ---- distinct (token, tag two back, previous tag, tag): the candidates of a sentence share most ----
+    units, inv = np.unique(((tok * nt + prev2) * nt + prev) * nt + tags, return_inverse=True)
+    inv = inv.ravel()
+    u_t, u_p, u_p2, u_tok = units % nt, (units // nt) % nt, (units // (nt * nt)) % nt, units // (nt ** 3)
+    w = tok_word[u_tok]
+    K = np.full((units.size, 9), -1, dtype=np.int64)
+    K[:, 0] = offset[0] + w * nt + u_t
+    K[:, 1] = offset[1] + (w * nt + u_p) * nt + u_t
+    K[:, 2] = offset[2] + prev_word[u_tok] * nt + u_t
+    K[:, 3] = offset[3] + next_word[u_tok] * nt + u_t
+    K[:, 4] = offset[4] + u_t
+    K[:, 5] = offset[5] + u_p * nt + u_t
+    K[:, 6] = offset[6] + (u_p2 * nt + u_p) * nt + u_t
+    at_end = last[u_tok]
+    K[at_end, 7] = offset[5] + u_t[at_end] * nt + end
+    K[at_end, 8] = offset[6] + (u_p[at_end] * nt + u_t[at_end]) * nt + end
+    keys = K[K >= 0]                               # row-major: unit u's keys stay together
+    unit_ptr = np.zeros(units.size + 1, dtype=np.int64)
+    np.cumsum(7 + 2 * at_end, out=unit_ptr[1:])
+
+    # ---- the features present, and their names ----
+    present = _sorted_unique(keys)
+    words = list(word_index)
+    kinds = np.searchsorted(offset, present, side="right") - 1
+    names = []
+    for kind, key in zip(kinds.tolist(), (present - offset[kinds]).tolist()):
+        if kind in (0, 2, 3):
+            word, t = divmod(key, nt)
+            names.append((NGRAM_TEMPLATES[kind], words[word], tag_names[t]))
+        elif kind == 1:
+            wp, t = divmod(key, nt)
+            word, p = divmod(wp, nt)
+            names.append(("w", words[word], f"{tag_names[p]}_{tag_names[t]}"))
+        else:
+            parts = []
+            for _ in range(kind - 3):
+                key, t = divmod(key, nt)
+                parts.append(tag_names[t])
+            names.append(("t", "", "_".join(reversed(parts))))
+    return _assemble(present, names, keys, vocabulary, row_start, inv, unit_ptr, n_rows)
+
+
+def _candidate_tokens(sentences_words, candidates_tags, n_rows):
+    """Every token of every candidate, in row order: (row_start, sentence token, tag, previous tag,
+    the tag before that, tag names).
+
+    Tags are coded 0 for ``<s>`` (the previous tags of the first words) and 1.. for the tags in
+    sorted order; the sentence token indexes the concatenated words of all sentences.
+    """
+    sent_len = np.fromiter(map(len, sentences_words), dtype=np.int64, count=len(sentences_words))
+    sent_tok_start = np.zeros(len(sentences_words) + 1, dtype=np.int64)
+    np.cumsum(sent_len, out=sent_tok_start[1:])
+    rows_tags = list(chain.from_iterable(candidates_tags))
+    row_len = np.fromiter(map(len, rows_tags), dtype=np.int64, count=n_rows)
+    flat_tags = list(chain.from_iterable(rows_tags))
+    tag_index: dict[str, int] = {START: 0}
+    for t in sorted(set(flat_tags) - {START}):
+        tag_index[t] = len(tag_index)
+    tags = np.fromiter(map(tag_index.__getitem__, flat_tags), dtype=np.int64, count=len(flat_tags))
+    del rows_tags, flat_tags
+    row_start = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(row_len, out=row_start[1:])
+    n_cands = np.fromiter(map(len, candidates_tags), dtype=np.int64, count=len(candidates_tags))
+    first_tok_of_row = np.repeat(sent_tok_start[:-1], n_cands)
+    pos = np.arange(tags.size, dtype=np.int64) - np.repeat(row_start[:-1], row_len)
+    tok = np.repeat(first_tok_of_row, row_len) + pos
+    prev = np.zeros_like(tags)
+    prev2 = np.zeros_like(tags)
+    if tags.size:
+        prev[1:] = tags[:-1]
+        prev[pos == 0] = 0
+        prev2[1:] = prev[:-1]
+        prev2[pos <= 1] = 0
+    return row_start, tok, tags, prev, prev2, list(tag_index)
+
+
+def _assemble(present, names, keys, vocabulary, row_start, inv, unit_ptr, n_rows):
+    """The CSR rows and the vocabulary from integer feature keys.
+
+    ``present`` are the distinct keys (sorted) and ``names`` their feature names; unit u (a
+    distinct token context shared by candidates) has the keys ``keys[unit_ptr[u]:unit_ptr[u + 1]]``
+    and candidate token c is unit ``inv[c]``. Fitting (``vocabulary=None``) gives columns in sorted
+    name order; transforming drops the names not in ``vocabulary``.
+    """
     if vocabulary is None:
         order = sorted(range(len(names)), key=names.__getitem__)
         vocabulary = {names[i]: c for c, i in enumerate(order)}
@@ -195,13 +305,13 @@ def suffix_tag_pair_features(sentences_words, candidates_tags, vocabulary=None, 
         n_cols = (max(vocabulary.values()) + 1) if vocabulary else 0
         get = vocabulary.get
         key_col = np.array([get(nm, -1) for nm in names], dtype=np.int64)
-    triple_cols = key_col[np.searchsorted(present, keys)] if keys.size else keys
+    unit_cols = key_col[np.searchsorted(present, keys)] if keys.size else keys
 
     # ---- counts, one row per candidate ----
-    indptr = _row_counts(row_start, inv, triple_ptr, triple_cols)
+    indptr = _row_counts(row_start, inv, unit_ptr, unit_cols)
     indices = np.empty(indptr[-1], dtype=np.int32)
     data = np.empty(indptr[-1], dtype=np.float64)
-    _row_fill(row_start, inv, triple_ptr, triple_cols, indptr, indices, data)
+    _row_fill(row_start, inv, unit_ptr, unit_cols, indptr, indices, data)
     X = sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_cols))
     X.has_sorted_indices = True
     return X, vocabulary
