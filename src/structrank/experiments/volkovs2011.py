@@ -1,7 +1,8 @@
 """``structrank reproduce volkovs2011``: loss-sensitive training of permutation CRFs (Volkovs et al. 2011).
 
 On LETOR 4.0 MQ2008, five folds (MQ2007 too when the data folder has it), for every objective
-(ML, LA, LS, EL, KL) and every setting of the sweeps of Sec. 6.2 (learning rates
+(ML, LA, LS, EL, KL; and ML-sum, LA-sum, the paper's ML and LA with Eq. 10's sum over the
+zero-loss rankings where ours take their mean) and every setting of the sweeps of Sec. 6.2 (learning rates
 {0.5, 0.1, 0.01, 0.001}, alpha in {1, 10, 20, 50} for LA, T in {1, 10, 20, 50} for KL), and for
 three seeds: one CRF is trained per (fold, seed, objective, setting) for at most 100 epochs, the
 epoch chosen on the fold's vali file. The report then chooses, per fold and seed, the setting with
@@ -9,16 +10,19 @@ the best vali NDCG (the mean of NDCG@1..5, letor4 convention) and gives:
 
 - Table 1: test NDCG@1..5, the mean over folds and seeds, ± the spread over seeds (the standard
   deviation of the three 5-fold means), beside the paper's published rows (marked as published);
-- Fig. 2 as a figure, with the seed spread as error bars, and each objective's difference to ML,
-  paired by fold and seed, with its seed spread, so that real differences can be told from noise;
+- Fig. 2 as a figure, with the seed spread as error bars, and each objective's difference to ML
+  (ours and the paper's sum), paired by fold and seed, with its seed spread, so that real
+  differences can be told from noise;
 - the sweeps: vali and test NDCG per setting;
 - three studies the paper does not make: KL with T below the paper's grid ({0.03, 0.1, 0.3}); KL
   with the queries visited in a new random order each epoch (the others visit them in the order
   of the data, as "iterating over queries" reads); and the effect of keeping the training
   queries that have a single relevance level (skipped by default; ML, LA and KL get a non-zero
-  gradient from them);
+  gradient from them, ML-sum 720 times ours on a 6-document query);
 - Fig. 1: the normalised negative derivative of each objective with respect to the energies of
-  the caption's five configurations, computed exactly (structrank.oracles.crf.energy_gradient).
+  the caption's five configurations, computed exactly (structrank.oracles.crf.energy_gradient);
+- Claims (:func:`claims`): every claim of the paper against these runs, for the Claims section of
+  the results page (structrank.experiments.claims).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.metrics import evaluate
 from structrank.models import CRF_ALPHA_GRID, CRF_METRIC, CRF_RATE_GRID, CRF_T_GRID
-from structrank.oracles.crf import OBJECTIVES, energy_gradient
+from structrank.oracles.crf import energy_gradient
 
 EXPERIMENT = "volkovs2011"
 DATASETS = ("MQ2008", "MQ2007")
@@ -62,9 +66,25 @@ ROWS = {
     "ML, single-level kept": ("ml", {}, False, False),
     "LA, single-level kept": ("la", {"alpha": CRF_ALPHA_GRID}, False, False),
     "KL, single-level kept": ("kl", {"T": CRF_T_GRID}, False, False),
+    # the paper's ML and LA: Eq. 10's sum over the zero-loss rankings where ours take the mean
+    "ML-sum": ("ml-sum", {}, True, False),
+    "LA-sum": ("la-sum", {"alpha": CRF_ALPHA_GRID}, True, False),
+    "ML-sum, single-level kept": ("ml-sum", {}, False, False),
 }
 OBJECTIVE_ROWS = ("ML", "LA", "LS", "EL", "KL")
-QUICK_ROWS = {"ML": {"learning_rate": [0.1]}, "KL": {"learning_rate": [0.1], "T": [1.0]}}
+#: our ML and LA -> the paper's (the sum over Y0)
+SUM_ROWS = {"ML": "ML-sum", "LA": "LA-sum"}
+#: Table 1 and Fig. 2: the five objectives, then the paper's ML and LA beside ours
+TABLE1_ROWS = (*OBJECTIVE_ROWS, *SUM_ROWS.values())
+#: Fig. 2's paired differences: each objective against our ML and the paper's, the sums against our means
+FIG2_PAIRS = ([(m, "ML") for m in OBJECTIVE_ROWS[1:]] + [("LA-sum", "ML-sum")]
+              + [(m, "ML-sum") for m in OBJECTIVE_ROWS[2:]] + [("ML-sum", "ML"), ("LA-sum", "LA")]
+              + [("KL", "LA"), ("KL", "LA-sum"), ("KL", "EL")])
+#: the studies beyond the paper, each against the row it ablates
+STUDY_PAIRS = ([("KL, T < 1", "KL"), ("KL, shuffled", "KL")]
+               + [(f"{m}, single-level kept", m) for m in ("ML", "LA", "KL", "ML-sum")])
+QUICK_ROWS = {"ML": {"learning_rate": [0.1]}, "KL": {"learning_rate": [0.1], "T": [1.0]},
+              "ML-sum": {"learning_rate": [0.1]}}
 
 # Table 1 of the paper (NDCG@1..5, in %), published values shown beside ours, never computed with.
 PAPER_TABLE1 = {
@@ -83,13 +103,15 @@ PAPER_TABLE1 = {
 # Fig. 1's example: five configurations, the middle one the ground truth
 FIG1_ENERGIES = (-1.0, -0.5, 0.0, 0.5, 1.0)
 FIG1_LOSSES = (5.0, 1.0, 0.0, 1.0, 5.0)
+#: Fig. 1's objectives (its example has one ground truth, where ml-sum and la-sum are ml and la)
+FIG1_OBJECTIVES = ("ml", "la", "ls", "el", "kl")
 
 
-def fig1_derivatives(alpha=1.0, T=1.0):
+def fig1_derivatives(alpha=1.0, T=1.0, objectives=FIG1_OBJECTIVES):
     """{objective: -dObjective/dE / |dObjective/dE|} on Fig. 1's five configurations (LA weight alpha, KL's T)."""
     out = {}
-    for objective in OBJECTIVES:
-        param = {"la": alpha, "kl": T}.get(objective, 1.0)
+    for objective in objectives:
+        param = {"la": alpha, "la-sum": alpha, "kl": T}.get(objective, 1.0)
         _, g = energy_gradient(objective, FIG1_ENERGIES, FIG1_LOSSES, param)
         out[objective] = -g / np.linalg.norm(g)
     return out
@@ -133,7 +155,18 @@ class _Runner:
                Measurement("train_seconds", "time", seconds),
                Measurement("queries_used", "train", model.n_queries_used_)]
         result = evaluate(test.y, model.predict(test.X), test.qid, TEST_METRICS, CONVENTION).metrics
-        return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.items()]
+        data = [Measurement(f"data:{split}_{name}", "data", value) for split, ds in (("train", train), ("vali", vali),
+                                                                                      ("test", test))
+                for name, value in data_counts(ds).items()]
+        return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.items()] + data
+
+
+def data_counts(ds):
+    """What Sec. 6.1 says of the data, counted on one file: queries, documents, lowest and highest label,
+    and the queries whose documents all share one label (recorded with every run, for :func:`claims`)."""
+    levels = [np.unique(ds.y[a:b]).size for a, b in zip(ds.offsets[:-1], ds.offsets[1:])]
+    return {"queries": ds.n_queries, "documents": ds.n_rows, "min_label": int(ds.y.min()),
+            "max_label": int(ds.y.max()), "single_level_queries": sum(n == 1 for n in levels)}
 
 
 def plan(roots, quick=False):
@@ -293,22 +326,25 @@ def sweep_table(runs, model):
 
 
 def fig2(chosen, dataset, path):
-    fig = new_figure(figsize=(7, 3.5))
+    """Bars of test NDCG@1..5 per objective; the paper's ML and LA (sums over Y0) hatched beside ours."""
+    shown = [model for model in TABLE1_ROWS if seed_means(chosen, model, "test:ndcg@1")]
+    fig = new_figure(figsize=(8, 3.5))
     ax = fig.add_subplot()
-    width = 0.8 / len(OBJECTIVE_ROWS)
-    for j, model in enumerate(OBJECTIVE_ROWS):
+    width = 0.8 / len(shown)
+    for j, model in enumerate(shown):
         means, spreads = [], []
         for metric in NDCG:
             values = list(seed_means(chosen, model, "test:" + metric).values())
             means.append(np.mean(values) if values else np.nan)
             spreads.append(np.std(values, ddof=1) if len(values) > 1 else 0.0)
-        ax.bar(np.arange(len(NDCG)) + (j - 2) * width, means, width, yerr=spreads, capsize=2, label=model)
-    ax.set_xticks(np.arange(len(NDCG)), [m.upper().replace("NDCG", "NDCG") for m in NDCG])
-    low = min(v for model in OBJECTIVE_ROWS for v in seed_means(chosen, model, "test:ndcg@1").values())
+        ax.bar(np.arange(len(NDCG)) + (j - (len(shown) - 1) / 2) * width, means, width, yerr=spreads, capsize=2,
+               label=model, hatch="//" if model in SUM_ROWS.values() else None)
+    ax.set_xticks(np.arange(len(NDCG)), [m.upper() for m in NDCG])
+    low = min(v for model in shown for v in seed_means(chosen, model, "test:ndcg@1").values())
     ax.set_ylim(max(0.0, low - 0.03), None)
     ax.set_ylabel("test NDCG (mean over folds)")
     ax.set_title(f"{dataset}: NDCG@1-5 by objective (error bars: spread over seeds)")
-    ax.legend(fontsize=7, ncol=5)
+    ax.legend(fontsize=7, ncol=len(shown))
     save_figure(fig, path)
 
 
@@ -361,7 +397,7 @@ def report_sections(rows, out, link_prefix=""):
             f"Mean over {n_folds} folds and {n_seeds} seeds of the CRF whose setting had the best vali NDCG@1-5 "
             "in each fold and seed; ± is the spread over seeds (standard deviation of the per-seed 5-fold means). "
             "Rows `published:` are the paper's Table 1, not run here.\n\n"
-            + table1(chosen, dataset, OBJECTIVE_ROWS)))
+            + table1(chosen, dataset, TABLE1_ROWS)))
         name = f"fig2-{dataset.lower()}.png"
         if all(seed_means(chosen, m, "test:ndcg@1") for m in OBJECTIVE_ROWS):
             fig2(chosen, dataset, out / name)
@@ -371,13 +407,14 @@ def report_sections(rows, out, link_prefix=""):
         sections.append((
             f"{dataset}, Fig. 2: each objective against ML",
             "Test NDCG differences in points, paired by fold and seed: mean over seeds of the 5-fold mean "
-            "difference ± its spread over seeds, and in brackets how many seeds agree on the sign.\n\n"
-            + (difference_table(chosen, [(m, "ML") for m in OBJECTIVE_ROWS[1:]] + [("KL", "LA"), ("KL", "EL")]) or "")
+            "difference ± its spread over seeds, and in brackets how many seeds agree on the sign. "
+            "`ML` and `LA` take the mean over the zero-loss rankings; `ML-sum` and `LA-sum` are the paper's "
+            "(Eq. 10's sum).\n\n"
+            + (difference_table(chosen, FIG2_PAIRS) or "")
             + figure))
-        extra = table1(chosen, "", [r for r in ROWS if r not in OBJECTIVE_ROWS])
+        extra = table1(chosen, "", [r for r in ROWS if r not in TABLE1_ROWS])
         if extra:
-            differences = difference_table(chosen, [("KL, T < 1", "KL"), ("KL, shuffled", "KL")]
-                                           + [(f"{m}, single-level kept", m) for m in ("ML", "LA", "KL")])
+            differences = difference_table(chosen, STUDY_PAIRS)
             sections.append((f"{dataset}: studies beyond the paper (KL with T < 1, shuffled visits; single-level "
                              "queries kept)",
                              "Training visits the queries in the order of the data; `shuffled` draws a new order "
