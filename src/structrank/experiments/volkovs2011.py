@@ -485,6 +485,15 @@ def _above(d):
     return sum(v > 0 for v in d)
 
 
+def _worst(chosen, a, b):
+    """The lowest cutoff of the paired difference a - b with its spread over seeds, to tell a break from noise."""
+    per_seed = paired_differences(chosen, a, b)
+    metric = min(NDCG, key=lambda m: np.mean(per_seed[m]))
+    values = 100 * np.asarray(per_seed[metric])
+    spread = np.std(values, ddof=1) if values.size > 1 else 0.0
+    return f"lowest {values.mean():+.2f} ± {spread:.2f} over {values.size} seeds at {metric}"
+
+
 def _missing_datasets(measured, wanted=DATASETS):
     missing = [d for d in wanted if d not in measured]
     return f" {' and '.join(missing)}: not in the result store." if missing else ""
@@ -504,7 +513,7 @@ def _pair_claim(measured, where, claim, evidence, pairs, rule, rule_text, ablati
             d = _differences(chosen, a, b)
             ok = rule(d)
             holds &= ok
-            broken += [] if ok else [f"{a} − {b} on {dataset}"]
+            broken += [] if ok else [f"{a} − {b} on {dataset} ({_worst(chosen, a, b)})"]
             ours.append(f"{dataset}: {a} − {b} = {_fmt(d)} ({_above(d)}/5 above 0)")
     why = [rule_text + "."]
     if broken:
