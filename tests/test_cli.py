@@ -416,7 +416,7 @@ def test_train_structural_svm_and_predict_writes_its_scores(files, tmp_path, cap
     assert load_model(model_path).get_params() == expected.get_params()
 
 
-@pytest.mark.parametrize("name", ["crf-ml", "crf-la", "crf-ls", "crf-el", "crf-kl"])
+@pytest.mark.parametrize("name", ["crf-ml", "crf-la", "crf-ls", "crf-el", "crf-kl", "crf-ml-sum", "crf-la-sum"])
 def test_train_permutation_crf_chooses_its_epoch_on_vali_and_predicts(files, tmp_path, capsys, name):
     """Each CRF name trains (the epoch chosen on --vali) and predicts what the library predicts."""
     model_path, scores_path = tmp_path / f"{name}.npz", tmp_path / "scores.txt"

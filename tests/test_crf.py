@@ -3,8 +3,8 @@
 - the permutation table holds every ranking's position weights ``alpha_j = log 2 / log(j + 1)``;
 - the losses are 1 - NDCG of Eq. 12, checked against a plain Python NDCG of each ranking;
 - each objective's value equals a straightforward numpy/scipy implementation of the paper's
-  formula (Eqs. 4, 6, 8-11) and its gradient (wrt energies, scores and theta) agrees with central
-  finite differences;
+  formula (Eqs. 4, 6, 8-11; ML and LA with the mean over Y0 and with Eq. 10's sum) and its gradient
+  (wrt energies, scores and theta) agrees with central finite differences;
 - the gradients on the five configurations of Fig. 1 behave as Sec. 3.4 describes;
 - the subset drawn at each visit holds every relevance level and is seeded;
 - PermutationCRFRanker learns, is reproducible, picks its epoch on dev, and rejects bad parameters.
@@ -42,7 +42,8 @@ from structrank.oracles.crf import (
 
 LOG2 = math.log(2.0)
 #: (objective, param): a for la, T for kl
-SETTINGS = [("ml", 0.0), ("la", 1.0), ("la", 10.0), ("ls", 0.0), ("el", 0.0), ("kl", 0.1), ("kl", 1.0), ("kl", 10.0)]
+SETTINGS = [("ml", 0.0), ("la", 1.0), ("la", 10.0), ("ls", 0.0), ("el", 0.0), ("kl", 0.1), ("kl", 1.0), ("kl", 10.0),
+            ("ml-sum", 0.0), ("la-sum", 10.0)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -83,6 +84,11 @@ def reference_value(objective, E, losses, param):
     if objective == "la":  # Eq. 4 in Eq. 10
         E_la = E - param * losses
         return float(-np.mean((-E_la - logsumexp(-E_la))[zero]))
+    if objective == "ml-sum":  # Eq. 10 as printed: the sum over Y0
+        return float(-np.sum(log_p[zero]))
+    if objective == "la-sum":
+        E_la = E - param * losses
+        return float(-np.sum((-E_la - logsumexp(-E_la))[zero]))
     if objective == "ls":  # Eq. 11 in Eq. 10: E_LS is 0 on Y0
         E_ls = losses * (E - E[zero].mean()) - losses
         return float(np.mean(E_ls[zero]) + logsumexp(-E_ls))
@@ -224,6 +230,8 @@ def test_energy_gradient_agrees_with_finite_differences(config, setting):
     assert np.allclose(g, numeric, rtol=1e-5, atol=1e-6)
     if objective in ("ml", "la", "kl"):  # target minus model distribution: sums to 0
         assert g.sum() == pytest.approx(0.0, abs=1e-9)
+    if objective in ("ml-sum", "la-sum"):  # |Y0| times that
+        assert g.sum() == pytest.approx(0.0, abs=1e-7)
 
 
 @settings(max_examples=100, deadline=None)
@@ -235,6 +243,12 @@ def test_objectives_relations_of_section_3(config):
     # LA with weight 0 is ML
     la0, g_la0 = energy_gradient("la", E, losses, 0.0)
     assert la0 == pytest.approx(ml) and np.allclose(g_la0, g_ml)
+    # Eq. 10's sum over Y0 is |Y0| times our mean, value and gradient, for ML and LA alike
+    for mean, a in (("ml", 0.0), ("la", 0.0), ("la", 10.0)):
+        value, g = energy_gradient(mean, E, losses, a)
+        summed, g_sum = energy_gradient(mean + "-sum", E, losses, a)
+        assert summed == pytest.approx(zero.sum() * value, rel=1e-9, abs=1e-9)
+        assert np.allclose(g_sum, zero.sum() * g, rtol=1e-9, atol=1e-12)
     # ML is the T -> 0 limit of KL: KL(u || p) = ML - log |Y0| when the other losses are >> T
     if np.all(losses[~zero] >= 0.1):
         kl, g_kl = energy_gradient("kl", E, losses, 1e-3)
@@ -314,7 +328,7 @@ def test_descent_raises_the_relevant_documents_score():
 
 FIG1_E = [-1.0, -0.5, 0.0, 0.5, 1.0]
 FIG1_L = [5.0, 1.0, 0.0, 1.0, 5.0]
-FIG1_PARAM = {"ml": 0.0, "la": 1.0, "ls": 0.0, "el": 0.0, "kl": 1.0}
+FIG1_PARAM = {"ml": 0.0, "la": 1.0, "ls": 0.0, "el": 0.0, "kl": 1.0, "ml-sum": 0.0, "la-sum": 1.0}
 
 
 @pytest.fixture(scope="module")
@@ -334,6 +348,16 @@ def test_fig1_only_el_and_kl_lower_a_nonzero_loss_energy(fig1):
     for objective in ("ml", "la", "ls"):
         n = fig1[objective]
         assert np.all(n[nonzero] >= 0.0) and n[2] < 0.0, objective
+
+
+def test_fig1_has_one_ground_truth_so_the_sum_over_it_is_the_mean(fig1):
+    """Fig. 1 cannot tell Eq. 10's sum from our mean: its example has |Y0| = 1."""
+    assert np.array_equal(fig1["ml-sum"], fig1["ml"]) and np.array_equal(fig1["la-sum"], fig1["la"])
+    # with two ground truths the unnormalised gradients differ by the factor |Y0| = 2
+    losses = [5.0, 1.0, 0.0, 0.0, 5.0]
+    _, mean = energy_gradient("ml", FIG1_E, losses)
+    _, summed = energy_gradient("ml-sum", FIG1_E, losses)
+    assert np.allclose(summed, 2 * mean) and not np.allclose(summed, mean)
 
 
 def test_fig1_ml_raises_energies_in_proportion_to_probability(fig1):
@@ -536,7 +560,7 @@ def test_bad_parameters_raise(splits):
     train = splits[0]
     bad = [
         dict(objective="svm"), dict(objective="kl", T=0.0), dict(objective="kl", T=-1.0),
-        dict(objective="la", alpha=-1.0), dict(subset_size=1), dict(subset_size=10), dict(subset_size=0),
+        dict(objective="la", alpha=-1.0), dict(objective="la-sum", alpha=-1.0), dict(subset_size=1), dict(subset_size=10), dict(subset_size=0),
         dict(subset_size=2.5), dict(learning_rate=0.0), dict(learning_rate=-0.1), dict(max_epochs=0),
         dict(max_epochs=-3), dict(max_epochs=1.5),
     ]
@@ -550,7 +574,7 @@ def test_bad_parameters_raise(splits):
         PermutationCRFRanker(max_epochs=1).fit(train.X, np.zeros(train.n_rows, dtype=int), qid=train.qid)
 
 
-@pytest.mark.parametrize("objective", ["ml", "ls", "kl"])
+@pytest.mark.parametrize("objective", ["ml", "ls", "kl", "ml-sum"])
 @pytest.mark.parametrize("rate", [1e6, 1e300, 1e308])
 def test_huge_learning_rate_never_gives_nan_weights_silently(splits, objective, rate):
     train, _, test = splits

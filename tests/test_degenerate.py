@@ -24,7 +24,7 @@ lambdamart              raise  raise  warn      ok       ok          warn   warn
 svm-* and dorm (SSVM)   raise  raise  warn      ok       ok          warn   warn    ok      ok
 lsp, lsp-ap[-exact]     raise  raise  warn      ok       ok          warn   warn    ok      ok
 lssvm-ap[-exact]        raise  raise  warn      ok       ok          warn   warn    ok      ok
-crf-ml/la/ls/el/kl      raise  raise  warn      ok       ok          warn   warn    ok      ok
+crf-* (all seven)       raise  raise  warn      ok       ok          warn   warn    ok      ok
 ======================  =====  =====  ========  =======  =========  ======  ======  ======  ======
 
 - all 0 / all 2: every label the same. LinearRegressionRanker fits the constant (weights 0,

@@ -131,6 +131,8 @@ MODELS = {
             for objective, extra, help in (
                 ("ml", {}, "permutation CRF, maximum likelihood over all zero-loss rankings (Volkovs et al. 2011)"),
                 ("la", {"alpha": CRF_ALPHA_GRID}, "permutation CRF, loss-augmented likelihood, 1 - NDCG"),
+                ("ml-sum", {}, "crf-ml with Eq. 10's sum over the zero-loss rankings where crf-ml takes their mean"),
+                ("la-sum", {"alpha": CRF_ALPHA_GRID}, "crf-la with Eq. 10's sum over the zero-loss rankings"),
                 ("ls", {}, "permutation CRF, loss-scaled likelihood (slack-scaling analogue), 1 - NDCG"),
                 ("el", {}, "permutation CRF, expected loss 1 - NDCG"),
                 ("kl", {"T": CRF_T_GRID}, "permutation CRF, loss-inspired KL to q(y) ~ exp(-(1 - NDCG)/T)"),

@@ -27,4 +27,5 @@ REPORTS = {
 CLAIMS = {
     chakrabarti2008.EXPERIMENT: chakrabarti2008.claims,
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.claims,
+    volkovs2011.EXPERIMENT: volkovs2011.claims,
 }

@@ -4,7 +4,8 @@ The model is the CRF over permutations of Sec. 6: a linear score ``s_i = theta .
 energy ``E(y) = -sum_i alpha_{y_i} s_i`` (structrank.oracles.crf), prediction by sorting the
 scores (Eq. 14). It is trained by stochastic gradient over queries on one of five objectives
 (maximum likelihood with multiple ground truths, loss-augmented, loss-scaled, expected loss,
-loss-inspired KL), each computed exactly over all rankings of a small subset of the query's
+loss-inspired KL; ML and LA also with Eq. 10's sum over the correct rankings where we default to
+their mean), each computed exactly over all rankings of a small subset of the query's
 documents: at each visit a random subset of ``subset_size`` (6) documents that holds at least one
 document of every relevance level of the query (Sec. 6), whose 720 rankings are the rows of a
 permutation table built once.
@@ -155,14 +156,17 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
     Parameters
     ----------
-    objective : {"ml", "la", "ls", "el", "kl"}, default "kl"
+    objective : {"ml", "la", "ls", "el", "kl", "ml-sum", "la-sum"}, default "kl"
         Maximum likelihood over all zero-loss rankings (Eq. 10), loss-augmented (Eq. 4),
         loss-scaled (Eq. 11), expected loss (Eq. 6), loss-inspired KL (Eqs. 8-9). The loss is
-        1 - NDCG of Eq. 12 over the subset.
+        1 - NDCG of Eq. 12 over the subset. ``ml`` and ``la`` take the mean of the
+        log-likelihoods of the zero-loss rankings; ``ml-sum`` and ``la-sum`` their sum, as Eq. 10
+        prints it, so a query's step is |Y0| times larger (structrank.oracles.crf).
     learning_rate : float, default 0.1
         Step of each per-query gradient step.
     alpha : float, default 1.0
-        Weight of the loss in the loss-augmented energy ``E - alpha l`` (Sec. 6.2); ``la`` only.
+        Weight of the loss in the loss-augmented energy ``E - alpha l`` (Sec. 6.2); ``la`` and
+        ``la-sum`` only.
     T : float, default 1.0
         Temperature of the KL target ``q(y) ~ exp(-l(y) / T)``; ``kl`` only.
     max_epochs : int, default 50
@@ -223,7 +227,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.shard_rows = shard_rows
 
     def _param(self):
-        return {"la": self.alpha, "kl": self.T}.get(self.objective, 0.0)
+        return {"la": self.alpha, "la-sum": self.alpha, "kl": self.T}.get(self.objective, 0.0)
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch.

@@ -25,6 +25,11 @@ sorts the documents by relevance; Sec. 4), ``u`` the uniform distribution over Y
   one label).
 - ``la`` (Eq. 4 with the weight a of Sec. 6.2): ML with energies ``E - a l``; gradient
   ``u - p_a`` with ``p_a`` the distribution of the augmented energies.
+- ``ml-sum`` and ``la-sum``: ML and LA with Eq. 10's sum over Y0, as printed (Sec. 4: "the
+  loss-augmented variant is similarly adjusted"). The value is |Y0| times the mean's and the
+  gradient ``1[Y0] - |Y0| p`` (``p_a`` for LA) is |Y0| times ``u - p``: a query's step grows with
+  its number of correct rankings. They let the reproduction test the paper's claims with the
+  paper's ML beside ours.
 - ``ls`` (Eqs. 5 and 11): ML with ``E_LS(y) = l(y) (E(y) - mean_{Y0} E) - l(y)``, which is 0 on
   Y0, so the objective is ``log sum_y exp(-E_LS(y))``; with ``q`` the distribution of E_LS,
   gradient ``-q l + (q . l) u``.
@@ -46,7 +51,9 @@ import math
 import numpy as np
 from numba import njit
 
-OBJECTIVES = ("ml", "la", "ls", "el", "kl")
+OBJECTIVES = ("ml", "la", "ls", "el", "kl", "ml-sum", "la-sum")
+#: objectives summed over the zero-loss rankings (Eq. 10 as printed) -> the mean over them that we default to
+SUMMED = {"ml-sum": "ml", "la-sum": "la"}
 OBJECTIVE_CODES = {name: code for code, name in enumerate(OBJECTIVES)}
 #: documents per training subset (Sec. 6): 6! = 720 rankings
 SUBSET_SIZE = 6
@@ -132,7 +139,7 @@ def _softmax_neg(F, out):
 def objective_gradient(code, E, losses, param, g, work):
     """Value of objective ``code`` (see OBJECTIVE_CODES) for one query, ``g = d value / dE`` into g.
 
-    ``param`` is a (for ``la``) or T (for ``kl``), ignored otherwise. ``work`` is scratch of
+    ``param`` is a (for ``la`` and ``la-sum``) or T (for ``kl``), ignored otherwise. ``work`` is scratch of
     E's length.
     """
     P = E.shape[0]
@@ -143,11 +150,15 @@ def objective_gradient(code, E, losses, param, g, work):
             n_zero += 1
             zero_mean += E[y]
     zero_mean /= n_zero
-    if code == 0 or code == 1:  # ml, la
-        shift = param if code == 1 else 0.0
+    if code == 0 or code == 1 or code == 5 or code == 6:  # ml, la, ml-sum, la-sum
+        shift = param if code == 1 or code == 6 else 0.0
         for y in range(P):
             work[y] = E[y] - shift * losses[y]
         log_z = _softmax_neg(work, g)  # g = p (of the augmented energies)
+        if code >= 5:  # Eq. 10's sum over Y0: |Y0| times the mean
+            for y in range(P):
+                g[y] = (1.0 if losses[y] == 0.0 else 0.0) - n_zero * g[y]
+            return n_zero * (zero_mean + log_z)
         for y in range(P):
             g[y] = (1.0 / n_zero if losses[y] == 0.0 else 0.0) - g[y]
         return zero_mean + log_z
@@ -187,7 +198,7 @@ def _check(objective, param):
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     if objective == "kl" and not param > 0:
         raise ValueError(f"the KL temperature T must be positive, got {param!r}")
-    if objective == "la" and not param >= 0:
+    if objective in ("la", "la-sum") and not param >= 0:
         raise ValueError(f"the loss-augmentation weight must be >= 0, got {param!r}")
     return OBJECTIVE_CODES[objective]
 
