@@ -24,4 +24,6 @@ REPORTS = {
 }
 
 #: Experiments that test a paper's claims: name -> claims(rows) -> list[claims.Claim] (the "Claims" section)
-CLAIMS = {}
+CLAIMS = {
+    haponchyk2018.EXPERIMENT: haponchyk2018.claims,
+}
