@@ -214,3 +214,40 @@ def test_the_report_lays_out_the_papers_feature_list_and_the_grid_study(tmp_path
     grid = sections["The C grids and Eq. 4's sum: similarity features"]
     assert f"| {SUM_ROW} | 1, 10, 100, 1000, 2000, 5000 | 1 .. 5000 (6) | 1 | 1 | yes | 0.7000 | 0.6900 | — |" in grid
     assert "857 training questions" in grid and "**0.7000**" in grid
+
+
+def _curve_rows(curves, features="sim"):
+    return [{"dataset": "wikiqa", "split": "official", "fold": 0, "model": model, "metric": f"curve:{e + 1:03d}",
+             "value": float(v), "params": json.dumps({"features": features, "grid": "full"})}
+            for model, values in curves.items() for e, v in enumerate(values)]
+
+
+def test_fig1_claims_read_the_dev_curves():
+    from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
+    from structrank.experiments.haponchyk2018 import claims
+
+    epochs = np.arange(1, 101)
+    lsp = np.full(100, 0.68)
+    lsp_ap = np.where(epochs <= 16, 0.69, 0.6805)  # above LSP early, hardly after
+    plateau = 0.70 + 0.01 * ((epochs >= 55) & (epochs <= 85))  # LSP-AP*: highest on 55-85
+    spike = plateau.copy()
+    spike[10] = 0.75  # one early spike 3.9 points above the plateau
+    rows = _curve_rows({"LSP": lsp, "LSP-AP": lsp_ap, "LSP-AP*": plateau})
+    rows += _curve_rows({"LSP": lsp, "LSP-AP": lsp[::-1] + 0.001, "LSP-AP*": spike}, features="paper")
+    fig1 = [c for c in claims(rows) if c.where.startswith("Fig. 1")]
+
+    def found(start):
+        return next(c for c in fig1 if c.claim.startswith(start))
+
+    early = found("The LSP-AP dev curve is distinctly superior to LSP's only in the beginning")
+    assert early.verdict == HOLDS and "mean +1.00 points over epochs 1-16 (above in 16 of 16)" in early.ours
+    assert "(does not hold there)" in early.why  # the paper-features curves: LSP-AP above all along
+    best = found("Exact inference gives the best dev curve (LSP-AP*)")
+    assert best.verdict == HOLDS and "above both in 100 of 100 epochs" in best.ours
+    window = found("LSP-AP* stabilises to its highest dev values between epochs 55 and 85")
+    assert window.verdict == HOLDS and "best epoch 55" in window.ours
+    assert "best epoch 11" in window.why and "(does not hold there)" in window.why
+    short = {c.claim: c.verdict for c in claims(_curve_rows({"LSP": lsp[:20], "LSP-AP": lsp_ap[:20],
+                                                            "LSP-AP*": plateau[:20]})) if c.where.startswith("Fig. 1")}
+    assert set(short.values()) == {UNTESTABLE}  # a quick run's 20 epochs do not reach the claims' epochs
+    assert FAILS not in short.values()

@@ -666,6 +666,8 @@ def report_sections(rows, out, link_prefix=""):
 CITATION = "Haponchyk & Moschitti 2018"
 #: "roughly 8 and 10 points": a margin within this many MAP points of the paper's counts as reproduced
 MARGIN_TOL = 0.02
+#: "stabilizing to its highest values" between two epochs: a mean there within this much of the curve's best
+PLATEAU_TOL = 0.005
 STRUCTURED = tuple(row for row in TABLE_ROWS if row != "SVM")
 ABLATION = "Ablation, the paper's feature list (rebuilt; Table 1/3/4 'paper' runs)"
 
@@ -891,8 +893,10 @@ def _fig1_claims(rows) -> list:
         best = int(np.argmax(v)) + 1
         window = v[54:85]
         rest = np.concatenate([v[:54], v[85:]])
-        return 55 <= best <= 85, (f"LSP-AP*'s best epoch {best} (dev MAP {v.max():.4f}); mean {window.mean():.4f} over "
-                                  f"epochs 55-85, {rest.mean():.4f} elsewhere")
+        holds = window.mean() > rest.mean() and v.max() - window.mean() <= PLATEAU_TOL
+        return holds, (f"LSP-AP*'s best epoch {best} (dev MAP {v.max():.4f}); mean {window.mean():.4f} over epochs "
+                       f"55-85, {rest.mean():.4f} elsewhere; holds when the window's mean is above the rest's and "
+                       f"within {100 * PLATEAU_TOL:.1f} points of the best")
 
     return [
         _judged("Fig. 1, Sec. 5.2.1", "The LSP-AP dev curve is distinctly superior to LSP's only in the beginning of "
