@@ -134,3 +134,43 @@ def test_bad_parameters_and_data(splits):
     only_bad = make_ranking_dataset(n_queries=5, random_state=3)
     with pytest.raises(ValueError, match="nothing to learn"):
         LatentPerceptronRanker().fit(only_bad.X, np.zeros(only_bad.n_rows), qid=only_bad.qid)
+
+
+def _eq4_by_brute_force(w, data, C, slack):
+    """Eq. 4 at w from its definition: every permutation of each query, AP from its formula."""
+    from test_positional import brute_values, permutations
+
+    from structrank.structures import positional_weights
+
+    total, n = 0.0, 0
+    for q in np.unique(data.qid):
+        rows = data.qid == q
+        s, z = np.asarray(data.X[rows] @ w, dtype=np.float64), (data.y[rows] >= 1).astype(np.int64)
+        if z.all() or not z.any():
+            continue  # not in Eq. 4's sum: no ranking of it is wrong
+        v = positional_weights(len(s), "harmonic")
+        worth = (s[permutations(len(s))] * v[None, :]).sum(axis=1)
+        correct = np.all(np.diff(z[permutations(len(s))], axis=1) <= 0, axis=1)  # good ones above bad ones
+        total += brute_values(s, z, v, 1.0).max() - worth[correct].max()
+        n += 1
+    return 0.5 * w @ w + C * (total if slack == "sum" else total / n)
+
+
+def test_eq4_sum_is_the_mean_with_c_times_the_queries_and_matches_its_definition():
+    """Eq. 4 as printed sums the slacks (``slack="sum"``); ours takes their mean. The same problem:
+    the sum with C is the mean with C |Q|, and each one's objective is Eq. 4 computed by brute force."""
+    data = make_ranking_dataset(n_queries=30, docs_per_query=(3, 6), random_state=4)
+    common = {"inference": "exact", "positions": "all", "tol": 1e-8, "outer_tol": 0.0, "max_outer": 6}
+    summed = LatentSSVMRanker(C=2.0, slack="sum", **common).fit(data)
+    n_queries = summed.n_queries_used_
+    assert 20 <= n_queries < 30  # some queries hold one relevance level only and are left out of |Q|
+    mean = LatentSSVMRanker(C=2.0 * n_queries, slack="mean", **common).fit(data)
+    np.testing.assert_allclose(summed.coef_, mean.coef_, atol=1e-6)
+    np.testing.assert_allclose(summed.objective_history_, mean.objective_history_, atol=1e-6)
+    for model, C, slack in ((summed, 2.0, "sum"), (mean, 2.0 * n_queries, "mean")):
+        assert _eq4_by_brute_force(model.coef_, data, C, slack) == pytest.approx(model.objective_history_.min(), abs=1e-6)
+    # and the conventions differ at one C: the sum weighs the slacks |Q| times more
+    small = LatentSSVMRanker(C=2.0, slack="mean", **common).fit(data)
+    assert small.coef_ @ small.coef_ < 0.5 * (summed.coef_ @ summed.coef_)
+    with pytest.raises(ValueError, match="slack"):
+        LatentSSVMRanker(slack="total").fit(data)

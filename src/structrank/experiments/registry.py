@@ -28,4 +28,5 @@ CLAIMS = {
     chakrabarti2008.EXPERIMENT: chakrabarti2008.claims,
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.claims,
     volkovs2011.EXPERIMENT: volkovs2011.claims,
+    haponchyk2018.EXPERIMENT: haponchyk2018.claims,
 }

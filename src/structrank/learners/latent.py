@@ -328,15 +328,22 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     """Latent structural SVM for MAP (Yu & Joachims 2009; LSSVM-AP and LSSVM-AP*).
 
     Minimises Eq. 4, ``1/2 |w|^2 + C/|Q| sum_q [max_r (Delta_ap(r) + w.Psi(r)) - max_{h correct} w.Psi(h)]``
-    (the mean over queries, like structrank's StructSVMRanker) by CCCP: impute each query's
-    latent ground truth with the current w, solve the structural SVM with it fixed by the
-    1-slack cutting-plane method, repeat until the imputation is unchanged.
+    (by default the mean over queries, like structrank's StructSVMRanker; ``slack="sum"`` is
+    Eq. 4 as printed, ``C sum_q``) by CCCP: impute each query's latent ground truth with the
+    current w, solve the structural SVM with it fixed by the 1-slack cutting-plane method, repeat
+    until the imputation is unchanged.
 
     Parameters
     ----------
     inference : {"greedy", "exact"}, default "greedy"
     C : float, default 1.0
-        Regularisation trade-off (weight of the mean slack).
+        Regularisation trade-off: the weight of the mean slack, or of the summed slacks with
+        ``slack="sum"``.
+    slack : {"mean", "sum"}, default "mean"
+        How C weighs the queries' slacks. "mean" keeps one C meaningful across training sets of
+        any size (StructSVMRanker's convention); "sum" is the paper's Eq. 4, ``C sum_q xi_q``,
+        under which the paper's grid {1, ..., 5000} was chosen. The two are one problem: "sum"
+        with C is "mean" with C times the number of queries used (``n_queries_used_``).
     weights : {"harmonic", "log2", "linear"}, default "harmonic"
     positions : {"positives", "all"}, default "positives"
         Keep only the top P positions of Psi in the constraints (Sec. 4.1), or all N.
@@ -362,18 +369,22 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     converged_ : bool
         The imputed ground truth or the objective stopped changing.
     objective_history_ : ndarray
-        Eq. 4 (with the inference's own max) after each CCCP iteration.
+        Eq. 4 (with the inference's own max) after each CCCP iteration, under ``slack``'s
+        weighting of the slacks.
     n_queries_used_ : int
+        The queries with a good and a bad document: the |Q| of Eq. 4.
     """
 
     _saved_attributes = ("coef_", "n_features_in_")
     _score_metric = "map"
     _score_convention = "letor4"
 
-    def __init__(self, inference="greedy", C=1.0, weights="harmonic", positions="positives", tol=1e-4, max_iter=1000,
-                 max_outer=30, outer_tol=1e-3, relevant_from=1, n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS):
+    def __init__(self, inference="greedy", C=1.0, slack="mean", weights="harmonic", positions="positives", tol=1e-4,
+                 max_iter=1000, max_outer=30, outer_tol=1e-3, relevant_from=1, n_jobs=None,
+                 shard_rows=DEFAULT_SHARD_ROWS):
         self.inference = inference
         self.C = C
+        self.slack = slack
         self.weights = weights
         self.positions = positions
         self.tol = tol
@@ -390,18 +401,23 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
             raise ValueError(f"inference must be 'greedy' or 'exact', got {self.inference!r}")
         if not self.C > 0:
             raise ValueError(f"C must be positive, got {self.C!r}")
+        if self.slack not in ("mean", "sum"):
+            raise ValueError(f"slack must be 'mean' or 'sum', got {self.slack!r}")
         loss = PositionalAPLoss(self.inference, self.weights, 1.0, self.positions, self.relevant_from)
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
+        n_queries = offsets.size - 1
+        # the cutting-plane solver weighs the mean slack: Eq. 4's sum is its mean times |Q|
+        C = float(self.C) * (n_queries if self.slack == "sum" else 1)
         X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
 
         def impute(w, scores):
             return _FixedTruth(loss, loss.star(scores, y, offsets), w)
 
-        result = cccp(X, y, offsets, impute, self.C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
+        result = cccp(X, y, offsets, impute, C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
                       self.n_jobs, self.shard_rows)
         self.coef_ = result.w
         self.n_outer_ = result.n_outer
         self.converged_ = result.converged
         self.objective_history_ = np.array(result.history)
-        self.n_queries_used_ = int(offsets.size - 1)
+        self.n_queries_used_ = int(n_queries)
         return self

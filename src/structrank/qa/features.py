@@ -285,6 +285,19 @@ FEATURES = {
     "cue_location": ("{0,1}", "C has 'in/at/near/from/of (the) X' with X capitalised"),
 }
 
+#: The columns of the paper's own feature list (Haponchyk & Moschitti 2018, Sec. 5.1, after
+#: Barron-Cedeno et al. 2016): cosine, longest common substring/subsequence, Jaccard, word
+#: containment and greedy string tiling, and nothing else. Our cues, counts (Cnt, WgtCnt, BM25),
+#: overlaps of numbers and names, lengths and question-type crosses are not in it; its PTK
+#: similarity is rebuilt in structrank.qa.syntax, and its ESA similarity needs a Wikipedia index
+#: that is not available here.
+PAPER_FEATURES = (
+    "cos_tf_words", "cos_tf_content", "cos_tfidf_words", "cos_tfidf_content", "cos_bigrams", "cos_trigrams",
+    "cos_char_2_4", "jaccard_words", "jaccard_content", "jaccard_bigrams", "jaccard_trigrams", "containment_q_in_c",
+    "containment_c_in_q", "containment_bigrams", "lcsubstring_chars", "lcsubsequence_tokens",
+    "lcsubsequence_tokens_sym", "gst_q", "gst_sym",
+)
+
 #: Candidate-side values each question type is crossed with: qtype=T*cue is the cue when the
 #: question is of type T, else 0 (10 types x 6 = 60 columns). Chosen by 5-fold cross-validation
 #: on WikiQA train among a few sets (MAP 0.674 with these, 0.652 without crosses, 0.670 crossing
