@@ -516,7 +516,7 @@ def _margin_section(rows, feature_set="sim"):
             "`ours - paper` what our features and implementation add to the model over the published value.")
     if "SVM" in test and len(test) > 1:
         others = [v for m, v in test.items() if m != "SVM"]
-        note += (f" On test our features lift the SVM baseline by {100 * test['SVM']:+.1f} points over the paper's, "
+        note += (f" On test these features lift the SVM baseline by {100 * test['SVM']:+.1f} points over the paper's, "
                  f"and the structured models by {100 * min(others):+.1f} to {100 * max(others):+.1f}: ")
         note += ("the pointwise classifier gains most from them, so the structured models' margin over it is "
                  "smaller than the paper's." if test["SVM"] > max(others) else
