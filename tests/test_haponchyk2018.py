@@ -188,6 +188,7 @@ def test_trec13_order_and_grid_claims_name_what_breaks_them():
         rows += [_grid_row("SVM-map", c, 0.7 - abs(np.log10(c) - 3) / 100),
                  _grid_row("SVM-map", c, 0.68, metric="test:map")]
     rows += _table_rows({"SVM": {"test:map": 0.6}})
+    rows += _table_rows({"SVM": {"test:map": 0.55}, "LSSVM-AP": {"test:map": 0.62}}, features="paper")
     found = {c.claim: c for c in claims(rows)}
     order = found["The order of the models on TREC13 by MAP"]
     assert order.verdict == FAILS and "out of the paper's order: SVM-map < SVM, LSP < LSSVM-AP" in order.ours
@@ -197,6 +198,7 @@ def test_trec13_order_and_grid_claims_name_what_breaks_them():
     assert found["SVM-map: the grid {1, 10, 100, 1000, 2000, 5000} holds the dev optimum of C"].verdict == HOLDS
     eq4 = [c for c in found.values() if c.where.startswith("Eq. 4")][0]
     assert eq4.verdict == FAILS and "sum C = 1 (the mean's C = 1 x |Q|)" in eq4.ours and "+5.00 over the SVM" in eq4.ours
+    assert "the paper's feature list (Table 1, our mean): LSSVM-AP 0.6200 - SVM 0.5500 = +7.00 points" in eq4.why
     # a study fitted in part says what it has and which points are missing
     partial = [r for r in rows if not (r["model"] == SUM_ROW and json.loads(r["params"]).get("C", 0) > 100)]
     found = {c.claim: c for c in claims(partial)}
