@@ -185,7 +185,7 @@ def word_tag_ngram_features(sentences_words, candidates_tags, vocabulary=None):
     Parameters and returns are those of :func:`suffix_tag_pair_features` (names are 3-tuples).
 
     >>> X, vocab = word_tag_ngram_features([["the", "selling"]], [[["DT", "NN"]]])
-    >>> [f for f in vocab if f[1] == "selling"]
+    >>> [f for f in vocab if f[:2] == ("w", "selling")]
     [('w', 'selling', 'DT_NN'), ('w', 'selling', 'NN')]
     >>> float(X[0, vocab[("t", "", "<s>_DT_NN")]]), float(X[0, vocab[("t", "", "DT_NN_</s>")]])
     (1.0, 1.0)
