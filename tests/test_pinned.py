@@ -52,6 +52,15 @@ def test_own_metric_quick_run_is_pinned(data_root, tmp_path):
                                 if not r["metric"].startswith(own_metric.QUERY_PREFIX)})
 
 
+def test_letor_baselines_quick_run_is_pinned(data_root, tmp_path):
+    """Linear regression and RankSVM, chosen on vali from the quick grids, on MQ2008 Fold1-2."""
+    from structrank.experiments import letor_baselines
+
+    rows = letor_baselines.reproduce(tmp_path, data_root, quick=True)
+    check_pinned("letor-baselines", {f"{r['dataset']}/{r['fold']}/{r['model']}/{r['metric']}": r["value"]
+                                     for r in rows})
+
+
 def test_chakrabarti2008_structural_svms_are_pinned(data_root):
     """Every criterion of Fig. 9 at a fixed C on Fold1 of OHSUMED and MQ2008."""
     from structrank import StructSVMRanker
