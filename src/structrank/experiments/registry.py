@@ -29,4 +29,5 @@ CLAIMS = {
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.claims,
     volkovs2011.EXPERIMENT: volkovs2011.claims,
     haponchyk2018.EXPERIMENT: haponchyk2018.claims,
+    croce2016.EXPERIMENT: croce2016.claims,
 }
