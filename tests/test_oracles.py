@@ -204,6 +204,40 @@ def test_dorm_oracle_equals_brute_force(case, k, cut):
         np.arange(len(s)) < (cut if cut is not None else len(s)))), atol=TOL)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 80).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(-3, 3, allow_nan=False, width=32) | st.sampled_from([0.0, 1.0]), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n))), st.integers(1, 12), st.sampled_from([None, 1, 5, 30]),
+    st.sampled_from([1.0, 3.0]))
+def test_two_level_dorm_dp_reaches_the_assignment_optimum(case, k, cut, gain):
+    """On long lists (beyond brute force) the DP for two gain levels finds a ranking whose value
+    s . A(rank) + Delta equals scipy's assignment optimum, and its coefficients and loss are those
+    of the ranking it returns."""
+    from scipy.optimize import linear_sum_assignment
+
+    from structrank.oracles.dorm import dorm_query
+    from structrank.structures import dorm_decay
+
+    s, gains = np.array(case[0]), gain * np.array(case[1], dtype=np.float64)
+    n = s.size
+    discount = 1.0 / np.log2(np.arange(n) + 2.0)
+    decay = dorm_decay(n, cut)
+    coef, delta, order = dorm_query(s, gains, k, discount, decay)
+    np.testing.assert_array_equal(np.sort(order), np.arange(n))
+    np.testing.assert_allclose(coef[order], decay, atol=0)
+    depth = min(k, n)
+    ideal = np.sort(gains)[::-1][:depth] @ discount[:depth]
+    if ideal <= 0 or np.all(gains == gains[0]):
+        assert delta == 0.0
+        return
+    assert delta == pytest.approx(1.0 - gains[order[:depth]] @ discount[:depth] / ideal, abs=1e-12)
+    d = np.zeros(n)
+    d[:depth] = discount[:depth] / ideal
+    cells = s[:, None] * decay[None, :] - gains[:, None] * d[None, :]
+    rows, cols = linear_sum_assignment(cells, maximize=True)
+    assert s @ coef + delta == pytest.approx(cells[rows, cols].sum() + 1.0, abs=1e-9)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(2, 7).flatmap(lambda n: st.tuples(
     st.lists(st.floats(-3, 3, allow_nan=False, width=32), min_size=n, max_size=n),
@@ -284,7 +318,8 @@ def test_batch_equals_query_by_query():
     s = rng.normal(size=offsets[-1])
     y = rng.integers(0, 3, size=offsets[-1])
     for loss in (StructuredLoss("map"), StructuredLoss("ndcg", k=3), StructuredLoss("mrr"),
-                 StructuredLoss("ndcg", "dorm", dorm_cut=4), make_loss("combo")):
+                 StructuredLoss("ndcg", "dorm", dorm_cut=4), StructuredLoss("ndcg", "dorm"),
+                 StructuredLoss("ndcg", "dorm", gain="exp2"), StructuredLoss("ndcg-nc", "dorm"), make_loss("combo")):
         coef, delta = loss.batch(s, y, offsets)
         for q in range(len(sizes)):
             a, b = offsets[q], offsets[q + 1]

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from structrank.metrics.conventions import CONVENTIONS
-from structrank.oracles.dorm import dorm_query
+from structrank.oracles.dorm import dorm_query, is_two_level, two_level_batch
 from structrank.oracles.graded import graded_ndcg_batch, graded_po_star
 from structrank.oracles.mrr import mrr_kernel
 from structrank.oracles.po import auc_kernel, map_kernel, mrr_po_kernel, ndcg_kernel
@@ -239,6 +239,13 @@ class StructuredLoss:
     def _dorm_batch(self, scores, labels, offsets, out=None):
         gains = self._gains(labels)
         coef, order = batch_outputs(scores.shape[0], out)
+        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        decay = self.decay(longest)
+        if is_two_level(gains, decay):  # binary relevance: one numba pass over the queries
+            level = float(gains.max())
+            return coef, two_level_batch(np.ascontiguousarray(scores, dtype=np.float64), gains > 0,
+                                         level if level > 0 else 1.0, np.asarray(offsets, dtype=np.int64), self._cut,
+                                         _table_for(self.discount, longest), decay, coef, order), order
         delta = np.empty(offsets.shape[0] - 1)
         for q in range(offsets.shape[0] - 1):
             a, b = offsets[q], offsets[q + 1]
