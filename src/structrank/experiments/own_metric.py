@@ -41,6 +41,7 @@ COMPARE = {"ndcg@10": ("SVM-ndcg", "SVM-ndcg latent", "SVM-ndcg-nc", "DORM spars
            "mrr@10": ("SVM-mrr", "SVM-mrr latent")}
 METRICS = ("map", "mrr@10", "ndcg@10")
 QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"
+TRAIN_PREFIX = "train:"  # the chosen model's fit: its average slack and |w|^2 on the training file
 QUICK_GRID = {"C": [0.1, 1.0]}
 MARGIN = 0.01  # "at least SVM-auc's minus one point"
 
@@ -67,6 +68,9 @@ def _run(spec, root):
     out += [Measurement(f"{QUERY_PREFIX}{q}:{m}", convention, float(v))
             for m in METRICS for q, v in zip(result.qids, result.per_query[m])]
     out += [Measurement("chosen:C", "param", float(params["C"])), Measurement("vali:" + metric, convention, vali_value)]
+    # the fit at the chosen C: an average slack near 1 with |w|^2 near 0 is a hinge that stays at its w = 0 value
+    out += [Measurement(TRAIN_PREFIX + "slack", "fit", float(model.slack_)),
+            Measurement(TRAIN_PREFIX + "w_norm2", "fit", float(model.coef_ @ model.coef_))]
     return out
 
 
@@ -120,8 +124,34 @@ def comparison_table(rows, dataset):
         text += "\n\n" + "\n".join(
             f"- {model} on {metric}: {100 * t.mean_diff:+.2f} points against SVM-auc "
             f"({'meets' if holds else 'misses'} the one-point bar; {t.verdict().replace('A', model).replace('B', 'SVM-auc')})."
+            + ("" if holds else fit_note(rows, dataset, model))
             for metric, model, t, holds in findings)
     return text
+
+
+def fit_means(rows, dataset, model):
+    """{slack, w_norm2}: the chosen fits' training values, means over folds (empty when not recorded)."""
+    out = {}
+    for name in ("slack", "w_norm2"):
+        values = [r["value"] for r in rows if r["dataset"] == dataset and r["model"] == model
+                  and r["metric"] == TRAIN_PREFIX + name]
+        if values:
+            out[name] = sum(values) / len(values)
+    return out
+
+
+def fit_note(rows, dataset, model):
+    """A sentence from the recorded fits: the chosen model's training slack and |w|^2 against SVM-auc's."""
+    mine, reference = fit_means(rows, dataset, model), fit_means(rows, dataset, REFERENCE)
+    if not mine:
+        return ""
+    note = f" At its chosen C its average training slack is {mine['slack']:.4f} with |w|^2 {mine['w_norm2']:.3g}"
+    if reference:
+        note += f" (SVM-auc: {reference['slack']:.4f}, |w|^2 {reference['w_norm2']:.3g})"
+    if mine["slack"] >= 0.99:
+        note += ("; a slack this close to its value at w = 0 (1 for a loss in [0, 1]) says the hinge barely falls below "
+                 "its w = 0 value for any w the regulariser allows")
+    return note + "."
 
 
 def report_sections(rows, out=None, link_prefix=""):
@@ -138,6 +168,11 @@ def report_sections(rows, out=None, link_prefix=""):
         chosen = [r for r in part if r["metric"] == "chosen:C"]
         sections.append((f"{dataset}: the C chosen on each fold's vali file",
                          markdown_table(chosen, index="model", columns="fold", fmt="{:g}", row_order=list(MODELS))))
+        fits = [{**r, "metric": r["metric"][len(TRAIN_PREFIX):]} for r in part if r["metric"].startswith(TRAIN_PREFIX)]
+        if fits:
+            sections.append((f"{dataset}: the chosen fits on the training file (average slack and |w|^2, mean ± std over "
+                             f"{folds} folds)", markdown_table(fits, std=True, row_order=list(MODELS),
+                                                               column_order=["slack", "w_norm2"])))
         sections.append((f"{dataset}: each loss against SVM-auc on its own metric, paired over the "
                          f"{folds} folds' pooled test queries", comparison_table(part, dataset)))
     return sections
