@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries
-from structrank.learners.qp import dual_objective, solve_dual
+from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
 from structrank.oracles.latent import ImputedTarget, check_latent
 from structrank.oracles.losses import _component
@@ -179,6 +179,8 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
         # The gradient H a - b carries rounding of order eps * C * max|H|: a gap below that cannot
         # be reached, and at large C an absolute 1e-12 would keep SMO turning until max_steps.
         scale = max(1.0, np.abs(b).max(), float(C) * np.abs(H).max())
+        if n_groups == 1:  # the exact active-set solve first; SMO then confirms (or finishes) it
+            active_set_dual(H, b, float(C), alpha, qp_tol * scale, 10 * alpha.size + 50)
         steps, _ = solve_dual(H, b, group, n_groups, float(C), alpha, qp_tol * scale, 10**7)
         trace.qp_seconds += time.perf_counter() - start
         trace.qp_steps += int(steps)
