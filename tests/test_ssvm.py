@@ -187,3 +187,51 @@ def test_stopping_at_max_iter_reports_the_final_model(split):
     diff = (loss.star(scores, train.y, train.offsets) - c_hat)[rows]
     violation = delta[keep].mean() - scores[rows] @ diff / len(keep)
     assert model.objective_ == pytest.approx(0.5 * model.coef_ @ model.coef_ + 100.0 * max(violation, 0.0))
+
+
+@pytest.mark.parametrize("params,metrics,convention", [
+    ({"loss": "auc"}, ["auc"], "letor4"), ({"loss": "map"}, ["map"], "letor4"),
+    ({"loss": "ndcg", "k": 5}, ["ndcg@5"], "letor4"), ({"loss": "ndcg-nc"}, ["ndcg"], "letor4"),
+    ({"loss": "mrr", "k": 3}, ["mrr@3"], "letor4"), ({"loss": "ndcg", "discount": "log2"}, ["ndcg@10"], "trec"),
+    ({"loss": "combo", "components": ("map", "mrr/po")}, ["map", "mrr@10"], "letor4"),
+])
+def test_score_is_the_metric_the_loss_stands_for(split, params, metrics, convention):
+    """score() is the loss's own metric on binary relevance (the mean of SVM-combo's components'),
+    so GridSearchCV without ``scoring`` tunes it; ``metric``/``convention`` override it."""
+    train, test = split
+    model = StructSVMRanker(C=1.0, **params).fit(train)
+    binary = (test.y >= 1).astype(int)
+    expected = evaluate(binary, model.predict(test.X), test.qid, metrics, convention, docids=test.docids).metrics
+    assert model.score(test) == pytest.approx(np.mean(list(expected.values())), abs=1e-12)
+    other = clone(model).set_params(metric="p@3", convention="letor3").fit(train)
+    assert other.score(test) == pytest.approx(
+        evaluate(test.y, other.predict(test.X), test.qid, ["p@3"], "letor3").metrics["p@3"], abs=1e-12)
+
+
+def test_graded_ndcg_is_scored_on_graded_labels(split):
+    train, test = split
+    assert set(np.unique(test.y)) - {0, 1}  # the synthetic labels are graded
+    model = StructSVMRanker(loss="ndcg", gain="exp2").fit(train)
+    expected = evaluate(test.y, model.predict(test.X), test.qid, ["ndcg@10"], "mslr").metrics["ndcg@10"]
+    assert model.score(test) == pytest.approx(expected, abs=1e-12)
+
+
+def test_grid_search_without_scoring_tunes_the_loss_metric(split):
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    from structrank.model_selection import QueryKFold
+
+    train, _ = split
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(StructSVMRanker(loss="mrr", k=3), {"C": [0.01, 1.0]}, cv=QueryKFold(3)).fit(
+            train.X, train.y, qid=train.qid)
+    folds = QueryKFold(3).split(train.X, train.y, groups=train.qid)
+    by_hand = []
+    for train_rows, test_rows in folds:
+        model = StructSVMRanker(loss="mrr", k=3, C=search.best_params_["C"]).fit(
+            train.X[train_rows], train.y[train_rows], qid=train.qid[train_rows])
+        binary = (train.y[test_rows] >= 1).astype(int)
+        by_hand.append(evaluate(binary, model.predict(train.X[test_rows]), train.qid[test_rows], ["mrr@3"],
+                                "letor4").metrics["mrr@3"])
+    assert search.best_score_ == pytest.approx(np.mean(by_hand), abs=1e-12)

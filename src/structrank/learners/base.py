@@ -89,15 +89,26 @@ class BaseRanker(BaseEstimator):
         return validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
 
     def score(self, X, y=None, qid=None):
-        """Mean of the ranker's metric (``_score_metric`` under ``_score_convention``) over queries."""
+        """Mean over queries of the metric the ranker stands for (``_scoring``: for a structured loss,
+        the loss's own metric), as in scikit-learn: GridSearchCV without ``scoring`` tunes it."""
+        docids = X.docids if isinstance(X, RankingDataset) else None  # trec_eval's tie rule needs them
         X, y, qid = unpack(X, y, qid)
         if qid is None:
             raise DataValidationError(
                 f"{type(self).__name__}.score needs qid. Inside GridSearchCV or cross_val_score, enable "
                 "metadata routing: sklearn.set_config(enable_metadata_routing=True)"
             )
-        result = evaluate(y, self.predict(X), qid, [self._score_metric], self._score_convention)
-        return next(iter(result.metrics.values()))
+        metrics, convention, relevant_from = self._scoring()
+        y = np.asarray(y)
+        if relevant_from is not None:  # a loss on binary relevance is judged on binary labels
+            y = (y >= relevant_from).astype(np.int64)
+        result = evaluate(y, self.predict(X), qid, list(metrics), convention, docids=docids)
+        return float(np.mean(list(result.metrics.values())))
+
+    def _scoring(self):
+        """(metrics, convention, relevant_from) of ``score``: the mean of the metrics under the
+        convention, on labels binarised at ``relevant_from`` (None: the labels as they are)."""
+        return (self._score_metric,), self._score_convention, None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -28,7 +28,7 @@ from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.oracles import DEFAULT_COMBO, make_loss
 from structrank.oracles.latent import ImputedTarget, check_latent
-from structrank.oracles.losses import _component
+from structrank.oracles.losses import DISCOUNTS, _component
 from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, matvec, ordered_sum, rmatvec, scratch,
                                  shard_memo)
 
@@ -189,6 +189,22 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     return w, alpha, n_iter, converged, trace
 
 
+_LOSS_METRIC = {"auc": "auc", "map": "map", "ndcg": "ndcg@{k}", "ndcg-nc": "ndcg", "mrr": "mrr@{k}"}
+
+
+def scoring_metric(loss, k=10, components=DEFAULT_COMBO) -> tuple:
+    """The metrics a structural SVM's loss stands for (SVM-combo: each of its components').
+
+    >>> scoring_metric("ndcg", 5), scoring_metric("combo", 10, ("map", "mrr/po"))
+    (('ndcg@5',), ('map', 'mrr@10'))
+    """
+    names = [_component(c)[0] for c in components] if loss == "combo" else [loss]
+    unknown = [n for n in names if n not in _LOSS_METRIC]
+    if unknown:
+        raise ValueError(f"no metric for loss {unknown[0]!r}; known: {sorted(_LOSS_METRIC)}")
+    return tuple(dict.fromkeys(_LOSS_METRIC[n].format(k=k) for n in names))
+
+
 @dataclass
 class CCCPResult:
     """What a CCCP run of a latent structural SVM found."""
@@ -320,6 +336,12 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         1e-4 moved SVM-ndcg's test NDCG@10 from 0.2257 to 0.2275 and 1e-5 only to 0.2277.
     max_iter : int, default 1000
         Cutting-plane iterations (oracle calls per loss).
+    metric, convention : str or None, default None
+        What ``score`` (and so GridSearchCV without ``scoring``) measures. None: the metric the
+        loss stands for (``scoring_metric``): AUC, MAP, NDCG@k, NDCG, MRR@k, or for SVM-combo
+        the mean of its components' metrics, under "letor4" ("trec" with the log2 discount;
+        "mslr" for graded gains), on labels binarised at ``relevant_from`` when the loss sees
+        binary relevance. Set, the metric is measured on the labels as they are.
     n_jobs : int or None, default None
         None: the oracles run in this process over all queries at once. An int (1, 2, ..., -1
         for all cores): the queries are cut into shards of about ``shard_rows`` rows whose
@@ -364,7 +386,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
                  discount="letor", dorm_cut=None, gain="binary", relevant_from=1, target="ideal", max_outer=30,
-                 outer_tol=1e-3, tol=1e-4, max_iter=1000, n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS):
+                 outer_tol=1e-3, tol=1e-4, max_iter=1000, metric=None, convention=None, n_jobs=None,
+                 shard_rows=DEFAULT_SHARD_ROWS):
         self.loss = loss
         self.C = C
         self.k = k
@@ -380,8 +403,18 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.outer_tol = outer_tol
         self.tol = tol
         self.max_iter = max_iter
+        self.metric = metric
+        self.convention = convention
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
+
+    def _scoring(self):
+        if self.metric is not None:
+            return (self.metric,), self.convention or "letor4", None
+        graded = self.gain == "exp2"
+        default = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")  # the convention of its discount
+        return scoring_metric(self.loss, self.k, self.components), self.convention or default, \
+            None if graded else self.relevant_from
 
     def _losses(self):
         if self.slacks not in ("separate", "shared"):
