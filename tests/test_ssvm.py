@@ -191,8 +191,9 @@ def test_stopping_at_max_iter_reports_the_final_model(split):
 
 @pytest.mark.parametrize("params,metrics,convention", [
     ({"loss": "auc"}, ["auc"], "letor4"), ({"loss": "map"}, ["map"], "letor4"),
-    ({"loss": "ndcg", "k": 5}, ["ndcg@5"], "letor4"), ({"loss": "ndcg-nc"}, ["ndcg"], "letor4"),
-    ({"loss": "mrr", "k": 3}, ["mrr@3"], "letor4"), ({"loss": "ndcg", "discount": "log2"}, ["ndcg@10"], "trec"),
+    ({"loss": "ndcg", "k": 5, "gain": "binary"}, ["ndcg@5"], "letor4"), ({"loss": "ndcg-nc"}, ["ndcg"], "letor4"),
+    ({"loss": "mrr", "k": 3}, ["mrr@3"], "letor4"),
+    ({"loss": "ndcg", "discount": "log2", "gain": "binary"}, ["ndcg@10"], "trec"),
     ({"loss": "combo", "components": ("map", "mrr/po")}, ["map", "mrr@10"], "letor4"),
 ])
 def test_score_is_the_metric_the_loss_stands_for(split, params, metrics, convention):
@@ -235,3 +236,33 @@ def test_grid_search_without_scoring_tunes_the_loss_metric(split):
         by_hand.append(evaluate(binary, model.predict(train.X[test_rows]), train.qid[test_rows], ["mrr@3"],
                                 "letor4").metrics["mrr@3"])
     assert search.best_score_ == pytest.approx(np.mean(by_hand), abs=1e-12)
+
+
+def test_auto_gain_is_graded_for_ndcg_on_graded_labels_and_binary_otherwise(split):
+    """gain="auto" (the default): graded gains for NDCG@k when the training labels have more than
+    two levels (the same model as gain="exp2"), binary relevance for two levels, for the latent
+    target and for the losses without a graded oracle; the choice is gain_."""
+    train, _ = split
+    assert np.unique(train.y).size > 2
+    auto = StructSVMRanker(loss="ndcg").fit(train)
+    assert auto.gain_ == "exp2"
+    np.testing.assert_array_equal(auto.coef_, StructSVMRanker(loss="ndcg", gain="exp2").fit(train).coef_)
+    binary_labels = (train.y >= 1).astype(int)
+    two = StructSVMRanker(loss="ndcg").fit(train.X, binary_labels, qid=train.qid)
+    assert two.gain_ == "binary"
+    np.testing.assert_array_equal(two.coef_, StructSVMRanker(loss="ndcg", gain="binary").fit(
+        train.X, binary_labels, qid=train.qid).coef_)
+    for params in ({"loss": "ndcg", "target": "latent"}, {"loss": "ndcg-nc"}, {"loss": "map"}, {"loss": "mrr"},
+                   {"loss": "ndcg", "gain": "binary"}):
+        assert StructSVMRanker(max_iter=3, **params).fit(train).gain_ == "binary", params
+    with pytest.raises(ValueError, match="gain"):
+        StructSVMRanker(loss="ndcg", gain="graded").fit(train)
+
+
+def test_reproductions_keep_the_papers_binary_gain():
+    from structrank.models import get_model
+
+    assert get_model("svm-ndcg").make().gain == "auto"
+    assert get_model("svm-ndcg", paper=True).make().gain == "binary"
+    assert get_model("dorm", paper=True).make(gain="exp2").gain == "exp2"  # a row's own choice wins
+    assert "gain" not in get_model("lssvm-ap", paper=True).defaults

@@ -174,8 +174,8 @@ def _mq2008_fold1(data_root):
 
 # (loss parameters, two values of C): phi_mrr is a count (not scaled by 1/(n+ n-)), so its C is lower
 CONVEX_LOSSES = {"auc": ({"loss": "auc"}, (0.01, 1.0)), "map": ({"loss": "map"}, (0.01, 1.0)),
-                 "ndcg": ({"loss": "ndcg"}, (0.01, 1.0)), "ndcg-nc": ({"loss": "ndcg-nc"}, (0.01, 1.0)),
-                 "dorm-cut30": ({"loss": "ndcg", "feature_map": "dorm", "dorm_cut": 30}, (0.01, 1.0)),
+                 "ndcg": ({"loss": "ndcg", "gain": "binary"}, (0.01, 1.0)), "ndcg-nc": ({"loss": "ndcg-nc"}, (0.01, 1.0)),
+                 "dorm-cut30": ({"loss": "ndcg", "feature_map": "dorm", "dorm_cut": 30, "gain": "binary"}, (0.01, 1.0)),
                  "mrr": ({"loss": "mrr"}, (1e-4, 0.01))}
 
 

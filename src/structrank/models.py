@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -142,11 +143,16 @@ MODELS = {
 }
 
 
-def get_model(name: str) -> ModelSpec:
+def get_model(name: str, paper: bool = False) -> ModelSpec:
+    """The model ``name``; ``paper=True``: with the papers' binary NDCG gain fixed (``gain="binary"``
+    where the estimator's default is "auto"), as the reproductions use it."""
     try:
-        return MODELS[name]
+        spec = MODELS[name]
     except KeyError:
         raise ValueError(f"unknown model {name!r}; known: {', '.join(MODELS)}") from None
+    if paper and spec.cls().get_params(deep=False).get("gain") == "auto":
+        spec = dataclasses.replace(spec, defaults={**spec.defaults, "gain": "binary"})
+    return spec
 
 
 def parse_assignments(items) -> dict:

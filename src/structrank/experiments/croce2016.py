@@ -368,7 +368,7 @@ def _letor_run(spec, root):
                                n_landmarks=spec.params["nystroem"], random_state=0)
         train = train.with_X(nys.fit_transform(train.X.toarray() if hasattr(train.X, "toarray") else train.X))
         vali, test = (d.with_X(nys.transform(d.X.toarray() if hasattr(d.X, "toarray") else d.X)) for d in (vali, test))
-    model_spec = get_model(LETOR_ROWS[spec.model.split(" + ")[0]])
+    model_spec = get_model(LETOR_ROWS[spec.model.split(" + ")[0]], paper=True)
     model, params, _ = select_on_vali(model_spec, train, vali, convention=convention, grid={"C": list(LETOR_C)})
     seconds = time.perf_counter() - tic
     result = evaluate(test.y, model.predict(test.X), test.qid, ["map", "ndcg@10", "mrr@10"], convention)

@@ -59,7 +59,7 @@ def _run(spec, root):
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)
     train = _load(str(fold.train), None)
     vali, test = _load(str(fold.vali), train.n_features), _load(str(fold.test), train.n_features)
-    model_spec = dataclasses.replace(get_model(name), metric=metric)
+    model_spec = dataclasses.replace(get_model(name, paper=True), metric=metric)
     grid = QUICK_GRID if spec.params.get("grid") == "quick" else None
     model, params, vali_value = select_on_vali(model_spec, train, vali, fixed[0] if fixed else None,
                                                convention=convention, grid=grid)

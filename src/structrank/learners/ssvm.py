@@ -315,9 +315,15 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         1/log2(rank + 1)).
     dorm_cut : int or None
         DORM's sparse decay: A(r) = 0 from rank ``dorm_cut`` on.
-    gain : {"binary", "exp2"}
-        NDCG gain: binary relevance (the paper) or graded, 2^label - 1 ("exp2"; with phi_po
-        the pairs are then all pairs of different labels, see structrank.oracles.graded).
+    gain : {"auto", "binary", "exp2"}, default "auto"
+        NDCG gain: binary relevance (the paper's; label >= ``relevant_from`` is good) or graded,
+        2^label - 1 ("exp2"; with phi_po the pairs are then all pairs of different labels, see
+        structrank.oracles.graded). "auto" takes graded gains for NDCG@k (phi_po or phi_dorm,
+        ideal target) when the training labels have more than two levels, binary otherwise; the
+        choice is ``gain_``. Why: on graded data the binary loss cannot tell a perfect document
+        from a fair one, and the graded metric users report then suffers; the paper's binary
+        loss stays ``gain="binary"`` (what the reproductions use). NDCG without cut-off, the
+        other losses and the latent target see binary relevance whatever this says.
     relevant_from : int, default 1
     target : {"ideal", "latent"}, default "ideal"
         The correct structure each ranking is compared with. "ideal" (the paper): every good
@@ -372,6 +378,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         CCCP solves (1 with ``target="ideal"``).
     oracle_seconds_, qp_seconds_ : float
         Time spent in loss-augmented inference and in the QP (Fig. 8).
+    gain_ : {"binary", "exp2"}
+        The NDCG gain the fit used (``gain="auto"`` resolved on the training labels).
 
     Examples
     --------
@@ -385,7 +393,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     _saved_attributes = ("coef_", "n_features_in_")
 
     def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
-                 discount="letor", dorm_cut=None, gain="binary", relevant_from=1, target="ideal", max_outer=30,
+                 discount="letor", dorm_cut=None, gain="auto", relevant_from=1, target="ideal", max_outer=30,
                  outer_tol=1e-3, tol=1e-4, max_iter=1000, metric=None, convention=None, n_jobs=None,
                  shard_rows=DEFAULT_SHARD_ROWS):
         self.loss = loss
@@ -411,7 +419,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     def _scoring(self):
         if self.metric is not None:
             return (self.metric,), self.convention or "letor4", None
-        graded = self.gain == "exp2"
+        graded = getattr(self, "gain_", self.gain) == "exp2"
         default = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")  # the convention of its discount
         return scoring_metric(self.loss, self.k, self.components), self.convention or default, \
             None if graded else self.relevant_from
@@ -424,7 +432,17 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         if self.loss == "combo" and self.slacks == "separate":
             return [make_loss(*_component(c), self.k, self.discount, self.relevant_from) for c in self.components]
         return [make_loss(self.loss, self.feature_map, self.k, self.discount, self.relevant_from, self.dorm_cut,
-                          self.gain, tuple(self.components))]
+                          self.gain_, tuple(self.components))]
+
+    def _resolve_gain(self, y):
+        """``gain_``: "auto" is graded for NDCG@k with phi_po or phi_dorm and the ideal target
+        when the labels have more than two levels (the graded oracles cover only these)."""
+        if self.gain not in ("auto", "binary", "exp2"):
+            raise ValueError(f"gain must be 'auto', 'binary' or 'exp2', got {self.gain!r}")
+        if self.gain != "auto":
+            return self.gain
+        graded_loss = self.loss == "ndcg" and self.feature_map in (None, "po", "dorm") and self.target == "ideal"
+        return "exp2" if graded_loss and np.unique(np.asarray(y)).size > 2 else "binary"
 
     def fit(self, X, y=None, qid=None):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset, or a LetorCache, as X).
@@ -439,6 +457,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not self.C > 0:
             raise ValueError(f"C must be positive, got {self.C!r}")
+        self.gain_ = self._resolve_gain(y)
         losses = self._losses()
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)  # only these can be violated
         self.n_queries_used_ = int(offsets.size - 1)
@@ -488,6 +507,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
             raise ValueError(f"C must be positive, got {self.C!r}")
         if self.target != "ideal":
             raise ValueError("target='latent' does not train on a LetorCache yet: read the file with read_letor")
+        self.gain_ = self._resolve_gain(cache.y)
         losses = self._losses()
         offsets = np.asarray(cache.offsets, dtype=np.int64)
         y = np.asarray(cache.y)
