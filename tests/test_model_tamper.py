@@ -34,6 +34,7 @@ from structrank.learners import (
     PolySVCRanker,
     RankSVM,
     StructSVMRanker,
+    StructuredBoostingRanker,
 )
 from structrank.model_io import load_model, save_model
 
@@ -49,6 +50,7 @@ ESTIMATORS = {
     "PolySVCRanker": lambda: PolySVCRanker(),
     "McRank": lambda: McRank(n_estimators=3, min_child_samples=2),
     "LambdaMARTRanker": lambda: LambdaMARTRanker(n_estimators=3, min_child_samples=2),
+    "StructuredBoostingRanker": lambda: StructuredBoostingRanker(loss="map", n_estimators=3, min_child_samples=2),
 }
 CLASSES = list(ESTIMATORS)
 
@@ -226,13 +228,18 @@ def array_tamperings(path):
     for key in getattr(RANKER_CLASSES[header["class"]], "_text_attributes", ()):
         text = str(arrays[key])
         cases += [
+            (f"{key} bytes", same_header(key, np.array(text.encode())), rf"{key}"),
+            (f"{key} an array of strings", same_header(key, np.array([text, text])), rf"{key}"),
+        ]
+        if key != "booster_text_":  # a word from a fixed set (StructuredBoostingRanker's gain_)
+            cases.append((f"{key} unknown value", same_header(key, np.array("banana")), rf"{key}"))
+            continue
+        cases += [
             (f"{key} not a model", same_header(key, np.array("tree\nnum_leaves=banana\n")), r"LightGBM|booster"),
             (f"{key} truncated", same_header(key, np.array(text[: len(text) // 3])), r"LightGBM|booster"),
             (f"{key} lone surrogate", same_header(key, np.array(text + "\ud800")), r"LightGBM|booster"),
             (f"{key} bad pandas_categorical", same_header(key, np.array(text.rstrip() + "\n\npandas_categorical:{[\n")),
              r"LightGBM|booster"),
-            (f"{key} bytes", same_header(key, np.array(text.encode())), rf"{key}"),
-            (f"{key} an array of strings", same_header(key, np.array([text, text])), rf"{key}"),
         ]
     return cases
 

@@ -18,6 +18,7 @@ _LAZY = {
     "LatentPerceptronRanker": "structrank.learners",
     "LatentSSVMRanker": "structrank.learners",
     "PermutationCRFRanker": "structrank.learners",
+    "StructuredBoostingRanker": "structrank.learners",
 }
 
 

@@ -215,6 +215,9 @@ def load_model(path):
             raise DataFormatError(path, None, f"{key} must be a non-negative integer scalar", key)
         setattr(model, key, value.item() if value.ndim == 0 else value)
     _check_shapes(path, model)
+    for key, allowed in getattr(model, "_text_choices", {}).items():  # text attributes from a fixed set
+        if str(getattr(model, key)) not in allowed:
+            raise DataFormatError(path, None, f"{key} must be one of {', '.join(allowed)}", key)
     if hasattr(model, "_booster"):  # parse a LightGBM model's text now, so that a bad one names this file
         try:
             model._booster()

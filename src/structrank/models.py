@@ -22,6 +22,7 @@ from structrank.learners import (
     PermutationCRFRanker,
     PolySVCRanker,
     RankSVM,
+    StructuredBoostingRanker,
     StructSVMRanker,
 )
 
@@ -75,6 +76,8 @@ CRF_RATE_GRID = [0.5, 0.1, 0.01, 0.001]
 CRF_ALPHA_GRID = [1.0, 10.0, 20.0, 50.0]
 CRF_T_GRID = [1.0, 10.0, 20.0, 50.0]
 CRF_METRIC = ("ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5")
+# Boosted trees on a structured loss: LambdaMART's grid (the same tree budget, 100 rounds)
+GBRT_GRID = {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}
 
 MODELS = {
     spec.name: spec
@@ -137,6 +140,19 @@ MODELS = {
                 ("ls", {}, "permutation CRF, loss-scaled likelihood (slack-scaling analogue), 1 - NDCG"),
                 ("el", {}, "permutation CRF, expected loss 1 - NDCG"),
                 ("kl", {"T": CRF_T_GRID}, "permutation CRF, loss-inspired KL to q(y) ~ exp(-(1 - NDCG)/T)"),
+            )
+        ),
+        *(
+            ModelSpec(f"gbrt-{loss}", StructuredBoostingRanker,
+                      f"gradient-boosted trees (LightGBM) on the {what}; the eval metric recorded per round on --vali",
+                      {"loss": loss}, GBRT_GRID, metric=metric, fit_with_vali=True)
+            for loss, metric, what in (
+                ("auc", "auc", "SVM-auc hinge"), ("map", "map", "SVM-map hinge"),
+                ("ndcg", "ndcg@10", "SVM-ndcg hinge (gain auto)"), ("ndcg-nc", "ndcg", "SVM-ndcg-nc hinge"),
+                ("mrr", "mrr@10", "SVM-mrr hinge (phi_mrr)"), ("combo", ("map", "ndcg@10", "ndcg", "mrr@10"),
+                                                               "SVM-combo hinge (max over its components)"),
+                *((f"crf-{o}", CRF_METRIC, f"permutation CRF objective {o} (6-document subsets per round)")
+                  for o in ("ml", "la", "ls", "el", "kl", "ml-sum", "la-sum")),
             )
         ),
     )

@@ -7,6 +7,7 @@ from structrank.learners.crf import PermutationCRFRanker
 from structrank.learners.latent import LatentPerceptronRanker, LatentSSVMRanker
 from structrank.learners.lowdim import LowDimReranker
 from structrank.learners.ssvm import StructSVMRanker
+from structrank.learners.structured_trees import StructuredBoostingRanker
 from structrank.learners.trees import LambdaMARTRanker, McRank
 
 # The n-best rerankers (LowDimReranker, BoostingReranker) take NBestData rather than (X, y, qid)
@@ -14,7 +15,7 @@ from structrank.learners.trees import LambdaMARTRanker, McRank
 RANKER_CLASSES = {
     cls.__name__: cls
     for cls in (LinearRegressionRanker, RankSVM, PolySVCRanker, McRank, LambdaMARTRanker, StructSVMRanker,
-                LatentPerceptronRanker, LatentSSVMRanker, PermutationCRFRanker)
+                LatentPerceptronRanker, LatentSSVMRanker, PermutationCRFRanker, StructuredBoostingRanker)
 }
 
 __all__ = [
@@ -32,5 +33,6 @@ __all__ = [
     "PolySVCRanker",
     "RankSVM",
     "StructSVMRanker",
+    "StructuredBoostingRanker",
     "preference_pairs",
 ]

@@ -189,6 +189,18 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     return w, alpha, n_iter, converged, trace
 
 
+def resolve_gain(gain, loss, feature_map, target, y) -> str:
+    """The NDCG gain a fit uses: "auto" is graded ("exp2") for NDCG@k with phi_po or phi_dorm and
+    the ideal target when the labels ``y`` have more than two levels (the graded oracles cover
+    only these), binary otherwise."""
+    if gain not in ("auto", "binary", "exp2"):
+        raise ValueError(f"gain must be 'auto', 'binary' or 'exp2', got {gain!r}")
+    if gain != "auto":
+        return gain
+    graded_loss = loss == "ndcg" and feature_map in (None, "po", "dorm") and target == "ideal"
+    return "exp2" if graded_loss and np.unique(np.asarray(y)).size > 2 else "binary"
+
+
 _LOSS_METRIC = {"auc": "auc", "map": "map", "ndcg": "ndcg@{k}", "ndcg-nc": "ndcg", "mrr": "mrr@{k}"}
 
 
@@ -435,14 +447,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
                           self.gain_, tuple(self.components))]
 
     def _resolve_gain(self, y):
-        """``gain_``: "auto" is graded for NDCG@k with phi_po or phi_dorm and the ideal target
-        when the labels have more than two levels (the graded oracles cover only these)."""
-        if self.gain not in ("auto", "binary", "exp2"):
-            raise ValueError(f"gain must be 'auto', 'binary' or 'exp2', got {self.gain!r}")
-        if self.gain != "auto":
-            return self.gain
-        graded_loss = self.loss == "ndcg" and self.feature_map in (None, "po", "dorm") and self.target == "ideal"
-        return "exp2" if graded_loss and np.unique(np.asarray(y)).size > 2 else "binary"
+        return resolve_gain(self.gain, self.loss, self.feature_map, self.target, y)
 
     def fit(self, X, y=None, qid=None):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset, or a LetorCache, as X).

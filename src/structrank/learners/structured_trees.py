@@ -1,0 +1,227 @@
+"""Gradient-boosted trees trained on a structured loss (LightGBM with the loss as custom objective).
+
+The loss sees only the scores (DESIGN.md): a structural hinge ``Delta(r_hat) + s . (c_hat - c_star)``
+has the subgradient ``c_hat - c_star`` with respect to a query's scores, and a permutation CRF
+objective (Volkovs et al. 2011) its exact derivative. So any loss structrank trains a linear model
+with also trains trees: each boosting round asks the loss for that gradient at the current scores
+and LightGBM fits a tree to it.
+
+The hessian is a documented choice, since a hinge has none (and LightGBM needs a positive one):
+every row of a query gets the query's largest absolute gradient (1e-12 when it is 0). A leaf's
+Newton step ``-sum g / sum h`` is then a gradient step normalised per query, in [-1, 1] times the
+learning rate whatever the feature map's scale (phi_po's coefficients are O(1/n) on long lists, a
+CRF's gradient O(1)), so one learning rate serves every loss.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from structrank.errors import DataValidationError
+from structrank.learners.base import EvalSetMixin, labels_vary_within_queries
+from structrank.learners.ssvm import resolve_gain, scoring_metric
+from structrank.learners.trees import _LightGBMRanker
+from structrank.metrics import evaluate
+from structrank.oracles import DEFAULT_COMBO, make_loss
+from structrank.oracles.crf import OBJECTIVES, SUBSET_SIZE, query_objective
+from structrank.oracles.losses import DISCOUNTS
+
+#: the structural losses (their feature map, gain and k as in StructSVMRanker)
+STRUCTURAL = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
+#: the permutation CRF objectives, as "crf-<objective>"
+CRF = tuple(f"crf-{name}" for name in OBJECTIVES)
+LOSSES = STRUCTURAL + CRF
+_HESSIAN_FLOOR = 1e-12
+
+
+def _per_query_hessian(grad, offsets):
+    """Every row gets its query's largest |gradient| (the normalisation described above)."""
+    starts = offsets[:-1]
+    scale = np.maximum.reduceat(np.abs(grad), starts) if grad.size else np.zeros(0)
+    return np.maximum(np.repeat(scale, np.diff(offsets)), _HESSIAN_FLOOR)
+
+
+class StructuredBoostingRanker(EvalSetMixin, _LightGBMRanker):
+    """Boosted regression trees (LightGBM) fitted to a structured ranking loss's gradient.
+
+    Parameters
+    ----------
+    loss : str, default "ndcg"
+        A structural loss ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo": the hinge of
+        ``StructSVMRanker``'s loss, its max-violating structure against the ideal one) or a
+        permutation CRF objective ("crf-ml", "crf-la", "crf-ls", "crf-el", "crf-kl",
+        "crf-ml-sum", "crf-la-sum": ``PermutationCRFRanker``'s, on a subset of at most 6 documents
+        per query drawn anew each round with every relevance level in it).
+    k, feature_map, gain, discount, dorm_cut, components, relevant_from
+        The structural loss's options, as in ``StructSVMRanker`` (``gain="auto"``: graded NDCG
+        gains when the training labels have more than two levels).
+    crf_param : float, default 1.0
+        The CRF objective's parameter (LA's loss weight, KL's temperature T).
+    n_estimators : int, default 100
+        Boosting rounds (one tree each); with ``eval_set`` and ``early_stopping_rounds`` the
+        round with the best eval metric is kept.
+    learning_rate : float, default 0.1
+    num_leaves : int, default 31
+    min_child_samples : int, default 20
+    early_stopping_rounds : int or None, default None
+        Stop when the eval metric (the loss's own, see ``score``) has not improved for this
+        many rounds (needs ``eval_set`` in ``fit``).
+    random_state : int or None, default 0
+        LightGBM's seed and the CRF subsets' generator.
+    n_jobs : int, default 1
+
+    Attributes
+    ----------
+    booster_text_ : ndarray of str, shape ()
+    gain_ : str
+        The NDCG gain used ("binary" or "exp2"; "binary" for the other losses).
+    best_iteration_ : int
+        The number of trees kept.
+    eval_history_ : ndarray
+        The eval metric after each round (empty without ``eval_set``).
+
+    Examples
+    --------
+    >>> from structrank.data import make_ranking_dataset
+    >>> ds = make_ranking_dataset(n_queries=40, random_state=0)
+    >>> model = StructuredBoostingRanker(loss="map", n_estimators=20).fit(ds)
+    >>> model.score(ds) > 0.5
+    True
+    """
+
+    _saved_attributes = ("booster_text_", "n_features_in_", "gain_")
+    _text_attributes = ("booster_text_", "gain_")
+    _text_choices = {"gain_": ("binary", "exp2")}  # checked when a model file is loaded
+
+    def __init__(self, loss="ndcg", k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
+                 components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, n_estimators=100, learning_rate=0.1,
+                 num_leaves=31, min_child_samples=20, early_stopping_rounds=None, random_state=0, n_jobs=1):
+        self.loss = loss
+        self.k = k
+        self.feature_map = feature_map
+        self.gain = gain
+        self.discount = discount
+        self.dorm_cut = dorm_cut
+        self.components = components
+        self.relevant_from = relevant_from
+        self.crf_param = crf_param
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.early_stopping_rounds = early_stopping_rounds
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # -- the loss ------------------------------------------------------------------------------
+
+    def _check_loss(self):
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+
+    def _gradient_function(self, y, offsets):
+        """``gradient(scores) -> dLoss/dscores`` (per row) for the training queries."""
+        if self.loss in CRF:
+            return self._crf_gradient(y, offsets)
+        loss = make_loss(self.loss, self.feature_map, self.k, self.discount, self.relevant_from, self.dorm_cut,
+                         str(self.gain_), tuple(self.components))
+
+        def gradient(scores):
+            c_hat, _ = loss.batch(scores, y, offsets)
+            return c_hat - loss.star(scores, y, offsets)
+
+        return gradient
+
+    def _crf_gradient(self, y, offsets):
+        objective = self.loss[len("crf-"):]
+        rng = np.random.default_rng(self.random_state)
+        labels = np.asarray(y, dtype=np.float64)
+        # queries whose documents share one label have no gradient (every ranking is correct)
+        queries = [q for q in range(offsets.size - 1) if np.ptp(labels[offsets[q]:offsets[q + 1]]) > 0]
+        for q in queries:
+            if np.unique(labels[offsets[q]:offsets[q + 1]]).size > SUBSET_SIZE:
+                raise DataValidationError(f"query {q} has more than {SUBSET_SIZE} relevance levels: a CRF subset "
+                                          f"of {SUBSET_SIZE} documents cannot hold each")
+
+        def gradient(scores):
+            grad = np.zeros(scores.shape[0])
+            for q in queries:
+                rows = np.arange(offsets[q], offsets[q + 1])
+                if rows.size > SUBSET_SIZE:
+                    rows = _subset(labels[rows], rng) + offsets[q]
+                _, g = query_objective(objective, scores[rows], labels[rows], float(self.crf_param))
+                grad[rows] = g
+            return grad
+
+        return gradient
+
+    def _scoring(self):
+        if self.loss in CRF:
+            return ("ndcg@5",), "letor4", None  # Volkovs et al. report NDCG@1-5; their SGD picks by NDCG@5 too
+        graded = getattr(self, "gain_", self.gain) == "exp2"
+        convention = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")
+        return scoring_metric(self.loss, self.k, self.components), convention, None if graded else self.relevant_from
+
+    # -- fitting -------------------------------------------------------------------------------
+
+    def fit(self, X, y=None, qid=None, eval_set=None):
+        """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``)."""
+        import lightgbm
+
+        self._check_loss()
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        if not labels_vary_within_queries(y, offsets):
+            raise DataValidationError("no training query has two documents with different labels: nothing to "
+                                      "learn from (every gradient is 0)")
+        self.gain_ = resolve_gain(self.gain, self.loss if self.loss in STRUCTURAL else "crf", self.feature_map,
+                                  "ideal", y)
+        gradient = self._gradient_function(y, offsets)
+
+        def objective(preds, _):
+            grad = gradient(np.asarray(preds, dtype=np.float64))
+            return grad, _per_query_hessian(grad, offsets)
+
+        params = {**self._lgb_params(), "objective": objective, "metric": "None"}
+        if int(self.n_estimators) < 1:
+            raise ValueError(f"n_estimators must be at least 1, got {self.n_estimators}")
+        train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), free_raw_data=True)
+        callbacks, valid, history = [], [], []
+        feval = None
+        if eval_set is not None:
+            dev_X, dev_y, dev_qid = self._eval_set_arrays(eval_set)
+            metrics, convention, relevant_from = self._scoring()
+            judged = dev_y if relevant_from is None else (dev_y >= relevant_from).astype(np.int64)
+
+            def feval(preds, _):
+                value = float(np.mean(list(evaluate(judged, preds, dev_qid, list(metrics), convention).metrics.values())))
+                history.append(value)
+                return "loss_metric", value, True
+
+            valid = [lightgbm.Dataset(dev_X, label=dev_y.astype(np.float64), reference=train)]
+            if self.early_stopping_rounds is not None:
+                callbacks.append(lightgbm.early_stopping(int(self.early_stopping_rounds), verbose=False))
+        elif self.early_stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds needs an eval_set")
+        booster = lightgbm.train(params, train, num_boost_round=int(self.n_estimators), valid_sets=valid,
+                                 feval=feval, callbacks=callbacks)
+        if booster.best_iteration > 0:  # keep the trees up to the best round only
+            booster = lightgbm.Booster(model_str=booster.model_to_string(num_iteration=booster.best_iteration))
+        self.best_iteration_ = booster.num_trees()
+        self.eval_history_ = np.array(history)
+        self.booster_text_ = np.array(booster.model_to_string())
+        self._booster_cache = (self.booster_text_, booster)
+        return self
+
+    def predict(self, X):
+        """One score per row: the sum of the kept trees' outputs."""
+        return np.asarray(self._raw_predict(X), dtype=np.float64).ravel()
+
+
+def _subset(labels, rng):
+    """At most SUBSET_SIZE rows of one query with every relevance level in it (the CRF's subsets)."""
+    order = rng.permutation(labels.size)
+    _, first = np.unique(labels[order], return_index=True)  # one document of each level, drawn at random
+    chosen = order[np.sort(first)]
+    rest = np.setdiff1d(order, chosen, assume_unique=True)
+    rest = rest[rng.permutation(rest.size)][: SUBSET_SIZE - chosen.size]
+    return np.concatenate([chosen, rest])

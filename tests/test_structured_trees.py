@@ -1,0 +1,101 @@
+"""Boosted trees on structured losses (structrank.learners.structured_trees)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from structrank.data import make_ranking_dataset
+from structrank.learners import StructuredBoostingRanker
+from structrank.learners.structured_trees import LOSSES, _per_query_hessian, _subset
+from structrank.metrics import evaluate
+from structrank.model_io import load_model, save_model
+from structrank.oracles import make_loss
+from structrank.oracles.crf import query_objective
+
+
+@pytest.fixture(scope="module")
+def split():
+    ds = make_ranking_dataset(n_queries=60, docs_per_query=12, n_features=6, random_state=2)
+    return ds.take_queries(np.arange(40)), ds.take_queries(np.arange(40, 60))
+
+
+def _offsets(ds):
+    return np.concatenate([[0], np.cumsum(np.unique(ds.qid, return_counts=True)[1])])
+
+
+def test_a_hinge_loss_boosts_on_its_subgradient(split):
+    """The objective LightGBM gets is the hinge's subgradient c_hat - c_star with respect to the scores."""
+    train, _ = split
+    model = StructuredBoostingRanker(loss="map").set_params()
+    model.gain_ = "binary"
+    offsets = _offsets(train)
+    scores = np.random.default_rng(0).normal(size=train.n_rows)
+    loss = make_loss("map")
+    c_hat, _ = loss.batch(scores, train.y, offsets)
+    np.testing.assert_array_equal(model._gradient_function(train.y, offsets)(scores),
+                                  c_hat - loss.star(scores, train.y, offsets))
+
+
+def test_a_crf_objective_boosts_on_its_exact_gradient_over_a_subset():
+    y = np.array([2, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0])
+    offsets = np.array([0, 4, y.size])  # a query of 4 documents (all used) and one of 7 (a subset of 6)
+    model = StructuredBoostingRanker(loss="crf-kl", crf_param=2.0, random_state=3)
+    scores = np.linspace(1.0, -1.0, y.size)
+    grad = model._gradient_function(y, offsets)(scores)
+    np.testing.assert_allclose(grad[:4], query_objective("kl", scores[:4], y[:4], 2.0)[1], atol=1e-12)
+    used = np.flatnonzero(grad[4:] != 0)
+    assert 2 <= used.size <= 6 and set(y[4:][used]) == {0, 1}  # every level of the query is in the subset
+
+
+def test_crf_subsets_hold_every_level_and_at_most_six_documents():
+    rng = np.random.default_rng(0)
+    labels = np.array([0] * 20 + [1] * 3 + [2])
+    for _ in range(50):
+        rows = _subset(labels, rng)
+        assert rows.size == 6 and np.unique(rows).size == 6 and set(labels[rows]) == {0, 1, 2}
+
+
+def test_the_hessian_normalises_each_query_by_its_largest_gradient():
+    grad = np.array([0.5, -2.0, 1.0, 0.0, 0.0, 3e-3])
+    offsets = np.array([0, 3, 5, 6])
+    np.testing.assert_allclose(_per_query_hessian(grad, offsets), [2.0, 2.0, 2.0, 1e-12, 1e-12, 3e-3])
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_every_loss_trains_trees_that_rank_better_than_chance(split, loss):
+    train, test = split
+    model = StructuredBoostingRanker(loss=loss, n_estimators=30, num_leaves=7, min_child_samples=5).fit(train)
+    scores = model.predict(test.X)
+    chance = evaluate(test.y, np.random.default_rng(0).normal(size=test.n_rows), test.qid, ["ndcg@10"], "letor4")
+    assert evaluate(test.y, scores, test.qid, ["ndcg@10"], "letor4").metrics["ndcg@10"] > \
+        chance.metrics["ndcg@10"] + 0.05
+    assert model.best_iteration_ == 30 and model.eval_history_.size == 0
+
+
+def test_early_stopping_keeps_the_best_round_on_the_eval_metric(split):
+    train, dev = split
+    model = StructuredBoostingRanker(loss="ndcg", n_estimators=60, learning_rate=0.3, early_stopping_rounds=5,
+                                     num_leaves=7, min_child_samples=5).fit(train, eval_set=dev)
+    assert model.gain_ == "exp2"  # the synthetic labels are graded
+    best = int(np.argmax(model.eval_history_)) + 1
+    assert model.best_iteration_ == best <= 60
+    # the kept trees give the best recorded value of the loss's metric (graded NDCG@10, mslr)
+    assert model.score(dev) == pytest.approx(model.eval_history_.max(), abs=1e-12)
+
+
+def test_model_file_round_trip(split, tmp_path):
+    train, test = split
+    model = StructuredBoostingRanker(loss="mrr", n_estimators=10).fit(train)
+    save_model(model, tmp_path / "m.npz")
+    again = load_model(tmp_path / "m.npz")
+    np.testing.assert_array_equal(again.predict(test.X), model.predict(test.X))
+    assert str(again.gain_) == "binary" and again.score(test) == model.score(test)
+
+
+def test_clear_errors(split):
+    train, dev = split
+    with pytest.raises(ValueError, match="loss must be one of"):
+        StructuredBoostingRanker(loss="p@5").fit(train)
+    with pytest.raises(ValueError, match="eval_set"):
+        StructuredBoostingRanker(early_stopping_rounds=3).fit(train)
