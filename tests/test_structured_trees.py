@@ -7,7 +7,8 @@ import pytest
 
 from structrank.data import make_ranking_dataset
 from structrank.learners import StructuredBoostingRanker
-from structrank.learners.structured_trees import LOSSES, _per_query_hessian, _subset
+from structrank.learners.score_loss import LOSSES, crf_subset
+from structrank.learners.structured_trees import _per_query_hessian
 from structrank.metrics import evaluate
 from structrank.model_io import load_model, save_model
 from structrank.oracles import make_loss
@@ -27,14 +28,17 @@ def _offsets(ds):
 def test_a_hinge_loss_boosts_on_its_subgradient(split):
     """The objective LightGBM gets is the hinge's subgradient c_hat - c_star with respect to the scores."""
     train, _ = split
-    model = StructuredBoostingRanker(loss="map").set_params()
+    model = StructuredBoostingRanker(loss="map")
     model.gain_ = "binary"
     offsets = _offsets(train)
     scores = np.random.default_rng(0).normal(size=train.n_rows)
     loss = make_loss("map")
-    c_hat, _ = loss.batch(scores, train.y, offsets)
-    np.testing.assert_array_equal(model._gradient_function(train.y, offsets)(scores),
-                                  c_hat - loss.star(scores, train.y, offsets))
+    c_hat, delta = loss.batch(scores, train.y, offsets)
+    values, grad = model.score_loss().bind(train.y, offsets)(scores)
+    np.testing.assert_array_equal(grad, c_hat - loss.star(scores, train.y, offsets))
+    # each query's value is its hinge: Delta of the max-violator plus its margin violation, >= 0
+    np.testing.assert_allclose(values, delta + np.add.reduceat(scores * grad, offsets[:-1]), atol=1e-12)
+    assert np.all(values >= -1e-12)
 
 
 def test_a_crf_objective_boosts_on_its_exact_gradient_over_a_subset():
@@ -42,8 +46,10 @@ def test_a_crf_objective_boosts_on_its_exact_gradient_over_a_subset():
     offsets = np.array([0, 4, y.size])  # a query of 4 documents (all used) and one of 7 (a subset of 6)
     model = StructuredBoostingRanker(loss="crf-kl", crf_param=2.0, random_state=3)
     scores = np.linspace(1.0, -1.0, y.size)
-    grad = model._gradient_function(y, offsets)(scores)
-    np.testing.assert_allclose(grad[:4], query_objective("kl", scores[:4], y[:4], 2.0)[1], atol=1e-12)
+    values, grad = model.score_loss().bind(y, offsets)(scores)
+    value, exact = query_objective("kl", scores[:4], y[:4], 2.0)
+    np.testing.assert_allclose(grad[:4], exact, atol=1e-12)
+    assert values[0] == value
     used = np.flatnonzero(grad[4:] != 0)
     assert 2 <= used.size <= 6 and set(y[4:][used]) == {0, 1}  # every level of the query is in the subset
 
@@ -52,7 +58,7 @@ def test_crf_subsets_hold_every_level_and_at_most_six_documents():
     rng = np.random.default_rng(0)
     labels = np.array([0] * 20 + [1] * 3 + [2])
     for _ in range(50):
-        rows = _subset(labels, rng)
+        rows = crf_subset(labels, rng)
         assert rows.size == 6 and np.unique(rows).size == 6 and set(labels[rows]) == {0, 1, 2}
 
 

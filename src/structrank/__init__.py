@@ -19,6 +19,7 @@ _LAZY = {
     "LatentSSVMRanker": "structrank.learners",
     "PermutationCRFRanker": "structrank.learners",
     "StructuredBoostingRanker": "structrank.learners",
+    "MLPRanker": "structrank.learners",
 }
 
 

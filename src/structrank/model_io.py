@@ -218,6 +218,11 @@ def load_model(path):
     for key, allowed in getattr(model, "_text_choices", {}).items():  # text attributes from a fixed set
         if str(getattr(model, key)) not in allowed:
             raise DataFormatError(path, None, f"{key} must be one of {', '.join(allowed)}", key)
+    if hasattr(model, "_check_loaded"):  # a class's own consistency checks (e.g. the MLP's parameter count)
+        try:
+            model._check_loaded()
+        except DataFormatError as exc:
+            raise DataFormatError(path, None, exc.problem, exc.field) from None
     if hasattr(model, "_booster"):  # parse a LightGBM model's text now, so that a bad one names this file
         try:
             model._booster()

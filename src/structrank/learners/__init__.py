@@ -6,6 +6,7 @@ from structrank.learners.boosting import BoostingReranker
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.learners.latent import LatentPerceptronRanker, LatentSSVMRanker
 from structrank.learners.lowdim import LowDimReranker
+from structrank.learners.mlp import MLPRanker
 from structrank.learners.ssvm import StructSVMRanker
 from structrank.learners.structured_trees import StructuredBoostingRanker
 from structrank.learners.trees import LambdaMARTRanker, McRank
@@ -15,7 +16,8 @@ from structrank.learners.trees import LambdaMARTRanker, McRank
 RANKER_CLASSES = {
     cls.__name__: cls
     for cls in (LinearRegressionRanker, RankSVM, PolySVCRanker, McRank, LambdaMARTRanker, StructSVMRanker,
-                LatentPerceptronRanker, LatentSSVMRanker, PermutationCRFRanker, StructuredBoostingRanker)
+                LatentPerceptronRanker, LatentSSVMRanker, PermutationCRFRanker, StructuredBoostingRanker,
+                MLPRanker)
 }
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "LatentSSVMRanker",
     "LinearRankerMixin",
     "LowDimReranker",
+    "MLPRanker",
     "LinearRegressionRanker",
     "McRank",
     "PermutationCRFRanker",

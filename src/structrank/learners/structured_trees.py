@@ -19,18 +19,13 @@ import numpy as np
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import EvalSetMixin, labels_vary_within_queries
+from structrank.learners.score_loss import CRF, LOSSES, STRUCTURAL, ScoreLoss
 from structrank.learners.ssvm import resolve_gain, scoring_metric
 from structrank.learners.trees import _LightGBMRanker
 from structrank.metrics import evaluate
-from structrank.oracles import DEFAULT_COMBO, make_loss
-from structrank.oracles.crf import OBJECTIVES, SUBSET_SIZE, query_objective
+from structrank.oracles import DEFAULT_COMBO
 from structrank.oracles.losses import DISCOUNTS
 
-#: the structural losses (their feature map, gain and k as in StructSVMRanker)
-STRUCTURAL = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
-#: the permutation CRF objectives, as "crf-<objective>"
-CRF = tuple(f"crf-{name}" for name in OBJECTIVES)
-LOSSES = STRUCTURAL + CRF
 _HESSIAN_FLOOR = 1e-12
 
 
@@ -119,41 +114,11 @@ class StructuredBoostingRanker(EvalSetMixin, _LightGBMRanker):
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
 
-    def _gradient_function(self, y, offsets):
-        """``gradient(scores) -> dLoss/dscores`` (per row) for the training queries."""
-        if self.loss in CRF:
-            return self._crf_gradient(y, offsets)
-        loss = make_loss(self.loss, self.feature_map, self.k, self.discount, self.relevant_from, self.dorm_cut,
-                         str(self.gain_), tuple(self.components))
-
-        def gradient(scores):
-            c_hat, _ = loss.batch(scores, y, offsets)
-            return c_hat - loss.star(scores, y, offsets)
-
-        return gradient
-
-    def _crf_gradient(self, y, offsets):
-        objective = self.loss[len("crf-"):]
-        rng = np.random.default_rng(self.random_state)
-        labels = np.asarray(y, dtype=np.float64)
-        # queries whose documents share one label have no gradient (every ranking is correct)
-        queries = [q for q in range(offsets.size - 1) if np.ptp(labels[offsets[q]:offsets[q + 1]]) > 0]
-        for q in queries:
-            if np.unique(labels[offsets[q]:offsets[q + 1]]).size > SUBSET_SIZE:
-                raise DataValidationError(f"query {q} has more than {SUBSET_SIZE} relevance levels: a CRF subset "
-                                          f"of {SUBSET_SIZE} documents cannot hold each")
-
-        def gradient(scores):
-            grad = np.zeros(scores.shape[0])
-            for q in queries:
-                rows = np.arange(offsets[q], offsets[q + 1])
-                if rows.size > SUBSET_SIZE:
-                    rows = _subset(labels[rows], rng) + offsets[q]
-                _, g = query_objective(objective, scores[rows], labels[rows], float(self.crf_param))
-                grad[rows] = g
-            return grad
-
-        return gradient
+    def score_loss(self):
+        """The fitted loss as a ``ScoreLoss`` (its gain resolved)."""
+        return ScoreLoss(self.loss, self.k, self.feature_map, str(getattr(self, "gain_", self.gain)), self.discount,
+                         self.dorm_cut, tuple(self.components), self.relevant_from, self.crf_param,
+                         self.random_state)
 
     def _scoring(self):
         if self.loss in CRF:
@@ -175,10 +140,10 @@ class StructuredBoostingRanker(EvalSetMixin, _LightGBMRanker):
                                       "learn from (every gradient is 0)")
         self.gain_ = resolve_gain(self.gain, self.loss if self.loss in STRUCTURAL else "crf", self.feature_map,
                                   "ideal", y)
-        gradient = self._gradient_function(y, offsets)
+        loss = self.score_loss().bind(y, offsets)
 
         def objective(preds, _):
-            grad = gradient(np.asarray(preds, dtype=np.float64))
+            _, grad = loss(np.asarray(preds, dtype=np.float64))
             return grad, _per_query_hessian(grad, offsets)
 
         params = {**self._lgb_params(), "objective": objective, "metric": "None"}
@@ -216,12 +181,3 @@ class StructuredBoostingRanker(EvalSetMixin, _LightGBMRanker):
         """One score per row: the sum of the kept trees' outputs."""
         return np.asarray(self._raw_predict(X), dtype=np.float64).ravel()
 
-
-def _subset(labels, rng):
-    """At most SUBSET_SIZE rows of one query with every relevance level in it (the CRF's subsets)."""
-    order = rng.permutation(labels.size)
-    _, first = np.unique(labels[order], return_index=True)  # one document of each level, drawn at random
-    chosen = order[np.sort(first)]
-    rest = np.setdiff1d(order, chosen, assume_unique=True)
-    rest = rest[rng.permutation(rest.size)][: SUBSET_SIZE - chosen.size]
-    return np.concatenate([chosen, rest])

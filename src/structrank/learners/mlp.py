@@ -1,0 +1,184 @@
+"""A neural ranker trained on any structured loss: a multi-layer perceptron in PyTorch.
+
+The network scores each document; ``structrank.torch.StructuredRankingLoss`` turns the scores of a
+batch of queries into the loss and its gradient, and Adam follows it. Training needs the optional
+``torch`` extra; prediction does not: the learned weights are one flat float array (``params_``),
+read back layer by layer with the shapes that ``hidden_layer_sizes`` fixes, and the forward pass
+is a few NumPy products, so model files hold plain arrays (no pickle, no torch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from structrank.errors import DataFormatError
+from structrank.learners.base import BaseRanker, EvalSetMixin, labels_vary_within_queries
+from structrank.learners.score_loss import CRF, STRUCTURAL, ScoreLoss
+from structrank.learners.ssvm import resolve_gain, scoring_metric
+from structrank.metrics import evaluate
+from structrank.oracles import DEFAULT_COMBO
+from structrank.oracles.losses import DISCOUNTS
+
+
+def layer_shapes(n_features, hidden_layer_sizes):
+    """[(rows, columns)] of each layer's weight matrix, the input layer first (bias: one per column)."""
+    sizes = [int(n_features), *(int(h) for h in hidden_layer_sizes), 1]
+    return list(zip(sizes[:-1], sizes[1:]))
+
+
+def n_parameters(n_features, hidden_layer_sizes):
+    return sum(a * b + b for a, b in layer_shapes(n_features, hidden_layer_sizes))
+
+
+class MLPRanker(EvalSetMixin, BaseRanker):
+    """Multi-layer perceptron (ReLU) scoring documents, trained with a structured ranking loss.
+
+    Parameters
+    ----------
+    loss : str, default "ndcg"
+        A loss of ``structrank.learners.score_loss``: "auc", "map", "ndcg", "ndcg-nc", "mrr",
+        "combo" (structural hinges) or "crf-ml", "crf-kl", ... (permutation CRF objectives).
+    hidden_layer_sizes : tuple of int, default (32,)
+    epochs : int, default 30
+        Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
+        (the loss's own, as ``score``) is kept.
+    batch_queries : int, default 16
+        Queries per Adam step (the loss is their mean).
+    learning_rate : float, default 1e-3
+    weight_decay : float, default 0.0
+    k, feature_map, gain, discount, dorm_cut, components, relevant_from, crf_param
+        The loss's options, as in ``StructuredBoostingRanker``.
+    random_state : int, default 0
+        Seeds the weights, the query order and the CRF subsets.
+
+    Attributes
+    ----------
+    params_ : ndarray
+        Every layer's weights then bias, flattened in order.
+    gain_ : str
+    best_epoch_ : int
+    eval_history_ : ndarray
+    """
+
+    _saved_attributes = ("params_", "n_features_in_", "gain_")
+    _text_attributes = ("gain_",)
+    _text_choices = {"gain_": ("binary", "exp2")}
+
+    def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), epochs=30, batch_queries=16, learning_rate=1e-3,
+                 weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
+                 components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, random_state=0):
+        self.loss = loss
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.epochs = epochs
+        self.batch_queries = batch_queries
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.k = k
+        self.feature_map = feature_map
+        self.gain = gain
+        self.discount = discount
+        self.dorm_cut = dorm_cut
+        self.components = components
+        self.relevant_from = relevant_from
+        self.crf_param = crf_param
+        self.random_state = random_state
+
+    def _scoring(self):
+        if self.loss in CRF:
+            return ("ndcg@5",), "letor4", None
+        graded = getattr(self, "gain_", self.gain) == "exp2"
+        convention = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")
+        return scoring_metric(self.loss, self.k, self.components), convention, None if graded else self.relevant_from
+
+    def _network(self):
+        import torch
+
+        layers = []
+        for i, (a, b) in enumerate(layer_shapes(self.n_features_in_, self.hidden_layer_sizes)):
+            layers += [torch.nn.ReLU()] if i else []
+            layers.append(torch.nn.Linear(a, b, dtype=torch.float64))
+        return torch.nn.Sequential(*layers)
+
+    def fit(self, X, y=None, qid=None, eval_set=None):
+        """Train with Adam on batches of queries (the epoch kept by ``eval_set``, else the last)."""
+        import torch
+
+        from structrank.torch import StructuredRankingLoss
+
+        if self.loss not in STRUCTURAL + CRF:
+            raise ValueError(f"loss must be one of {', '.join(STRUCTURAL + CRF)}, got {self.loss!r}")
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        if not labels_vary_within_queries(y, offsets):
+            raise ValueError("no training query has two documents with different labels: nothing to learn from")
+        self.gain_ = resolve_gain(self.gain, self.loss if self.loss in STRUCTURAL else "crf", self.feature_map,
+                                  "ideal", y)
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        torch.manual_seed(int(self.random_state))
+        rng = np.random.default_rng(self.random_state)
+        net = self._network()
+        loss = StructuredRankingLoss(self.loss, random_state=self.random_state, k=self.k,
+                                     feature_map=self.feature_map, gain=self.gain_, discount=self.discount,
+                                     dorm_cut=self.dorm_cut, components=tuple(self.components),
+                                     relevant_from=self.relevant_from, crf_param=self.crf_param)
+        optimiser = torch.optim.Adam(net.parameters(), lr=float(self.learning_rate),
+                                     weight_decay=float(self.weight_decay))
+        dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
+        X_t, n_queries = torch.from_numpy(X), offsets.size - 1
+        best, history = None, []
+        for epoch in range(int(self.epochs)):
+            order = rng.permutation(n_queries)
+            for start in range(0, n_queries, int(self.batch_queries)):
+                batch = order[start:start + int(self.batch_queries)]
+                rows = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in batch])
+                sizes = np.diff(offsets)[batch]
+                value = loss(net(X_t[rows]).squeeze(1), y[rows], np.concatenate([[0], np.cumsum(sizes)]))
+                optimiser.zero_grad()
+                value.backward()
+                optimiser.step()
+            params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
+            if dev is not None:
+                self.params_ = params
+                history.append(self._dev_score(dev))
+                if best is None or history[-1] > history[best[0]]:
+                    best = (epoch, params)
+            else:
+                best = (epoch, params)
+        self.best_epoch_, self.params_ = best[0] + 1, best[1]
+        self.eval_history_ = np.array(history)
+        return self
+
+    def _dev_score(self, dev):
+        X, y, qid = dev
+        metrics, convention, relevant_from = self._scoring()
+        judged = y if relevant_from is None else (y >= relevant_from).astype(np.int64)
+        return float(np.mean(list(evaluate(judged, self.predict(X), qid, list(metrics), convention).metrics.values())))
+
+    def _layers(self):
+        """[(W, b)] from ``params_`` (torch's order: each layer's weight (out x in), then its bias)."""
+        params = np.asarray(self.params_, dtype=np.float64)
+        if params.ndim != 1 or params.size != n_parameters(self.n_features_in_, self.hidden_layer_sizes):
+            raise DataFormatError(None, None, f"params_ has {params.size} entries where hidden_layer_sizes "
+                                  f"{tuple(self.hidden_layer_sizes)} and {self.n_features_in_} features need "
+                                  f"{n_parameters(self.n_features_in_, self.hidden_layer_sizes)}", "params_")
+        layers, at = [], 0
+        for a, b in layer_shapes(self.n_features_in_, self.hidden_layer_sizes):
+            W = params[at:at + a * b].reshape(b, a)
+            at += a * b
+            layers.append((W, params[at:at + b]))
+            at += b
+        return layers
+
+    def _check_loaded(self):
+        self._layers()
+
+    def predict(self, X):
+        """One score per row: the network's output (NumPy; torch is not needed)."""
+        X = self._validate_predict_data(X)
+        h = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        layers = self._layers()
+        for i, (W, b) in enumerate(layers):
+            h = h @ W.T + b
+            if i < len(layers) - 1:
+                h = np.maximum(h, 0.0)
+        return h.ravel()

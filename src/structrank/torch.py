@@ -1,0 +1,75 @@
+"""Structured ranking losses for PyTorch models (optional: ``pip install "structrank[torch]"``).
+
+``StructuredRankingLoss(loss="map")`` is a ``torch.nn.Module`` whose forward takes a tensor of scores
+(one per document, the queries' rows contiguous), the labels and the query offsets, and returns the
+mean over queries of the loss's value (``structrank.learners.score_loss``: a structural hinge, or a
+permutation CRF objective on 6-document subsets); its backward is the loss's (sub)gradient with
+respect to the scores, ``(c_hat - c_star) / n_queries`` for a hinge. The oracles run on CPU NumPy
+arrays: the scores are copied from their device and the gradient is sent back to it, so the module
+works with CPU and GPU tensors alike.
+
+>>> import torch
+>>> scores = torch.zeros(3, requires_grad=True)
+>>> value = StructuredRankingLoss("map")(scores, [1, 0, 0], [0, 3])
+>>> value.backward()
+>>> round(value.item(), 4), bool(scores.grad[0] < 0 < scores.grad[1])
+(0.6667, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import torch
+
+from structrank.learners.score_loss import ScoreLoss
+
+__all__ = ["StructuredRankingLoss"]
+
+
+class _LossFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, scores, bound):
+        values, grad = bound(scores.detach().to("cpu", torch.float64).numpy())
+        n = max(len(values), 1)
+        ctx.save_for_backward(torch.from_numpy(grad / n).to(scores.device, scores.dtype))
+        return torch.tensor(float(np.sum(values)) / n, dtype=scores.dtype, device=scores.device)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (grad,) = ctx.saved_tensors
+        return grad_output * grad, None
+
+
+class StructuredRankingLoss(torch.nn.Module):
+    """The mean over queries of a structured ranking loss, differentiable in the scores.
+
+    Parameters
+    ----------
+    loss : str
+        Any loss of ``structrank.learners.score_loss.LOSSES`` ("auc", "map", "ndcg", "ndcg-nc",
+        "mrr", "combo", "crf-kl", ...).
+    random_state : int or None
+        Seeds the CRF objectives' subsets (a new draw at every call).
+    **options
+        The loss's options (``k``, ``feature_map``, ``gain`` "binary" or "exp2", ``discount``,
+        ``dorm_cut``, ``components``, ``relevant_from``, ``crf_param``), as in ``ScoreLoss``.
+    """
+
+    def __init__(self, loss="map", random_state=0, **options):
+        super().__init__()
+        self.spec = ScoreLoss(loss, **options)
+        self._rng = np.random.default_rng(random_state)
+
+    def forward(self, scores, labels, offsets):
+        if scores.ndim != 1:
+            raise ValueError(f"scores must be a 1-d tensor (one per document), got shape {tuple(scores.shape)}")
+        labels = labels.detach().cpu().numpy() if isinstance(labels, torch.Tensor) else np.asarray(labels)
+        offsets = offsets.detach().cpu().numpy() if isinstance(offsets, torch.Tensor) else np.asarray(offsets)
+        if offsets[0] != 0 or offsets[-1] != scores.shape[0] or np.any(np.diff(offsets) < 0):
+            raise ValueError(f"offsets must rise from 0 to the number of scores ({scores.shape[0]})")
+        spec = self.spec
+        if spec.loss.startswith("crf-"):
+            spec = dataclasses.replace(spec, random_state=int(self._rng.integers(2**31)))
+        return _LossFunction.apply(scores, spec.bind(labels, offsets))
