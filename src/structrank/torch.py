@@ -62,6 +62,12 @@ class StructuredRankingLoss(torch.nn.Module):
         self.spec = ScoreLoss(loss, **options)
         self._rng = np.random.default_rng(random_state)
 
+    @classmethod
+    def from_spec(cls, spec: ScoreLoss) -> "StructuredRankingLoss":
+        """The module of a ``ScoreLoss`` (its ``random_state`` seeds the CRF subsets' draws)."""
+        options = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name not in ("loss", "random_state")}
+        return cls(spec.loss, spec.random_state, **options)
+
     def forward(self, scores, labels, offsets):
         if scores.ndim != 1:
             raise ValueError(f"scores must be a 1-d tensor (one per document), got shape {tuple(scores.shape)}")

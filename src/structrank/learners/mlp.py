@@ -12,13 +12,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from structrank.errors import DataFormatError
+from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, labels_vary_within_queries
-from structrank.learners.score_loss import CRF, STRUCTURAL, ScoreLoss
-from structrank.learners.ssvm import resolve_gain, scoring_metric
+from structrank.learners.score_loss import LOSSES, ScoreLossScorerMixin
 from structrank.metrics import evaluate
 from structrank.oracles import DEFAULT_COMBO
-from structrank.oracles.losses import DISCOUNTS
 
 
 def layer_shapes(n_features, hidden_layer_sizes):
@@ -31,7 +29,7 @@ def n_parameters(n_features, hidden_layer_sizes):
     return sum(a * b + b for a, b in layer_shapes(n_features, hidden_layer_sizes))
 
 
-class MLPRanker(EvalSetMixin, BaseRanker):
+class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     """Multi-layer perceptron (ReLU) scoring documents, trained with a structured ranking loss.
 
     Parameters
@@ -84,13 +82,6 @@ class MLPRanker(EvalSetMixin, BaseRanker):
         self.crf_param = crf_param
         self.random_state = random_state
 
-    def _scoring(self):
-        if self.loss in CRF:
-            return ("ndcg@5",), "letor4", None
-        graded = getattr(self, "gain_", self.gain) == "exp2"
-        convention = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")
-        return scoring_metric(self.loss, self.k, self.components), convention, None if graded else self.relevant_from
-
     def _network(self):
         import torch
 
@@ -106,21 +97,18 @@ class MLPRanker(EvalSetMixin, BaseRanker):
 
         from structrank.torch import StructuredRankingLoss
 
-        if self.loss not in STRUCTURAL + CRF:
-            raise ValueError(f"loss must be one of {', '.join(STRUCTURAL + CRF)}, got {self.loss!r}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
-            raise ValueError("no training query has two documents with different labels: nothing to learn from")
-        self.gain_ = resolve_gain(self.gain, self.loss if self.loss in STRUCTURAL else "crf", self.feature_map,
-                                  "ideal", y)
+            raise DataValidationError("no training query has two documents with different labels: nothing to "
+                                      "learn from")
+        self._fit_loss(y)
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         torch.manual_seed(int(self.random_state))
         rng = np.random.default_rng(self.random_state)
         net = self._network()
-        loss = StructuredRankingLoss(self.loss, random_state=self.random_state, k=self.k,
-                                     feature_map=self.feature_map, gain=self.gain_, discount=self.discount,
-                                     dorm_cut=self.dorm_cut, components=tuple(self.components),
-                                     relevant_from=self.relevant_from, crf_param=self.crf_param)
+        loss = StructuredRankingLoss.from_spec(self.score_loss())
         optimiser = torch.optim.Adam(net.parameters(), lr=float(self.learning_rate),
                                      weight_decay=float(self.weight_decay))
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None

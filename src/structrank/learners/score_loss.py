@@ -104,3 +104,33 @@ def crf_subset(labels, rng):
     rest = np.setdiff1d(order, chosen, assume_unique=True)
     rest = rest[rng.permutation(rest.size)][: SUBSET_SIZE - chosen.size]
     return np.concatenate([chosen, rest])
+
+
+class ScoreLossScorerMixin:
+    """For a ranker with a ``loss`` of ``LOSSES`` and the loss options as parameters (trees, MLP):
+    ``score`` measures the loss's own metric, and ``score_loss`` is the fitted loss."""
+
+    def _scoring(self):
+        from structrank.learners.ssvm import scoring_metric
+        from structrank.oracles.losses import DISCOUNTS
+
+        if self.loss in CRF:
+            return ("ndcg@5",), "letor4", None  # Volkovs et al. report NDCG@1-5; their SGD picks by NDCG@5 too
+        graded = getattr(self, "gain_", self.gain) == "exp2"
+        convention = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")
+        return scoring_metric(self.loss, self.k, self.components), convention, None if graded else self.relevant_from
+
+    def _fit_loss(self, y):
+        """Check ``loss`` and resolve ``gain_`` on the training labels (as ``StructSVMRanker``)."""
+        from structrank.learners.ssvm import resolve_gain
+
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        self.gain_ = resolve_gain(self.gain, self.loss if self.loss in STRUCTURAL else "crf", self.feature_map,
+                                  "ideal", y)
+
+    def score_loss(self, random_state=None):
+        """The fitted loss as a ``ScoreLoss`` (its gain resolved)."""
+        return ScoreLoss(self.loss, self.k, self.feature_map, str(getattr(self, "gain_", self.gain)), self.discount,
+                         self.dorm_cut, tuple(self.components), self.relevant_from, self.crf_param,
+                         self.random_state if random_state is None else random_state)

@@ -19,12 +19,10 @@ import numpy as np
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import EvalSetMixin, labels_vary_within_queries
-from structrank.learners.score_loss import CRF, LOSSES, STRUCTURAL, ScoreLoss
-from structrank.learners.ssvm import resolve_gain, scoring_metric
+from structrank.learners.score_loss import LOSSES, ScoreLossScorerMixin
 from structrank.learners.trees import _LightGBMRanker
 from structrank.metrics import evaluate
 from structrank.oracles import DEFAULT_COMBO
-from structrank.oracles.losses import DISCOUNTS
 
 _HESSIAN_FLOOR = 1e-12
 
@@ -36,7 +34,7 @@ def _per_query_hessian(grad, offsets):
     return np.maximum(np.repeat(scale, np.diff(offsets)), _HESSIAN_FLOOR)
 
 
-class StructuredBoostingRanker(EvalSetMixin, _LightGBMRanker):
+class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRanker):
     """Boosted regression trees (LightGBM) fitted to a structured ranking loss's gradient.
 
     Parameters
@@ -108,38 +106,19 @@ class StructuredBoostingRanker(EvalSetMixin, _LightGBMRanker):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    # -- the loss ------------------------------------------------------------------------------
-
-    def _check_loss(self):
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
-
-    def score_loss(self):
-        """The fitted loss as a ``ScoreLoss`` (its gain resolved)."""
-        return ScoreLoss(self.loss, self.k, self.feature_map, str(getattr(self, "gain_", self.gain)), self.discount,
-                         self.dorm_cut, tuple(self.components), self.relevant_from, self.crf_param,
-                         self.random_state)
-
-    def _scoring(self):
-        if self.loss in CRF:
-            return ("ndcg@5",), "letor4", None  # Volkovs et al. report NDCG@1-5; their SGD picks by NDCG@5 too
-        graded = getattr(self, "gain_", self.gain) == "exp2"
-        convention = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")
-        return scoring_metric(self.loss, self.k, self.components), convention, None if graded else self.relevant_from
-
     # -- fitting -------------------------------------------------------------------------------
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``)."""
         import lightgbm
 
-        self._check_loss()
+        if self.loss not in LOSSES:  # before the data: a typo is the first thing to hear about
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from (every gradient is 0)")
-        self.gain_ = resolve_gain(self.gain, self.loss if self.loss in STRUCTURAL else "crf", self.feature_map,
-                                  "ideal", y)
+        self._fit_loss(y)
         loss = self.score_loss().bind(y, offsets)
 
         def objective(preds, _):
