@@ -59,26 +59,30 @@ def test_qp_solution_is_optimal(m, d, C, seed, n_groups):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 60), st.integers(1, 10), st.sampled_from([0.01, 1.0, 100.0, 1e4]), st.integers(0, 2**31 - 1))
-def test_active_set_solves_the_one_group_dual_alone(m, d, C, seed):
+@given(st.integers(1, 60), st.integers(1, 10), st.sampled_from([0.01, 1.0, 100.0, 1e4]), st.integers(0, 2**31 - 1),
+       st.integers(1, 3))
+def test_active_set_solves_the_dual_alone(m, d, C, seed, n_groups):
     """The active-set method reaches the optimum by itself (SMO, run after it in the cutting
-    plane, then has at most a rounding-level polish left), rank-deficient H included (m > d)."""
+    plane, then has at most a rounding-level polish left), rank-deficient H and several slack
+    groups (SVM-combo's separate slacks) included."""
     from structrank.learners.qp import active_set_dual
 
     rng = np.random.default_rng(seed)
     G = rng.normal(size=(m, d)) * rng.choice([1e-3, 1.0], size=(m, 1))
     if m > 2:
         G[-1] = G[0] * 0.999
-    H, b, group = G @ G.T, rng.uniform(0, 1, size=m), np.zeros(m, dtype=np.int64)
+    H, b, group = G @ G.T, rng.uniform(0, 1, size=m), rng.integers(0, n_groups, size=m)
     tol = 1e-12 * max(1.0, C * np.abs(H).max())
     alpha = np.zeros(m)
-    assert active_set_dual(H, b, C, alpha, tol, 10 * m + 50) >= 0  # finished, not stalled
-    assert np.all(alpha >= 0) and alpha.sum() <= C * (1 + 1e-12)
+    assert active_set_dual(H, b, group, n_groups, C, alpha, tol, 10 * m + 50) >= 0  # finished, not stalled
+    assert np.all(alpha >= 0)
+    for l in range(n_groups):
+        assert alpha[group == l].sum() <= C * (1 + 1e-12)
     assert kkt_violation(H, b, group, C, alpha) < 1e-8 * max(1.0, C)
     smo = np.zeros(m)
-    solve_dual(H, b, group, 1, C, smo, tol, 10**7)
+    solve_dual(H, b, group, n_groups, C, smo, tol, 10**7)
     assert dual_objective(H, b, alpha) >= dual_objective(H, b, smo) - 1e-9 * max(1.0, abs(dual_objective(H, b, smo)))
-    steps, _ = solve_dual(H, b, group, 1, C, alpha, tol, 10**7)
+    steps, _ = solve_dual(H, b, group, n_groups, C, alpha, tol, 10**7)
     assert steps <= 5
 
 

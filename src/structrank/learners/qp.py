@@ -131,48 +131,57 @@ def dual_objective(H, b, alpha) -> float:
 
 
 @njit(cache=True, nogil=True)
-def active_set_dual(H, b, C, alpha, tol, max_iter):
-    """The one-group dual (``sum a <= C``) by a primal active-set method; ``alpha`` updated in place.
+def active_set_dual(H, b, group, n_groups, C, alpha, tol, max_iter):
+    """The dual by a primal active-set method; ``alpha`` updated in place.
 
     Why: at large C the working set's H (rank at most the feature count) is ill-conditioned and
-    SMO's pair steps converge slowly, while the optimum has few non-zero multipliers. Here the
-    group's slack becomes a variable ``a_m = C - sum a`` (zero row in H), the problem a QP over
-    the simplex ``sum a = C``: on the free set S the equality-constrained minimiser solves
-    ``[H_SS 1; 1' 0] [a_S; nu] = [b_S; C]``; a step towards it stops at the first multiplier that
-    reaches 0 (which leaves S), and at the minimiser the variable outside S whose gradient most
-    undercuts ``-nu`` enters. Each iteration costs a small dense solve. Degenerate faces (a
-    singular system) can stall it: after ``max_iter`` iterations, or when a step does not lower
+    SMO's pair steps converge slowly, while the optimum has few non-zero multipliers. Here each
+    group's slack becomes a variable ``C - sum_{group} a`` (a zero row in H), the problem a QP over
+    a product of simplices ``sum_{group l} a = C``: on the free set S the equality-constrained
+    minimiser solves ``[H_SS A_S'; A_S 0] [a_S; nu] = [b_S; C 1]`` (A: group membership); a step
+    towards it stops at the first multiplier that reaches 0 (which leaves S), and at the
+    minimiser the variable outside S whose gradient most undercuts its group's ``-nu`` enters. On
+    a singular face (the system has a null direction v with ``H_SS v = -A_S' mu``, ``A_S v = 0``)
+    the objective is linear along v, so it moves downhill along v until a multiplier reaches 0.
+    Each iteration costs a small SVD. After ``max_iter`` iterations, or when a step does not lower
     the objective, it stops where it is, which is feasible; ``solve_dual`` finishes from there.
 
     Returns the iterations taken (negative when it stopped early).
     """
     m = b.shape[0]
-    n = m + 1
+    n = m + n_groups
     x = np.empty(n)
+    of = np.empty(n, np.int64)  # each variable's group (the slacks last)
     x[:m] = alpha
-    x[m] = max(C - alpha.sum(), 0.0)
+    of[:m] = group
+    for l in range(n_groups):
+        of[m + l] = l
+        x[m + l] = C
+    for j in range(m):
+        x[m + group[j]] -= alpha[j]
+    for l in range(n_groups):
+        x[m + l] = max(x[m + l], 0.0)
     HE = np.zeros((n, n))
     HE[:m, :m] = H
     bE = np.zeros(n)
     bE[:m] = b
     free = x > 0.0
     value = 0.5 * x @ HE @ x - bE @ x
+    scale = max(C, 1.0)
     for it in range(max_iter):
         S = np.flatnonzero(free)
         k = S.shape[0]
-        K = np.zeros((k + 1, k + 1))
-        rhs = np.empty(k + 1)
+        K = np.zeros((k + n_groups, k + n_groups))
+        rhs = np.empty(k + n_groups)
         for i in range(k):
             for j in range(k):
                 K[i, j] = HE[S[i], S[j]]
-            K[i, k] = 1.0
-            K[k, i] = 1.0
+            K[i, k + of[S[i]]] = 1.0
+            K[k + of[S[i]], i] = 1.0
             rhs[i] = bE[S[i]]
-        rhs[k] = C
+        rhs[k:] = C
         U, sv, Vt = np.linalg.svd(K)
         if sv[-1] <= 1e-12 * sv[0]:
-            # A singular face: along the null direction v (H_SS v = -mu 1, 1'v = 0) the objective
-            # is linear, so move downhill (or along a flat line) until a multiplier reaches 0.
             v = Vt[-1, :k].copy()
             grad = HE @ x - bE
             slope = 0.0
@@ -185,7 +194,7 @@ def active_set_dual(H, b, C, alpha, tol, max_iter):
                 if v[i] < 0.0 and -x[S[i]] / v[i] < t:
                     t, leave = -x[S[i]] / v[i], S[i]
             if leave < 0:
-                break  # cannot happen on the simplex (1'v = 0, v != 0 has a negative part)
+                break  # cannot happen: within each group v sums to 0, so it has a negative part
             for i in range(k):
                 x[S[i]] = max(x[S[i]] + t * v[i], 0.0)
             x[leave] = 0.0
@@ -194,16 +203,18 @@ def active_set_dual(H, b, C, alpha, tol, max_iter):
             continue
         sol = Vt.T @ ((U.T @ rhs) / sv)
         step = sol[:k] - x[S]
-        if np.max(np.abs(step)) <= 1e-14 * max(C, 1.0):
+        if np.max(np.abs(step)) <= 1e-14 * scale:
             grad = HE @ x - bE
-            nu = 0.0
+            nu = np.zeros(n_groups)
+            count = np.zeros(n_groups)
             for i in range(k):
-                nu -= grad[S[i]]
-            nu /= max(k, 1)
+                nu[of[S[i]]] -= grad[S[i]]
+                count[of[S[i]]] += 1.0
+            nu /= np.maximum(count, 1.0)
             worst, enter = -tol, -1
             for j in range(n):
-                if not free[j] and grad[j] + nu < worst:
-                    worst, enter = grad[j] + nu, j
+                if not free[j] and grad[j] + nu[of[j]] < worst:
+                    worst, enter = grad[j] + nu[of[j]], j
             if enter < 0:
                 break
             free[enter] = True
@@ -222,6 +233,7 @@ def active_set_dual(H, b, C, alpha, tol, max_iter):
                 trial[j] = 0.0
         new_value = 0.5 * trial @ HE @ trial - bE @ trial
         if new_value > value + 1e-12 * max(abs(value), 1.0):
+            alpha[:] = x[:m]
             return -it  # no descent: a singular face; SMO takes over from x
         x, value = trial, new_value
         if leave >= 0:

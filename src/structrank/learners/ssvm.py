@@ -179,8 +179,8 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
         # The gradient H a - b carries rounding of order eps * C * max|H|: a gap below that cannot
         # be reached, and at large C an absolute 1e-12 would keep SMO turning until max_steps.
         scale = max(1.0, np.abs(b).max(), float(C) * np.abs(H).max())
-        if n_groups == 1:  # the exact active-set solve first; SMO then confirms (or finishes) it
-            active_set_dual(H, b, float(C), alpha, qp_tol * scale, 10 * alpha.size + 50)
+        # the exact active-set solve first; SMO then confirms (or finishes) it
+        active_set_dual(H, b, group, n_groups, float(C), alpha, qp_tol * scale, 10 * alpha.size + 50)
         steps, _ = solve_dual(H, b, group, n_groups, float(C), alpha, qp_tol * scale, 10**7)
         trace.qp_seconds += time.perf_counter() - start
         trace.qp_steps += int(steps)
