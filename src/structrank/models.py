@@ -19,6 +19,7 @@ from structrank.learners import (
     LatentSSVMRanker,
     LinearRegressionRanker,
     McRank,
+    MLPRanker,
     PermutationCRFRanker,
     PolySVCRanker,
     RankSVM,
@@ -78,6 +79,8 @@ CRF_T_GRID = [1.0, 10.0, 20.0, 50.0]
 CRF_METRIC = ("ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5")
 # Boosted trees on a structured loss: LambdaMART's grid (the same tree budget, 100 rounds)
 GBRT_GRID = {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}
+# Neural scorers: Adam's step and the hidden layer
+MLP_GRID = {"learning_rate": [1e-3, 1e-2], "hidden_layer_sizes": [(16,), (64,)]}
 
 MODELS = {
     spec.name: spec
@@ -154,6 +157,12 @@ MODELS = {
                 *((f"crf-{o}", CRF_METRIC, f"permutation CRF objective {o} (6-document subsets per round)")
                   for o in ("ml", "la", "ls", "el", "kl", "ml-sum", "la-sum")),
             )
+        ),
+        *(
+            ModelSpec(f"mlp-{loss}", MLPRanker, f"a ReLU network (PyTorch, the torch extra) trained on the {what} with "
+                      "Adam, the epoch chosen on --vali", {"loss": loss}, MLP_GRID, metric=metric, fit_with_vali=True)
+            for loss, metric, what in (("map", "map", "SVM-map hinge"), ("ndcg", "ndcg@10", "SVM-ndcg hinge (gain auto)"),
+                                       ("crf-kl", CRF_METRIC, "permutation CRF objective kl"))
         ),
     )
 }

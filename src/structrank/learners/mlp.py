@@ -93,7 +93,11 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Train with Adam on batches of queries (the epoch kept by ``eval_set``, else the last)."""
-        import torch
+        try:
+            import torch
+        except ImportError:
+            raise ImportError("MLPRanker trains with PyTorch, an optional extra: pip install torch, then "
+                              "pip install 'structrank[torch]' (a saved model predicts without it)") from None
 
         from structrank.torch import StructuredRankingLoss
 

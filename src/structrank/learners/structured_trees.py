@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from structrank.errors import DataValidationError
-from structrank.learners.base import EvalSetMixin, labels_vary_within_queries
+from structrank.learners.base import EvalSetMixin, features_vary_within_queries, labels_vary_within_queries
 from structrank.learners.score_loss import LOSSES, ScoreLossScorerMixin
 from structrank.learners.trees import _LightGBMRanker
 from structrank.metrics import evaluate
@@ -119,6 +119,12 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from (every gradient is 0)")
         self._fit_loss(y)
+        if not features_vary_within_queries(X, np.array([0, X.shape[0]])):
+            # LightGBM drops constant columns, and a custom objective then has nothing to split on:
+            # the model is one tree with a zero leaf (every document the same score; fit has warned)
+            booster = lightgbm.train({**self._lgb_params(), "objective": "regression"},
+                                     lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
+            return self._keep(booster, [])
         loss = self.score_loss().bind(y, offsets)
 
         def objective(preds, _):
@@ -150,6 +156,9 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
                                  feval=feval, callbacks=callbacks)
         if booster.best_iteration > 0:  # keep the trees up to the best round only
             booster = lightgbm.Booster(model_str=booster.model_to_string(num_iteration=booster.best_iteration))
+        return self._keep(booster, history)
+
+    def _keep(self, booster, history):
         self.best_iteration_ = booster.num_trees()
         self.eval_history_ = np.array(history)
         self.booster_text_ = np.array(booster.model_to_string())
