@@ -98,11 +98,15 @@ class BaseRanker(BaseEstimator):
                 f"{type(self).__name__}.score needs qid. Inside GridSearchCV or cross_val_score, enable "
                 "metadata routing: sklearn.set_config(enable_metadata_routing=True)"
             )
+        return self._scored(y, self.predict(X), qid, docids)
+
+    def _scored(self, y, scores, qid, docids=None) -> float:
+        """``score``'s value of given scores (also what learners pick their best round or epoch by)."""
         metrics, convention, relevant_from = self._scoring()
         y = np.asarray(y)
         if relevant_from is not None:  # a loss on binary relevance is judged on binary labels
             y = (y >= relevant_from).astype(np.int64)
-        result = evaluate(y, self.predict(X), qid, list(metrics), convention, docids=docids)
+        result = evaluate(y, scores, qid, list(metrics), convention, docids=docids)
         return float(np.mean(list(result.metrics.values())))
 
     def _scoring(self):

@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, labels_vary_within_queries
 from structrank.learners.score_loss import LOSSES, ScoreLossScorerMixin
-from structrank.metrics import evaluate
 from structrank.oracles import DEFAULT_COMBO
 
 
@@ -131,7 +130,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
             if dev is not None:
                 self.params_ = params
-                history.append(self._dev_score(dev))
+                history.append(self._scored(dev[1], self.predict(dev[0]), dev[2]))
                 if best is None or history[-1] > history[best[0]]:
                     best = (epoch, params)
             else:
@@ -139,12 +138,6 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.best_epoch_, self.params_ = best[0] + 1, best[1]
         self.eval_history_ = np.array(history)
         return self
-
-    def _dev_score(self, dev):
-        X, y, qid = dev
-        metrics, convention, relevant_from = self._scoring()
-        judged = y if relevant_from is None else (y >= relevant_from).astype(np.int64)
-        return float(np.mean(list(evaluate(judged, self.predict(X), qid, list(metrics), convention).metrics.values())))
 
     def _layers(self):
         """[(W, b)] from ``params_`` (torch's order: each layer's weight (out x in), then its bias)."""

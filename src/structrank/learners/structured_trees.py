@@ -21,7 +21,6 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import EvalSetMixin, features_vary_within_queries, labels_vary_within_queries
 from structrank.learners.score_loss import LOSSES, ScoreLossScorerMixin
 from structrank.learners.trees import _LightGBMRanker
-from structrank.metrics import evaluate
 from structrank.oracles import DEFAULT_COMBO
 
 _HESSIAN_FLOOR = 1e-12
@@ -139,13 +138,9 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         feval = None
         if eval_set is not None:
             dev_X, dev_y, dev_qid = self._eval_set_arrays(eval_set)
-            metrics, convention, relevant_from = self._scoring()
-            judged = dev_y if relevant_from is None else (dev_y >= relevant_from).astype(np.int64)
-
             def feval(preds, _):
-                value = float(np.mean(list(evaluate(judged, preds, dev_qid, list(metrics), convention).metrics.values())))
-                history.append(value)
-                return "loss_metric", value, True
+                history.append(self._scored(dev_y, preds, dev_qid))
+                return "loss_metric", history[-1], True
 
             valid = [lightgbm.Dataset(dev_X, label=dev_y.astype(np.float64), reference=train)]
             if self.early_stopping_rounds is not None:
