@@ -111,14 +111,12 @@ class ScoreLossScorerMixin:
     ``score`` measures the loss's own metric, and ``score_loss`` is the fitted loss."""
 
     def _scoring(self):
-        from structrank.learners.ssvm import scoring_metric
-        from structrank.oracles.losses import DISCOUNTS
+        from structrank.learners.ssvm import loss_scoring
 
         if self.loss in CRF:
             return ("ndcg@5",), "letor4", None  # Volkovs et al. report NDCG@1-5; their SGD picks by NDCG@5 too
-        graded = getattr(self, "gain_", self.gain) == "exp2"
-        convention = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")
-        return scoring_metric(self.loss, self.k, self.components), convention, None if graded else self.relevant_from
+        return loss_scoring(self.loss, self.k, self.components, getattr(self, "gain_", self.gain), self.discount,
+                            self.relevant_from)
 
     def _fit_loss(self, y):
         """Check ``loss`` and resolve ``gain_`` on the training labels (as ``StructSVMRanker``)."""

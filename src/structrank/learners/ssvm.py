@@ -201,6 +201,15 @@ def resolve_gain(gain, loss, feature_map, target, y) -> str:
     return "exp2" if graded_loss and np.unique(np.asarray(y)).size > 2 else "binary"
 
 
+def loss_scoring(loss, k, components, gain, discount, relevant_from):
+    """(metrics, convention, relevant_from) a structural loss is judged by: its metrics, under the
+    convention of its discount ("mslr" for graded gains), on labels binarised at ``relevant_from``
+    unless the gains are graded (``BaseRanker._scoring``)."""
+    graded = gain == "exp2"
+    convention = "mslr" if graded else DISCOUNTS.get(discount, "letor4")
+    return scoring_metric(loss, k, components), convention, None if graded else relevant_from
+
+
 _LOSS_METRIC = {"auc": "auc", "map": "map", "ndcg": "ndcg@{k}", "ndcg-nc": "ndcg", "mrr": "mrr@{k}"}
 
 
@@ -431,10 +440,10 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     def _scoring(self):
         if self.metric is not None:
             return (self.metric,), self.convention or "letor4", None
-        graded = getattr(self, "gain_", self.gain) == "exp2"
-        default = "mslr" if graded else DISCOUNTS.get(self.discount, "letor4")  # the convention of its discount
-        return scoring_metric(self.loss, self.k, self.components), self.convention or default, \
-            None if graded else self.relevant_from
+        metrics, convention, relevant_from = loss_scoring(self.loss, self.k, self.components,
+                                                          getattr(self, "gain_", self.gain), self.discount,
+                                                          self.relevant_from)
+        return metrics, self.convention or convention, relevant_from
 
     def _losses(self):
         if self.slacks not in ("separate", "shared"):
