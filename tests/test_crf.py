@@ -599,3 +599,13 @@ def test_save_and_load(tmp_path, splits):
     assert type(loaded) is PermutationCRFRanker
     assert np.array_equal(loaded.predict(test.X), model.predict(test.X))
     assert loaded.get_params() == model.get_params()
+
+
+def test_two_fits_with_the_defaults_are_the_same_model():
+    """random_state defaults to 0: the CLI's crf-* models (and their choice on --vali) repeat."""
+    from structrank.data import make_ranking_dataset
+    from structrank.learners import PermutationCRFRanker
+
+    ds = make_ranking_dataset(n_queries=20, docs_per_query=12, random_state=1)
+    first, second = (PermutationCRFRanker(max_epochs=2).fit(ds) for _ in range(2))
+    np.testing.assert_array_equal(first.coef_, second.coef_)
