@@ -229,16 +229,9 @@ def _timing_run(spec, root):
     return out
 
 
-class _Runner:
-    """Picklable run function bound to the data set roots."""
-
-    def __init__(self, roots):
-        self.roots = roots
-
-    def __call__(self, spec):
-        root = self.roots[spec.dataset]
-        kind = {"test": _test_run, "train-sweep": _sweep_run, "train-timing": _timing_run, "gap": _gap_run}[spec.split]
-        return kind(spec, root)
+def _run(spec, root):
+    kind = {"test": _test_run, "train-sweep": _sweep_run, "train-timing": _timing_run, "gap": _gap_run}[spec.split]
+    return kind(spec, root)
 
 
 def plan(roots, quick=False):
@@ -269,7 +262,7 @@ def plan(roots, quick=False):
 
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run the experiments (``quick``: MQ2008 Fold1 only) and write the report into ``out``."""
-    return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _Runner, report_sections,
+    return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _run, report_sections,
                                       "Chakrabarti et al. (2008), reproduced", data_dir, quick, n_jobs)
 
 

@@ -15,8 +15,8 @@ import functools
 
 
 from structrank.data import letor_folds, read_letor
-from structrank.experiments.report import markdown_table
-from structrank.experiments.runner import Measurement, RunSpec, reproduce_letor_experiment
+from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
+from structrank.experiments.runner import Measurement, fold_plan, reproduce_letor_experiment
 from structrank.metrics import evaluate
 from structrank.metrics.significance import paired_test, per_query_pairs
 
@@ -40,7 +40,6 @@ REFERENCE = "SVM-auc"
 COMPARE = {"ndcg@10": ("SVM-ndcg", "SVM-ndcg latent", "SVM-ndcg-nc", "DORM sparse", "DORM latent"),
            "mrr@10": ("SVM-mrr", "SVM-mrr latent")}
 METRICS = ("map", "mrr@10", "ndcg@10")
-QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"
 TRAIN_PREFIX = "train:"  # the chosen model's fit: its average slack and |w|^2 on the training file
 QUICK_GRID = {"C": [0.1, 1.0]}
 MARGIN = 0.01  # "at least SVM-auc's minus one point"
@@ -74,32 +73,14 @@ def _run(spec, root):
     return out
 
 
-class _Runner:
-    def __init__(self, roots):
-        self.roots = roots
-
-    def __call__(self, spec):
-        return _run(spec, self.roots[spec.dataset])
-
-
 def plan(roots, quick=False):
-    grid = "quick" if quick else "full"
-    return [RunSpec(EXPERIMENT, dataset, "test", f.name, 0, model, {"grid": grid})
-            for dataset, root in roots.items() for f in letor_folds(root)[: 1 if quick else None] for model in MODELS]
+    return fold_plan(EXPERIMENT, roots, MODELS, quick)
 
 
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run every model on every fold (``quick``: MQ2008 Fold1, two values of C) and write the report."""
-    return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _Runner, report_sections,
+    return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _run, report_sections,
                                       "Does each loss win on its own metric?", data_dir, quick, n_jobs)
-
-
-def per_query(rows, dataset, model, metric):
-    """{(fold, qid): value} of one model's test queries."""
-    suffix = ":" + metric
-    return {(r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]): r["value"] for r in rows
-            if r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
-            and r["metric"].endswith(suffix)}
 
 
 def comparison_table(rows, dataset):

@@ -1,6 +1,6 @@
 """The experiments ``structrank reproduce`` knows: name -> reproduce(out, data_dir, quick, n_jobs)."""
 
-from structrank.experiments import (chakrabarti2008, croce2016, haponchyk2018, jagarlamudi2012, letor_baselines, own_metric,
+from structrank.experiments import (any_scorer, chakrabarti2008, croce2016, haponchyk2018, jagarlamudi2012, letor_baselines, own_metric,
                                    volkovs2011)
 
 EXPERIMENTS = {
@@ -11,6 +11,7 @@ EXPERIMENTS = {
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.reproduce,
     croce2016.EXPERIMENT: croce2016.reproduce,
     own_metric.EXPERIMENT: own_metric.reproduce,
+    any_scorer.EXPERIMENT: any_scorer.reproduce,
 }
 
 #: Experiments whose results page lays out its own tables and figures: name -> report_sections(rows, folder, link_prefix)
@@ -21,6 +22,7 @@ REPORTS = {
     jagarlamudi2012.EXPERIMENT: jagarlamudi2012.report_sections,
     croce2016.EXPERIMENT: croce2016.report_sections,
     own_metric.EXPERIMENT: own_metric.report_sections,
+    any_scorer.EXPERIMENT: any_scorer.report_sections,
 }
 
 #: Experiments that test a paper's claims: name -> claims(rows) -> list[claims.Claim] (the "Claims" section)

@@ -245,6 +245,17 @@ def save_figure(fig, path, dpi: int = 150) -> Path:
     return path
 
 
+QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"
+
+
+def per_query(rows, dataset, model, metric):
+    """{(fold, qid): value} of one model's test queries, recorded as ``q:<qid>:<metric>``."""
+    suffix = ":" + metric
+    return {(r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]): r["value"] for r in rows
+            if r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
+            and r["metric"].endswith(suffix)}
+
+
 def _metric_sort_key(name: str):
     """map, mrr, ndcg@1, ndcg@2, ..., ndcg@10, p@1 ...: by family, then by cut-off as a number."""
     family, _, k = name.partition("@")

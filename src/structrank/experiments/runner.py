@@ -256,15 +256,34 @@ def wall_time(out) -> dict | None:
         return None
 
 
-def reproduce_letor_experiment(out, experiment, datasets, plan, run_fn, report_sections, title, data_dir=None,
+class RootsRun:
+    """A picklable run function (joblib workers need one): ``run(spec, roots[spec.dataset])``."""
+
+    def __init__(self, run, roots):
+        self.run, self.roots = run, roots
+
+    def __call__(self, spec):
+        return self.run(spec, self.roots[spec.dataset])
+
+
+def fold_plan(experiment, roots, models, quick=False):
+    """One run per data set, fold and model (``quick``: the first fold), with the grid named in params."""
+    from structrank.data import letor_folds
+
+    grid = "quick" if quick else "full"
+    return [RunSpec(experiment, dataset, "test", f.name, 0, model, {"grid": grid})
+            for dataset, root in roots.items() for f in letor_folds(root)[: 1 if quick else None] for model in models]
+
+
+def reproduce_letor_experiment(out, experiment, datasets, plan, run, report_sections, title, data_dir=None,
                                quick=False, n_jobs=1) -> list[dict]:
     """The common shape of a LETOR reproduction: find the data sets (``quick``: MQ2008 alone), run
-    ``plan(roots, quick)`` with ``run_fn(roots)``, write ``report.md`` from ``report_sections``."""
+    ``plan(roots, quick)`` with ``RootsRun(run, roots)``, write ``report.md`` from ``report_sections``."""
     from structrank.experiments.report import write_report
 
     out = Path(out)
     roots = letor_roots(datasets, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), run_fn(roots), n_jobs, experiment)
+    rows = run_experiment(out, plan(roots, quick), RootsRun(run, roots), n_jobs, experiment)
     write_report(out / "report.md", report_sections(rows, out), title=title)
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows

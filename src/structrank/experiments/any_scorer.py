@@ -1,0 +1,174 @@
+"""``structrank reproduce any-scorer``: every structured loss on every scorer, against LightGBM lambdarank.
+
+On LETOR 4.0 MQ2008 (letor4) and LETOR 3.0 OHSUMED (letor3), all five folds: the MAP hinge, the
+NDCG@10 hinge and the permutation CRF's KL objective (Volkovs et al. 2011) train four scorers --
+a linear model (StructSVMRanker, PermutationCRFRanker), the same linear learners behind a Nyström
+RBF embedding (500 landmarks, gamma = 1 / number of features, fitted on the training file), boosted
+trees (StructuredBoostingRanker) and a ReLU network (MLPRanker) -- beside LightGBM's lambdarank
+and RankSVM. Every model takes its defaults as a user would (``gain="auto"``: graded NDCG gains on
+these three-level labels) and has its grid chosen on each fold's vali file by the metric its
+``structrank train`` entry names. Each test query's values are recorded, so the report compares
+every model with lambdarank over the pooled test queries of the five folds (paired t-test and
+randomisation test), and checks issue 20's two acceptance bars from the recorded values.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+
+from structrank.data import letor_folds, read_letor
+from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
+from structrank.experiments.runner import Measurement, fold_plan, reproduce_letor_experiment
+from structrank.metrics import evaluate
+from structrank.metrics.significance import paired_test, per_query_pairs
+
+EXPERIMENT = "any-scorer"
+DATASETS = {"MQ2008": "letor4", "OHSUMED": "letor3"}
+SCORERS = {"linear": "", "Nyström-RBF + linear": "", "trees": "gbrt-", "MLP": "mlp-"}
+NYSTROEM = "Nyström-RBF + linear"
+LOSSES = ("map", "ndcg", "crf-kl")
+# the linear learner of each loss (the Nyström scorer uses it too)
+LINEAR = {"map": "svm-map", "ndcg": "svm-ndcg", "crf-kl": "crf-kl"}
+# the metric each loss stands for (the CRF's: Volkovs et al. tune and report NDCG@1-5)
+LOSS_METRIC = {"map": "map", "ndcg": "ndcg@10", "crf-kl": "ndcg@5"}
+BASELINES = {"LightGBM lambdarank": "lambdamart", "RankSVM": "ranksvm"}
+REFERENCE = "LightGBM lambdarank"
+LANDMARKS = 500
+METRICS = ("map", "mrr@10", "ndcg@5", "ndcg@10")
+TREES_MARGIN = 0.005  # issue 20: trees on the NDCG@10 loss at least lambdarank's NDCG@10 minus 0.5 points
+
+
+def row_name(scorer, loss):
+    return f"{scorer} · {loss}"
+
+
+def models() -> dict:
+    """{row: CLI model}: every scorer with every loss, then the baselines."""
+    rows = {}
+    for scorer, prefix in SCORERS.items():
+        for loss in LOSSES:
+            rows[row_name(scorer, loss)] = LINEAR[loss] if scorer in ("linear", NYSTROEM) else prefix + loss
+    return {**rows, **BASELINES}
+
+
+MODELS = models()
+
+
+@functools.lru_cache(maxsize=6)
+def _load(path: str, n_features: int | None):
+    return read_letor(path, n_features=n_features)
+
+
+def _dense(X):
+    return X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+
+
+def _quick_grid(spec):
+    """The first value of each grid parameter: a quick run fits one model per row."""
+    return {name: values[:1] for name, values in spec.grid.items()}
+
+
+def _run(spec, root):
+    from structrank.kernels import NystroemFeatures, RBFKernel
+    from structrank.models import get_model, select_on_vali
+
+    convention = DATASETS[spec.dataset]
+    fold = next(f for f in letor_folds(root) if f.name == spec.fold)
+    train = _load(str(fold.train), None)
+    vali, test = _load(str(fold.vali), train.n_features), _load(str(fold.test), train.n_features)
+    tic = time.perf_counter()
+    if spec.model.startswith(NYSTROEM):
+        nys = NystroemFeatures(RBFKernel(gamma=1.0 / train.n_features), n_landmarks=LANDMARKS, random_state=0)
+        train = train.with_X(nys.fit_transform(_dense(train.X)))
+        vali, test = (d.with_X(nys.transform(_dense(d.X))) for d in (vali, test))
+    model_spec = get_model(MODELS[spec.model])
+    grid = _quick_grid(model_spec) if spec.params.get("grid") == "quick" else None
+    model, _, vali_value = select_on_vali(model_spec, train, vali, convention=convention, grid=grid)
+    seconds = time.perf_counter() - tic
+    result = evaluate(test.y, model.predict(test.X), test.qid, METRICS, convention, docids=test.docids)
+    out = [Measurement(m, convention, v) for m, v in result.metrics.items()]
+    out += [Measurement(f"{QUERY_PREFIX}{q}:{m}", convention, float(v))
+            for m in METRICS for q, v in zip(result.qids, result.per_query[m])]
+    out += [Measurement("vali:" + model_spec.metric_label, convention, vali_value),
+            Measurement("seconds", "time", seconds)]
+    return out
+
+
+def plan(roots, quick=False):
+    return fold_plan(EXPERIMENT, roots, MODELS, quick)
+
+
+def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+    """Run every scorer and loss on every fold (``quick``: MQ2008 Fold1, one grid point each) and write the report."""
+    return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _run, report_sections,
+                                      "Any structured loss on any scorer", data_dir, quick, n_jobs)
+
+
+def fold_mean(rows, dataset, model, metric):
+    """The mean over folds of one model's test metric (None when not run)."""
+    values = [r["value"] for r in rows if r["dataset"] == dataset and r["model"] == model and r["metric"] == metric]
+    return sum(values) / len(values) if values else None
+
+
+def comparison_table(rows, dataset, metrics=("ndcg@10", "map")):
+    """Markdown: every model against lambdarank on each metric over the pooled test queries."""
+    lines = [f"| model | metric | model | {REFERENCE} | difference (points) | t-test p | randomisation p | queries | "
+             "verdict (both tests, 0.05) |", "|---" * 9 + "|"]
+    for model in MODELS:
+        if model == REFERENCE:
+            continue
+        for metric in metrics:
+            _, a, b = per_query_pairs(per_query(rows, dataset, model, metric), per_query(rows, dataset, REFERENCE, metric))
+            if a.size < 2:
+                continue
+            test = paired_test(a, b)
+            verdict = {"A > B": f"{model} better", "A < B": f"{REFERENCE} better"}.get(test.verdict(),
+                                                                                     "no significant difference")
+            lines.append(f"| {model} | {metric} | {test.mean_a:.4f} | {test.mean_b:.4f} | {100 * test.mean_diff:+.2f} | "
+                         f"{test.t_p:.3g} | {test.rand_p:.3g} | {test.n} | {verdict} |")
+    return "\n".join(lines)
+
+
+def acceptance(rows, dataset):
+    """Issue 20's bars, each a sentence with its verdict computed from the fold means."""
+    lines = []
+    trees, reference = (fold_mean(rows, dataset, m, "ndcg@10") for m in (row_name("trees", "ndcg"), REFERENCE))
+    if trees is not None and reference is not None:
+        holds = trees >= reference - TREES_MARGIN
+        lines.append(f"- Boosted trees on the NDCG@10 loss: NDCG@10 {trees:.4f} against lambdarank's {reference:.4f} "
+                     f"({100 * (trees - reference):+.2f} points; the bar is -{100 * TREES_MARGIN:.1f}): "
+                     f"**{'holds' if holds else 'does not hold'}**.")
+    for loss in LOSSES:
+        metric = LOSS_METRIC[loss]
+        mlp, linear = (fold_mean(rows, dataset, row_name(s, loss), metric) for s in ("MLP", "linear"))
+        if mlp is None or linear is None:
+            continue
+        lines.append(f"- MLP on the {loss} loss against the linear model with the same loss, on {metric}: {mlp:.4f} "
+                     f"against {linear:.4f} ({100 * (mlp - linear):+.2f} points): "
+                     f"**{'holds' if mlp >= linear else 'does not hold'}**.")
+    return "\n".join(lines)
+
+
+def report_sections(rows, out=None, link_prefix=""):
+    sections = []
+    for dataset, convention in DATASETS.items():
+        part = [r for r in rows if r["dataset"] == dataset]
+        if not part:
+            continue
+        folds = len({r["fold"] for r in part})
+        means = [r for r in part if r["metric"] in METRICS]
+        sections.append((f"{dataset}: test metrics ({convention}), mean ± std over {folds} folds, every grid chosen "
+                         "on vali", markdown_table(means, std=True, row_order=list(MODELS), column_order=list(METRICS))))
+        seconds = [r for r in part if r["metric"] == "seconds"]
+        sections.append((f"{dataset}: seconds per run (the embedding and the whole grid on train and vali)",
+                         markdown_table(seconds, index="model", columns="fold", fmt="{:.1f}",
+                                        row_order=list(MODELS))))
+        sections.append((f"{dataset}: every model against {REFERENCE}, paired over the {folds} folds' pooled test "
+                         "queries", comparison_table(part, dataset)))
+        bars = acceptance(part, dataset)
+        if bars:
+            sections.append((f"{dataset}: issue 20's acceptance bars (fold means)", bars))
+    return sections

@@ -1,0 +1,53 @@
+"""`structrank reproduce any-scorer`: its plan, its report's paired comparison and acceptance bars, and a quick run."""
+
+import csv
+
+import pytest
+
+from structrank.experiments import any_scorer
+
+
+def _rows(trees_shift, mlp_shift):
+    """Per-query and fold-mean rows of lambdarank, the NDCG trees and the linear and MLP NDCG models."""
+    shifts = {any_scorer.REFERENCE: 0.0, "trees · ndcg": trees_shift, "linear · ndcg": -0.01,
+              "MLP · ndcg": -0.01 + mlp_shift}
+    rows = []
+    for model, shift in shifts.items():
+        for q in range(40):
+            rows.append({"dataset": "MQ2008", "model": model, "fold": "Fold1", "metric": f"q:{q}:ndcg@10",
+                         "value": 0.3 + 0.01 * (q % 7) + shift})
+        rows.append({"dataset": "MQ2008", "model": model, "fold": "Fold1", "metric": "ndcg@10", "value": 0.33 + shift})
+    return rows
+
+
+def test_every_scorer_meets_every_loss_beside_the_baselines():
+    assert len(any_scorer.MODELS) == len(any_scorer.SCORERS) * len(any_scorer.LOSSES) + len(any_scorer.BASELINES)
+    assert any_scorer.MODELS["trees · ndcg"] == "gbrt-ndcg" and any_scorer.MODELS["MLP · crf-kl"] == "mlp-crf-kl"
+    assert any_scorer.MODELS["Nyström-RBF + linear · map"] == "svm-map"
+
+
+def test_acceptance_verdicts_follow_the_recorded_means():
+    passed = any_scorer.acceptance(_rows(-0.004, 0.0), "MQ2008")
+    assert "NDCG@10 0.3260 against lambdarank's 0.3300 (-0.40 points; the bar is -0.5): **holds**" in passed
+    assert "MLP on the ndcg loss" in passed and "(+0.00 points): **holds**" in passed
+    failed = any_scorer.acceptance(_rows(-0.006, -0.002), "MQ2008")
+    assert "(-0.60 points; the bar is -0.5): **does not hold**" in failed
+    assert "(-0.20 points): **does not hold**" in failed
+
+
+def test_comparison_pairs_queries_and_names_the_better_system():
+    table = any_scorer.comparison_table(_rows(-0.02, 0.0), "MQ2008", metrics=("ndcg@10",))
+    line = next(l for l in table.splitlines() if l.startswith("| trees · ndcg |"))
+    assert "| -2.00 |" in line and "| 40 |" in line and "LightGBM lambdarank better" in line
+
+
+def test_quick_reproduction_runs_every_row(tmp_path, data_root):
+    pytest.importorskip("torch", reason="the MLP rows need the torch extra")
+    rows = any_scorer.reproduce(tmp_path, data_dir=data_root, quick=True)
+    models = {r["model"] for r in rows}
+    assert models == set(any_scorer.MODELS)
+    ndcg = {r["model"]: r["value"] for r in rows if r["metric"] == "ndcg@10"}
+    assert all(0.0 < v < 1.0 for v in ndcg.values())
+    with open(tmp_path / "results.csv") as f:
+        assert sum(1 for _ in csv.DictReader(f)) == len(rows)
+    assert "issue 20's acceptance bars" in (tmp_path / "report.md").read_text()
