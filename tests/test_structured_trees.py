@@ -7,7 +7,10 @@ import pytest
 
 from structrank.data import make_ranking_dataset
 from structrank.learners import StructuredBoostingRanker
-from structrank.learners.score_loss import LOSSES, crf_subset
+from structrank.losses import loss_names
+from structrank.losses.crf import crf_subset
+
+LOSSES = loss_names()
 from structrank.learners.structured_trees import _per_query_hessian
 from structrank.metrics import evaluate
 from structrank.model_io import load_model, save_model

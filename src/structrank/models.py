@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from structrank.losses import HINGE, PROBABILISTIC, entries
 from structrank.oracles.losses import DEFAULT_FEATURE_MAP
 from structrank.learners import (
     LambdaMARTRanker,
@@ -79,6 +80,8 @@ CRF_T_GRID = [1.0, 10.0, 20.0, 50.0]
 CRF_METRIC = ("ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5")
 # Boosted trees on a structured loss: LambdaMART's grid (the same tree budget, 100 rounds)
 GBRT_GRID = {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}
+# The perceptron on another loss: its loss scaling C (the argmax at the scores divided by C)
+LSP_C_GRID = [0.1, 1.0, 10.0]
 # Neural scorers: Adam's step and the hidden layer
 MLP_GRID = {"learning_rate": [1e-3, 1e-2], "hidden_layer_sizes": [(16,), (64,)]}
 
@@ -145,27 +148,44 @@ MODELS = {
                 ("kl", {"T": CRF_T_GRID}, "permutation CRF, loss-inspired KL to q(y) ~ exp(-(1 - NDCG)/T)"),
             )
         ),
-        *(
-            ModelSpec(f"gbrt-{loss}", StructuredBoostingRanker,
-                      f"gradient-boosted trees (LightGBM) on the {what}; the eval metric recorded per round on --vali",
-                      {"loss": loss}, GBRT_GRID, metric=metric, fit_with_vali=True)
-            for loss, metric, what in (
-                ("auc", "auc", "SVM-auc hinge"), ("map", "map", "SVM-map hinge"),
-                ("ndcg", "ndcg@10", "SVM-ndcg hinge (gain auto)"), ("ndcg-nc", "ndcg", "SVM-ndcg-nc hinge"),
-                ("mrr", "mrr@10", "SVM-mrr hinge (phi_mrr)"), ("combo", ("map", "ndcg@10", "ndcg", "mrr@10"),
-                                                               "SVM-combo hinge (max over its components)"),
-                *((f"crf-{o}", CRF_METRIC, f"permutation CRF objective {o} (6-document subsets per round)")
-                  for o in ("ml", "la", "ls", "el", "kl", "ml-sum", "la-sum")),
-            )
-        ),
-        *(
-            ModelSpec(f"mlp-{loss}", MLPRanker, f"a ReLU network (PyTorch, the torch extra) trained on the {what} with "
-                      "Adam, the epoch chosen on --vali", {"loss": loss}, MLP_GRID, metric=metric, fit_with_vali=True)
-            for loss, metric, what in (("map", "map", "SVM-map hinge"), ("ndcg", "ndcg@10", "SVM-ndcg hinge (gain auto)"),
-                                       ("crf-kl", CRF_METRIC, "permutation CRF objective kl"))
-        ),
     )
 }
+
+
+def _loss_metric(entry):
+    """The vali metric of a loss's models: its own (the mean of several), the CRF's NDCG@1-5 as Volkovs et al."""
+    if entry.kind == PROBABILISTIC:
+        return CRF_METRIC
+    metrics = entry.build().metrics
+    return metrics[0] if len(metrics) == 1 else metrics
+
+
+def loss_models() -> list:
+    """The models every registered loss gets (``structrank.losses``): boosted trees (``gbrt-<loss>``)
+    and a network (``mlp-<loss>``) for every loss; for a hinge without a paper's model of its own,
+    the structural SVM (``svm-<loss>``) and the perceptron (``lsp-<loss>``) too. A new loss file
+    therefore appears here, in ``structrank train --help`` and in the generated docs."""
+    specs = []
+    for name, entry in entries().items():
+        metric = _loss_metric(entry)
+        if entry.kind == HINGE and f"svm-{name}" not in MODELS:
+            specs.append(ModelSpec(f"svm-{name}", StructSVMRanker, f"structural SVM on {entry.summary}",
+                                   {"loss": name}, {"C": SSVM_C_GRID}, metric=metric))
+        if entry.kind == HINGE and name != "map" and f"lsp-{name}" not in MODELS:
+            specs.append(ModelSpec(f"lsp-{name}", LatentPerceptronRanker, f"averaged structured perceptron (Alg. 1 of "
+                                   f"Haponchyk & Moschitti 2018) on {entry.summary}, epoch chosen on vali",
+                                   {"loss": name, "dev_metric": metric if isinstance(metric, str) else ",".join(metric)},
+                                   {"C": LSP_C_GRID}, metric=metric, fit_with_vali=True))
+        specs.append(ModelSpec(f"gbrt-{name}", StructuredBoostingRanker, f"gradient-boosted trees (LightGBM) on "
+                               f"{entry.summary}; the eval metric recorded per round on --vali", {"loss": name},
+                               GBRT_GRID, metric=metric, fit_with_vali=True))
+        specs.append(ModelSpec(f"mlp-{name}", MLPRanker, f"a ReLU network (PyTorch, the torch extra) on {entry.summary}, "
+                               "Adam, the epoch chosen on --vali", {"loss": name}, MLP_GRID, metric=metric,
+                               fit_with_vali=True))
+    return specs
+
+
+MODELS.update((spec.name, spec) for spec in loss_models())
 
 
 def get_model(name: str, paper: bool = False) -> ModelSpec:

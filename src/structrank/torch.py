@@ -48,7 +48,7 @@ class StructuredRankingLoss(torch.nn.Module):
     Parameters
     ----------
     loss : str
-        Any loss of ``structrank.learners.score_loss.LOSSES`` ("auc", "map", "ndcg", "ndcg-nc",
+        Any registered loss (``structrank.losses.loss_names()``) ("auc", "map", "ndcg", "ndcg-nc",
         "mrr", "combo", "crf-kl", ...).
     random_state : int or None
         Seeds the CRF objectives' subsets (a new draw at every call).

@@ -27,7 +27,8 @@ from numba import njit
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin
-from structrank.oracles.crf import OBJECTIVES, _check, ndcg_losses, objective_gradient, stacked_tables
+from structrank.losses import PROBABILISTIC, get_loss, require
+from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
 from structrank.parallel import (
     DEFAULT_SHARD_ROWS,
     ShardedQueries,
@@ -239,7 +240,10 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         """
         from structrank.data.cache import LetorCache
 
-        code = _check(self.objective, self._param())
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
+        loss = require(get_loss(f"crf-{self.objective}", crf_param=self._param()), PROBABILISTIC, type(self).__name__)
+        code = loss.code
         if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
             raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
         if int(self.subset_size) != self.subset_size or not 2 <= self.subset_size <= 9:

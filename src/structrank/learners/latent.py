@@ -41,12 +41,14 @@ from structrank.parallel import (
     row_span,
     shard_memo,
 )
+from structrank.losses import HINGE, get_loss, require
+from structrank.oracles.latent import ImputedTarget, has_latent_target
 from structrank.oracles.positional import (
     PositionalAPLoss,
-    _coef_of_order,
-    _latent_truth,
+    coef_of_order,
     exact_kernel,
     greedy_kernel,
+    latent_truth,
 )
 from structrank.structures import positional_weights
 
@@ -61,9 +63,9 @@ def _query_step(s, z, v, scale, exact, order_hat, order_star, c_hat, c_star):
     else:
         delta = greedy_kernel(s, z, v, scale, order_hat[:n])
     if delta > 0.0:  # Alg. 1 line 6
-        _latent_truth(s, z, order_star[:n])  # line 7, Eq. 3
-        _coef_of_order(order_hat[:n], v, n, c_hat[:n])
-        _coef_of_order(order_star[:n], v, n, c_star[:n])
+        latent_truth(s, z, order_star[:n])  # line 7, Eq. 3
+        coef_of_order(order_hat[:n], v, n, c_hat[:n])
+        coef_of_order(order_star[:n], v, n, c_star[:n])
         for i in range(n):
             c_hat[i] = c_star[i] - c_hat[i]
     return delta
@@ -130,6 +132,30 @@ def _perceptron_epoch_rows(data, indices, indptr, n_features, z, offsets, visit,
     return n_updates, total_loss
 
 
+def paper_feature_map(loss, feature_map):
+    """None means the positional map for MAP (Haponchyk & Moschitti's) and the loss's own default otherwise."""
+    return "positional" if feature_map is None and loss == "map" else feature_map
+
+
+def _loss_epoch(X, y, offsets, visit, loss, scale, w, w_sum):
+    """Alg. 1 with any hinge loss of the registry, one query at a time: the loss scaled by C is the
+    oracle's at the scores divided by C (``argmax s.c + C Delta = argmax (s / C).c + Delta``), and
+    the latent truth is the loss's best target for the scores. Returns (updates, summed loss)."""
+    n_updates, total = 0, 0.0
+    one = np.zeros(2, dtype=np.int64)
+    for q in visit:
+        a, b = offsets[q], offsets[q + 1]
+        one[1] = b - a
+        s = X[a:b] @ w
+        c_hat, delta = loss.batch(s / scale, y[a:b], one)
+        total += float(delta[0])
+        if delta[0] > 0.0:  # Alg. 1 line 6
+            w += X[a:b].T @ (loss.star(s, y[a:b], one) - c_hat)
+            n_updates += 1
+        w_sum += w
+    return n_updates, total
+
+
 def _shard_epoch(shard, w, v, scale, exact, relevant_from, visit):
     """Alg. 1 over one shard's queries (``visit``: local indices) from w: (w, iterates' sum, updates, loss).
 
@@ -168,6 +194,17 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         interleaving search (LSP-AP*), or the plain argmax without loss (LSP).
     C : float, default 1.0
         Loss scaling in the inference (ignored by ``inference="none"``).
+    loss : str, default "map"
+        A hinge loss of the registry (``structrank.losses``). "map" with ``feature_map="positional"``
+        is the paper's (numba epochs, sharding with ``n_jobs``); any other (e.g. ``loss="ndcg"``,
+        ``feature_map=None`` for its paper's map) runs Alg. 1 one query at a time in this process,
+        its loss scaled by C > 0. A probabilistic objective (a CRF's) is refused: it has no
+        max-violating ranking to update against.
+    feature_map : str or None, default None
+        The loss's feature map; None: the positional map for MAP (the paper's), the loss's own
+        default for the others.
+    k : int, default 10
+        The cut-off of a clipped loss (NDCG@k, MRR@k, P@k, ...).
     max_epochs : int, default 100
         Epochs T. With ``eval_set`` the epoch whose averaged weights give the best dev metric
         is kept (T_best); without, the weights after ``max_epochs``.
@@ -206,14 +243,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     """
 
     _saved_attributes = ("coef_", "n_features_in_")
-    _score_metric = "map"
-    _score_convention = "letor4"
 
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
                  random_state=None, dev_metric="map", dev_convention="letor4", relevant_from=1, n_jobs=None,
-                 shard_rows=DEFAULT_SHARD_ROWS):
+                 shard_rows=DEFAULT_SHARD_ROWS, loss="map", feature_map=None, k=10):
         self.inference = inference
         self.C = C
+        self.loss = loss
+        self.feature_map = feature_map
+        self.k = k
         self.max_epochs = max_epochs
         self.weights = weights
         self.average = average
@@ -236,7 +274,14 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
         if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
             raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
-        loss = PositionalAPLoss(self.inference, self.weights, float(self.C), "all", self.relevant_from)
+        loss = self._loss()
+        positional = isinstance(loss, PositionalAPLoss)
+        if not positional:
+            if not self.C > 0:
+                raise ValueError(f"loss {loss.label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}")
+            if self.n_jobs is not None or dask_client() is not None or isinstance(X, LetorCache):
+                raise ValueError(f"loss {loss.label!r}: sharded training (n_jobs, a cluster, a LetorCache) runs the "
+                                 "positional MAP kernels only; train it with n_jobs=None on read data")
         if isinstance(X, LetorCache):
             offsets = np.asarray(X.offsets, dtype=np.int64)
             # only queries with a good and a bad document are visited, as informative_queries keeps
@@ -271,7 +316,9 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         exact = self.inference == "exact"
         for epoch in range(1, int(self.max_epochs) + 1):
             visit = queries[rng.permutation(n_queries)] if self.shuffle else queries
-            if shards is None:
+            if not positional:
+                n_updates, total = _loss_epoch(X, y, offsets, visit, loss, float(self.C), w, w_sum)
+            elif shards is None:
                 n_updates, total = _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum)
             else:
                 w, n_updates, total = _mixed_epoch(shards, visit, v, scale, exact, self.relevant_from, w, w_sum,
@@ -295,6 +342,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.train_loss_curve_ = np.array(losses)
         self.n_queries_used_ = int(n_queries)
         return self
+
+    def _loss(self):
+        """The registered hinge loss (the positional MAP loss by default), scaled by C."""
+        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k, relevant_from=self.relevant_from,
+                        inference=self.inference, weights=self.weights, scale=float(self.C), positions="all")
+        return require(loss, HINGE, type(self).__name__)
+
+    def _scoring(self):
+        return self._loss().scoring()
 
 
 @dataclass(frozen=True)
@@ -347,6 +403,12 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     weights : {"harmonic", "log2", "linear"}, default "harmonic"
     positions : {"positives", "all"}, default "positives"
         Keep only the top P positions of Psi in the constraints (Sec. 4.1), or all N.
+    loss, feature_map, k : default "map", None, 10
+        A hinge loss of the registry (``structrank.losses``) and its options. The default is the
+        paper's (``feature_map=None``: the positional map for MAP, the loss's own default for others). A clipped loss with a latent target (NDCG@k, MRR@k with binary gains) imputes the
+        best loss-zero ranking under w (structrank.oracles.latent); any other is held to its
+        ``star`` at the imputation (one convex solve when the target does not follow the scores).
+        A probabilistic objective (a CRF's) is refused.
     tol, max_iter : float, int
         Tolerance and iteration cap of each cutting-plane solve.
     max_outer : int, default 30
@@ -376,14 +438,15 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     """
 
     _saved_attributes = ("coef_", "n_features_in_")
-    _score_metric = "map"
-    _score_convention = "letor4"
 
     def __init__(self, inference="greedy", C=1.0, slack="mean", weights="harmonic", positions="positives", tol=1e-4,
                  max_iter=1000, max_outer=30, outer_tol=1e-3, relevant_from=1, n_jobs=None,
-                 shard_rows=DEFAULT_SHARD_ROWS):
+                 shard_rows=DEFAULT_SHARD_ROWS, loss="map", feature_map=None, k=10):
         self.inference = inference
         self.C = C
+        self.loss = loss
+        self.feature_map = feature_map
+        self.k = k
         self.slack = slack
         self.weights = weights
         self.positions = positions
@@ -403,7 +466,7 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
             raise ValueError(f"C must be positive, got {self.C!r}")
         if self.slack not in ("mean", "sum"):
             raise ValueError(f"slack must be 'mean' or 'sum', got {self.slack!r}")
-        loss = PositionalAPLoss(self.inference, self.weights, 1.0, self.positions, self.relevant_from)
+        loss = self._loss()
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
         n_queries = offsets.size - 1
         # the cutting-plane solver weighs the mean slack: Eq. 4's sum is its mean times |Q|
@@ -411,7 +474,11 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
 
         def impute(w, scores):
+            if latent_target:  # a clipped loss: the best loss-zero ranking under w (structrank.oracles.latent)
+                return ImputedTarget.impute(loss, w, scores, y, offsets)
             return _FixedTruth(loss, loss.star(scores, y, offsets), w)
+
+        latent_target = not isinstance(loss, PositionalAPLoss) and has_latent_target(loss)
 
         result = cccp(X, y, offsets, impute, C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
                       self.n_jobs, self.shard_rows)
@@ -421,3 +488,12 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         self.objective_history_ = np.array(result.history)
         self.n_queries_used_ = int(n_queries)
         return self
+
+    def _loss(self):
+        """The registered hinge loss (the positional MAP loss by default)."""
+        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k, relevant_from=self.relevant_from,
+                        inference=self.inference, weights=self.weights, scale=1.0, positions=self.positions)
+        return require(loss, HINGE, type(self).__name__)
+
+    def _scoring(self):
+        return self._loss().scoring()

@@ -14,8 +14,8 @@ import scipy.sparse as sp
 
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import BaseRanker, EvalSetMixin, labels_vary_within_queries
-from structrank.learners.score_loss import LOSSES, ScoreLossScorerMixin
-from structrank.oracles import DEFAULT_COMBO
+from structrank.learners.score_loss import ScoreLossScorerMixin
+from structrank.losses.combo import DEFAULT_COMBO
 
 
 def layer_shapes(n_features, hidden_layer_sizes):
@@ -100,8 +100,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
         from structrank.torch import StructuredRankingLoss
 
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        self.score_loss()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "

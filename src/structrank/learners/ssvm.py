@@ -26,9 +26,9 @@ from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
-from structrank.oracles import DEFAULT_COMBO, make_loss
+from structrank.losses import HINGE, get_entry, get_loss, require
+from structrank.losses.combo import DEFAULT_COMBO
 from structrank.oracles.latent import ImputedTarget, check_latent
-from structrank.oracles.losses import DISCOUNTS, _component
 from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, matvec, ordered_sum, rmatvec, scratch,
                                  shard_memo)
 
@@ -189,41 +189,30 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     return w, alpha, n_iter, converged, trace
 
 
-def resolve_gain(gain, loss, feature_map, target, y) -> str:
-    """The NDCG gain a fit uses: "auto" is graded ("exp2") for NDCG@k with phi_po or phi_dorm and
-    the ideal target when the labels ``y`` have more than two levels (the graded oracles cover
-    only these), binary otherwise."""
+def resolve_gain(gain, loss, options, target, y) -> str:
+    """The NDCG gain a fit uses: "auto" is graded ("exp2") when the labels ``y`` have more than two
+    levels, the target is the ideal one (the latent targets are binary) and the registered loss
+    ``loss`` builds with graded gains under ``options``; binary otherwise."""
     if gain not in ("auto", "binary", "exp2"):
         raise ValueError(f"gain must be 'auto', 'binary' or 'exp2', got {gain!r}")
     if gain != "auto":
         return gain
-    graded_loss = loss == "ndcg" and feature_map in (None, "po", "dorm") and target == "ideal"
-    return "exp2" if graded_loss and np.unique(np.asarray(y)).size > 2 else "binary"
-
-
-def loss_scoring(loss, k, components, gain, discount, relevant_from):
-    """(metrics, convention, relevant_from) a structural loss is judged by: its metrics, under the
-    convention of its discount ("mslr" for graded gains), on labels binarised at ``relevant_from``
-    unless the gains are graded (``BaseRanker._scoring``)."""
-    graded = gain == "exp2"
-    convention = "mslr" if graded else DISCOUNTS.get(discount, "letor4")
-    return scoring_metric(loss, k, components), convention, None if graded else relevant_from
-
-
-_LOSS_METRIC = {"auc": "auc", "map": "map", "ndcg": "ndcg@{k}", "ndcg-nc": "ndcg", "mrr": "mrr@{k}"}
+    if target != "ideal" or "gain" not in get_entry(loss).options or np.unique(np.asarray(y)).size <= 2:
+        return "binary"
+    try:
+        get_loss(loss, **{**options, "gain": "exp2"})
+    except ValueError:  # this loss and feature map have no graded oracle
+        return "binary"
+    return "exp2"
 
 
 def scoring_metric(loss, k=10, components=DEFAULT_COMBO) -> tuple:
-    """The metrics a structural SVM's loss stands for (SVM-combo: each of its components').
+    """The metrics a registered loss stands for (SVM-combo: each of its components').
 
     >>> scoring_metric("ndcg", 5), scoring_metric("combo", 10, ("map", "mrr/po"))
     (('ndcg@5',), ('map', 'mrr@10'))
     """
-    names = [_component(c)[0] for c in components] if loss == "combo" else [loss]
-    unknown = [n for n in names if n not in _LOSS_METRIC]
-    if unknown:
-        raise ValueError(f"no metric for loss {unknown[0]!r}; known: {sorted(_LOSS_METRIC)}")
-    return tuple(dict.fromkeys(_LOSS_METRIC[n].format(k=k) for n in names))
+    return get_loss(loss, k=k, components=tuple(components)).metrics
 
 
 @dataclass
@@ -437,12 +426,19 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 
+    def _loss_options(self) -> dict:
+        return {"feature_map": self.feature_map, "k": self.k, "discount": self.discount,
+                "relevant_from": self.relevant_from, "dorm_cut": self.dorm_cut, "components": tuple(self.components)}
+
+    def _loss(self):
+        """The registered loss with this estimator's options (its gain resolved once fitted)."""
+        gain = getattr(self, "gain_", "binary" if self.gain == "auto" else self.gain)
+        return require(get_loss(self.loss, **self._loss_options(), gain=gain), HINGE, type(self).__name__)
+
     def _scoring(self):
         if self.metric is not None:
             return (self.metric,), self.convention or "letor4", None
-        metrics, convention, relevant_from = loss_scoring(self.loss, self.k, self.components,
-                                                          getattr(self, "gain_", self.gain), self.discount,
-                                                          self.relevant_from)
+        metrics, convention, relevant_from = self._loss().scoring()
         return metrics, self.convention or convention, relevant_from
 
     def _losses(self):
@@ -450,13 +446,13 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
             raise ValueError(f"slacks must be 'separate' or 'shared', got {self.slacks!r}")
         if self.target not in ("ideal", "latent"):
             raise ValueError(f"target must be 'ideal' or 'latent', got {self.target!r}")
-        if self.loss == "combo" and self.slacks == "separate":
-            return [make_loss(*_component(c), self.k, self.discount, self.relevant_from) for c in self.components]
-        return [make_loss(self.loss, self.feature_map, self.k, self.discount, self.relevant_from, self.dorm_cut,
-                          self.gain_, tuple(self.components))]
+        loss = self._loss()
+        if self.slacks == "separate" and hasattr(loss, "components"):  # SVM-combo: one slack group per component
+            return list(loss.components)
+        return [loss]
 
     def _resolve_gain(self, y):
-        return resolve_gain(self.gain, self.loss, self.feature_map, self.target, y)
+        return resolve_gain(self.gain, self.loss, self._loss_options(), self.target, y)
 
     def fit(self, X, y=None, qid=None):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset, or a LetorCache, as X).

@@ -19,9 +19,9 @@ import numpy as np
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import EvalSetMixin, features_vary_within_queries, labels_vary_within_queries
-from structrank.learners.score_loss import LOSSES, ScoreLossScorerMixin
+from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.trees import _LightGBMRanker
-from structrank.oracles import DEFAULT_COMBO
+from structrank.losses.combo import DEFAULT_COMBO
 
 _HESSIAN_FLOOR = 1e-12
 
@@ -111,8 +111,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``)."""
         import lightgbm
 
-        if self.loss not in LOSSES:  # before the data: a typo is the first thing to hear about
-            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        self.score_loss()  # before the data: a typo is the first thing to hear about
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "

@@ -12,7 +12,7 @@ from structrank.errors import DataValidationError
 from structrank.metrics import kernels
 from structrank.metrics.conventions import Convention, get_convention
 
-_METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|auc)(?:@(\d+))?$")
+_METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|auc)(?:@(\d+))?$")
 _ALIASES = {"ap": "map", "rr": "mrr", "precision": "p"}
 _MAX_CUTOFF = 2**31 - 1  # the kernels take the cut-off as a 64-bit int
 
@@ -24,9 +24,9 @@ def parse_metric(name: str) -> tuple[str, int]:
     if not isinstance(name, str):
         raise ValueError(f"a metric name must be a string such as 'map' or 'ndcg@10', got {name!r}")
     match = _METRIC.fullmatch(name.strip().lower())
-    if match is None or (match.group(1) in ("p", "precision") and match.group(2) is None):
+    if match is None or (match.group(1) in ("p", "precision", "recall") and match.group(2) is None):
         raise ValueError(
-            f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k or auc"
+            f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k or auc"
         )
     family = _ALIASES.get(match.group(1), match.group(1))
     k = int(match.group(2) or 0)
@@ -153,7 +153,7 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     qid : array, shape (n_rows,)
         Query of each row; rows of a query need not be contiguous.
     metrics : iterable of str
-        Names such as ``"map"``, ``"mrr"``, ``"mrr@10"``, ``"ndcg@10"``, ``"ndcg"``, ``"p@5"``, ``"auc"``.
+        Names such as ``"map"``, ``"mrr"``, ``"mrr@10"``, ``"ndcg@10"``, ``"ndcg"``, ``"p@5"``, ``"recall@10"``, ``"auc"``.
     convention : str or Convention
         ``"letor4"``, ``"letor3"``, ``"mslr"``, ``"trec"`` or ``"semeval"`` (see
         ``structrank.metrics.CONVENTIONS``).
@@ -207,6 +207,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
             values = kernels.rr_kernel(relevant, offsets, k, conv.empty_value)
         elif family == "p":
             values = kernels.precision_kernel(relevant, offsets, k, conv.precision_short == "pad", conv.empty_value)
+        elif family == "recall":
+            values = kernels.recall_kernel(relevant, offsets, k, conv.empty_value)
         else:
             values = kernels.auc_kernel(relevant, offsets, conv.empty_value)
         per_query[name] = values

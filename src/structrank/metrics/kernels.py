@@ -62,25 +62,42 @@ def ap_kernel(relevant, offsets, cutoff, denominator_in_cutoff, empty_value):
 
 
 @njit(cache=True, nogil=True)
+def _hits_in_top(relevant, start, end, k):
+    """(relevant documents in the top k, relevant documents) of one query's ranked rows."""
+    hits = 0
+    total = 0
+    for i in range(end - start):
+        total += relevant[start + i]
+        if i < k:
+            hits += relevant[start + i]
+    return hits, total
+
+
+@njit(cache=True, nogil=True)
 def precision_kernel(relevant, offsets, k, pad, empty_value):
     """P@k per query: relevant in the top min(k, n) over k (``pad``), or 0 when n < k."""
     n_queries = offsets.shape[0] - 1
     out = np.empty(n_queries)
     for q in range(n_queries):
-        start, end = offsets[q], offsets[q + 1]
-        n = end - start
-        total = 0
-        hits = 0
-        for i in range(n):
-            total += relevant[start + i]
-            if i < k:
-                hits += relevant[start + i]
+        n = offsets[q + 1] - offsets[q]
+        hits, total = _hits_in_top(relevant, offsets[q], offsets[q + 1], k)
         if total == 0:
             out[q] = empty_value
         elif n < k and not pad:
             out[q] = 0.0
         else:
             out[q] = hits / k
+    return out
+
+
+@njit(cache=True, nogil=True)
+def recall_kernel(relevant, offsets, k, empty_value):
+    """Recall@k per query: relevant in the top k over the relevant documents of the list (trec_eval's recall_k)."""
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        hits, total = _hits_in_top(relevant, offsets[q], offsets[q + 1], k)
+        out[q] = empty_value if total == 0 else hits / total
     return out
 
 

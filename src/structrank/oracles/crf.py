@@ -193,7 +193,8 @@ def objective_gradient(code, E, losses, param, g, work):
     return value
 
 
-def _check(objective, param):
+def objective_code(objective, param):
+    """The objective's number in the numba kernels, after checking its parameter."""
     if objective not in OBJECTIVE_CODES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     if objective == "kl" and not param > 0:
@@ -212,7 +213,7 @@ def energy_gradient(objective, energies, losses, param=1.0):
     >>> round(value, 4), g.round(2).tolist()
     (0.6931, [0.5, -0.5])
     """
-    code = _check(objective, param)
+    code = objective_code(objective, param)
     E = np.asarray(energies, dtype=np.float64)
     losses = np.asarray(losses, dtype=np.float64)
     if E.shape != losses.shape or E.ndim != 1:
@@ -231,7 +232,7 @@ def query_objective(objective, scores, labels, param=1.0):
     >>> bool(grad[1] < 0 < grad[0])   # descent raises the relevant document's score
     True
     """
-    code = _check(objective, param)
+    code = objective_code(objective, param)
     s = np.asarray(scores, dtype=np.float64)
     r = np.asarray(labels, dtype=np.float64)
     A = permutation_table(s.size)

@@ -42,10 +42,16 @@ from structrank.structures import po_coef_from_order
 LATENT_TOP = {"ndcg": None, "mrr": 1}
 
 
+def has_latent_target(loss) -> bool:
+    """Whether the loss is a clipped one with binary gains whose correct structure can be imputed."""
+    name, feature_map = getattr(loss, "name", None), getattr(loss, "feature_map", None)
+    return name in LATENT_TOP and feature_map in ("po", "mrr", "dorm") and getattr(loss, "gain", "binary") == "binary"
+
+
 def check_latent(loss) -> None:
     """Refuse, with the reason, a loss that has no latent target."""
-    name, feature_map = getattr(loss, "name", None), getattr(loss, "feature_map", None)
-    if name not in LATENT_TOP or feature_map not in ("po", "mrr", "dorm") or getattr(loss, "gain", "binary") != "binary":
+    if not has_latent_target(loss):
+        name = getattr(loss, "name", None)
         raise ValueError(
             f"target='latent' needs a clipped loss with binary gains and phi_po, phi_mrr or phi_dorm (ndcg, mrr), got "
             f"{getattr(loss, 'label', name)!r}: for the other losses the ideal ranking is already the only "

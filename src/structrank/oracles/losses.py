@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
+from structrank.losses.base import RankingLoss, Violation, longest_query
+from structrank.losses.combo import DEFAULT_COMBO, component as _component
 from structrank.metrics.conventions import CONVENTIONS
 from structrank.oracles.dorm import dorm_query, is_two_level, two_level_batch
 from structrank.oracles.graded import graded_ndcg_batch, graded_po_star
@@ -41,9 +41,8 @@ from structrank.structures import dorm_decay, po_star
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
 DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> a convention that uses it
-# SVM-combo's components ("loss" or "loss/feature_map"). MRR enters with phi_po: phi_mrr is a
-# count of documents, not scaled by 1/(n+ n-), and in a shared w it would outweigh the others.
-DEFAULT_COMBO = ("map", "ndcg", "ndcg-nc", "mrr/po")
+# SVM-combo's components: DEFAULT_COMBO (structrank.losses.combo). MRR enters with phi_po: phi_mrr
+# is a count of documents, not scaled by 1/(n+ n-), and in a shared w it would outweigh the others.
 
 # (loss, feature map) -> the kernel's number in _run_batch's switch
 _KERNELS = {
@@ -54,14 +53,6 @@ _KERNELS = {
     ("mrr", "po"): 3,
     ("mrr", "mrr"): 4,
 }
-
-
-class Violation(NamedTuple):
-    """The max-violating structure of one query."""
-
-    coef: np.ndarray  #: its feature-map coefficients, one per document
-    loss: float  #: its loss Delta
-    order: np.ndarray  #: the ranking, document indices best first
 
 
 @njit(cache=True, nogil=True)
@@ -111,8 +102,12 @@ def _table_for(name: str, n: int) -> np.ndarray:
     return _discount_table(name, max(64, 1 << max(int(n) - 1, 1).bit_length()))
 
 
+# loss -> the metric it stands for (k: its cut-off)
+LOSS_METRIC = {"auc": "auc", "map": "map", "ndcg": "ndcg@{k}", "ndcg-nc": "ndcg", "mrr": "mrr@{k}"}
+
+
 @dataclass(frozen=True)
-class StructuredLoss:
+class StructuredLoss(RankingLoss):
     """One loss-augmented inference problem: a loss, a feature map and their options.
 
     Parameters
@@ -173,6 +168,19 @@ class StructuredLoss:
         return f"{self.name}{cut}/{self.feature_map}"
 
     @property
+    def metrics(self) -> tuple:
+        return (LOSS_METRIC[self.name].format(k=self.k),)
+
+    @property
+    def labels(self) -> str:
+        return "graded" if self.gain == "exp2" else "binary"
+
+    @property
+    def convention(self) -> str:
+        # graded gains 2^label - 1 on labels 0-4 are the MSLR script's; the discount names its convention
+        return "mslr" if self.gain == "exp2" else DISCOUNTS[self.discount]
+
+    @property
     def _cut(self) -> int:
         return 0 if self.name == "ndcg-nc" else int(self.k)  # 0: no cut-off
 
@@ -212,7 +220,7 @@ class StructuredLoss:
         if self._graded_po:
             return self._graded_batch(scores, labels, offsets, out)
         z = self.relevance(labels)
-        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        longest = longest_query(offsets)
         coef, order = batch_outputs(scores.shape[0], out)
         kernel = _KERNELS[(self.name, self.feature_map)]
         delta = _run_batch(kernel, scores, z, offsets, self._cut, _table_for(self.discount, longest), coef, order)
@@ -231,7 +239,7 @@ class StructuredLoss:
 
     def _graded_batch(self, scores, labels, offsets, out=None):
         labels = self._grade_labels(labels)
-        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        longest = longest_query(offsets)
         coef, order = batch_outputs(scores.shape[0], out)
         delta = graded_ndcg_batch(scores, labels, offsets, self._cut, _table_for(self.discount, longest), coef, order)
         return coef, delta, order
@@ -239,7 +247,7 @@ class StructuredLoss:
     def _dorm_batch(self, scores, labels, offsets, out=None):
         gains = self._gains(labels)
         coef, order = batch_outputs(scores.shape[0], out)
-        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        longest = longest_query(offsets)
         decay = self.decay(longest)
         if is_two_level(gains, decay):  # binary relevance: one numba pass over the queries
             level = float(gains.max())
@@ -284,7 +292,7 @@ class StructuredLoss:
 
 
 @dataclass(frozen=True)
-class ComboLoss:
+class ComboLoss(RankingLoss):
     """SVM-combo with shared slacks (Sec. 3.7): each query's most violated of several losses.
 
     With one slack per query shared by all losses, the constraints of every loss hold at once;
@@ -303,6 +311,18 @@ class ComboLoss:
     @property
     def label(self) -> str:
         return "combo(" + "+".join(c.label for c in self.components) + ")"
+
+    @property
+    def metrics(self) -> tuple:
+        return tuple(dict.fromkeys(m for c in self.components for m in c.metrics))
+
+    @property
+    def convention(self) -> str:
+        return self.components[0].convention
+
+    @property
+    def relevant_from(self) -> int:
+        return self.components[0].relevant_from
 
     def _choose(self, scores, labels, offsets, single=False):
         offsets = np.asarray(offsets, dtype=np.int64)
@@ -337,18 +357,10 @@ class ComboLoss:
         return np.zeros(int(np.asarray(offsets)[-1]))
 
 
-def _component(text):
-    """``"mrr/po"`` -> ``("mrr", "po")``; ``"map"`` -> ``("map", None)``."""
-    name, _, feature_map = str(text).partition("/")
-    return name, feature_map or None
-
-
 def make_loss(name, feature_map=None, k=10, discount="letor", relevant_from=1, dorm_cut=None, gain="binary",
               components=DEFAULT_COMBO):
-    """A ``StructuredLoss`` (or ``ComboLoss`` for ``name="combo"``) from the estimator's options."""
-    if name == "combo":
-        parts = tuple(StructuredLoss(*_component(c), k, discount, relevant_from) for c in components)
-        if not parts:
-            raise ValueError("combo needs at least one component loss")
-        return ComboLoss(parts)
-    return StructuredLoss(name, feature_map, k, discount, relevant_from, dorm_cut, gain)
+    """The registered loss ``name`` (structrank.losses) built from the estimator's options."""
+    from structrank.losses import get_loss
+
+    return get_loss(name, feature_map=feature_map, k=k, discount=discount, relevant_from=relevant_from,
+                    dorm_cut=dorm_cut, gain=gain, components=components)

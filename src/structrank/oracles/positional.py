@@ -45,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from structrank.oracles.losses import Violation, batch_outputs
+from structrank.losses.base import RankingLoss, Violation, longest_query
+from structrank.oracles.losses import batch_outputs
 from structrank.oracles.po import _split_sorted
 from structrank.structures import positional_weights
 
@@ -69,7 +70,7 @@ def ap_loss_of_order(order, z):
 
 
 @njit(cache=True, nogil=True)
-def _latent_truth(s, z, order):
+def latent_truth(s, z, order):
     """Eq. 3: good documents by decreasing score, then bad ones likewise."""
     good, bad = _split_sorted(s, z)
     order[: good.shape[0]] = good
@@ -77,7 +78,7 @@ def _latent_truth(s, z, order):
 
 
 @njit(cache=True, nogil=True)
-def _coef_of_order(order, v, top, coef):
+def coef_of_order(order, v, top, coef):
     """Each document gets the weight of its position; positions from ``top`` on get 0."""
     for pos in range(order.shape[0]):
         coef[order[pos]] = v[pos] if pos < top else 0.0
@@ -163,12 +164,12 @@ def run_positional(kernel, s, z, offsets, v, scale, positives_only, coef, order)
             n_good += z[i]
         top = n_good if positives_only else b - a
         if n_good == 0 or n_good == b - a:
-            _latent_truth(s[a:b], z[a:b], order[a:b])
+            latent_truth(s[a:b], z[a:b], order[a:b])
         elif kernel == 0:
             delta[q] = greedy_kernel(s[a:b], z[a:b], v, scale, order[a:b])
         else:
             delta[q] = exact_kernel(s[a:b], z[a:b], v, scale, order[a:b])
-        _coef_of_order(order[a:b], v, top, coef[a:b])
+        coef_of_order(order[a:b], v, top, coef[a:b])
     return delta
 
 
@@ -181,12 +182,12 @@ def latent_star(s, z, offsets, v, positives_only, coef):
         n_good = 0
         for i in range(a, b):
             n_good += z[i]
-        _latent_truth(s[a:b], z[a:b], order[a:b])
-        _coef_of_order(order[a:b], v, n_good if positives_only else b - a, coef[a:b])
+        latent_truth(s[a:b], z[a:b], order[a:b])
+        coef_of_order(order[a:b], v, n_good if positives_only else b - a, coef[a:b])
 
 
 @dataclass(frozen=True)
-class PositionalAPLoss:
+class PositionalAPLoss(RankingLoss):
     """Delta_ap with the positional map: the loss object of the latent perceptron and latent SVM.
 
     Parameters
@@ -214,6 +215,7 @@ class PositionalAPLoss:
     name = "map"
     feature_map = "positional"
     star_varies = True  # the latent ground truth follows the scores
+    metrics = ("map",)
 
     def __post_init__(self):
         if self.inference not in INFERENCES:
@@ -234,7 +236,7 @@ class PositionalAPLoss:
     def _run(self, scores, labels, offsets, out=None):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         offsets = np.asarray(offsets, dtype=np.int64)
-        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        longest = longest_query(offsets)
         coef, order = batch_outputs(scores.shape[0], out)
         scale = 0.0 if self.inference == "none" else float(self.scale)
         delta = run_positional(_KERNEL_IDS[self.inference], scores, self.relevance(labels), offsets,
@@ -256,7 +258,7 @@ class PositionalAPLoss:
         """Coefficients of the latent ground truth (Eq. 3) of every query for the scores."""
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         offsets = np.asarray(offsets, dtype=np.int64)
-        longest = int(np.max(np.diff(offsets))) if offsets.shape[0] > 1 else 1
+        longest = longest_query(offsets)
         coef = np.empty(scores.shape[0])
         latent_star(scores, self.relevance(labels), offsets, positional_weights(longest, self.weights),
                     self.positions == "positives", coef)

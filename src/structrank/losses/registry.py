@@ -1,0 +1,96 @@
+"""The registry of ranking losses: name -> how to build the loss from a learner's options.
+
+Each module of ``structrank.losses`` (other than this one and ``base``) registers its losses at
+import with ``@register``; the registry imports them all the first time it is asked, so a new
+loss is one new module in this package and nothing else: learners, the command line's model list
+and the generated docs read the registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from dataclasses import dataclass
+
+from structrank.losses.base import HINGE
+
+_ENTRIES: dict = {}
+_LOADED = False
+
+
+@dataclass(frozen=True)
+class LossEntry:
+    """One registered loss: its name, a one-line summary, its kind, the feature maps it offers,
+    and the factory that builds it from options (the factory's parameters are the options it takes)."""
+
+    name: str
+    summary: str
+    kind: str
+    feature_maps: tuple
+    factory: object
+    paper: str = ""  # where it comes from ("" for structrank's own)
+
+    @property
+    def options(self) -> tuple:
+        return tuple(inspect.signature(self.factory).parameters)
+
+    def build(self, **options):
+        """The loss with the options it takes; options it does not take are ignored (a learner
+        passes all of its loss options to every loss)."""
+        taken = {k: v for k, v in options.items() if k in self.options}
+        return self.factory(**taken)
+
+
+def register(name: str, summary: str, kind: str = HINGE, feature_maps: tuple = ("po",), paper: str = ""):
+    """Decorator: register ``factory(**options) -> RankingLoss`` under ``name``."""
+
+    def decorate(factory):
+        if name in _ENTRIES and _ENTRIES[name].factory is not factory:
+            raise ValueError(f"loss {name!r} is registered twice")
+        _ENTRIES[name] = LossEntry(name, summary, kind, tuple(feature_maps), factory, paper)
+        return factory
+
+    return decorate
+
+
+def _load():
+    global _LOADED
+    if _LOADED:
+        return
+    import structrank.losses as package
+
+    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
+        if module not in ("base", "registry"):
+            importlib.import_module(f"structrank.losses.{module}")
+    _LOADED = True
+
+
+def entries() -> dict:
+    """{name: LossEntry} of every registered loss: the hinges by name, then the probabilistic objectives."""
+    _load()
+    return dict(sorted(_ENTRIES.items(), key=lambda item: (item[1].kind != HINGE, item[0])))
+
+
+def loss_names(kind: str | None = None) -> tuple:
+    return tuple(name for name, entry in entries().items() if kind is None or entry.kind == kind)
+
+
+def get_entry(name: str) -> LossEntry:
+    known = entries()
+    if name not in known:
+        raise ValueError(f"unknown loss {name!r}; known: {', '.join(known)}")
+    return known[name]
+
+
+def get_loss(name: str, **options):
+    """The registered loss ``name`` built with ``options`` (those it does not take are ignored)."""
+    return get_entry(name).build(**options)
+
+
+def require(loss, kind: str, learner: str):
+    """A clear error when a learner gets a loss of the wrong kind (e.g. a CRF objective in an SVM)."""
+    if loss.kind != kind:
+        raise ValueError(f"{learner} needs a {kind} loss, got {loss.label!r} ({loss.kind}); "
+                         f"the {kind} losses are: {', '.join(loss_names(kind))}")
+    return loss
