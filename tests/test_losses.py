@@ -120,3 +120,25 @@ def test_mlp_rejects_an_unknown_loss_before_training():
     pytest.importorskip("torch", reason="MLPRanker needs the torch extra")
     with pytest.raises(ValueError, match="loss must be one of"):
         MLPRanker(loss="nope").fit(make_ranking_dataset(n_queries=4, random_state=0))
+
+
+def test_the_losses_page_is_generated_from_the_registry_and_up_to_date():
+    from pathlib import Path
+
+    from structrank.models import losses_page
+
+    page = losses_page()
+    for name in loss_names():
+        assert f"| `{name}` |" in page
+    committed = Path(__file__).resolve().parents[1] / "docs" / "LOSSES.md"
+    assert committed.read_text() == page, "docs/LOSSES.md is stale: run `structrank losses --out docs/LOSSES.md`"
+
+
+def test_train_help_lists_a_model_for_every_registered_loss(capsys):
+    from structrank.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = capsys.readouterr().out
+    for name in loss_names():
+        assert f"gbrt-{name} " in text and f"mlp-{name} " in text

@@ -193,6 +193,25 @@ def cmd_results(args):
     return 0
 
 
+def _add_losses(sub):
+    p = sub.add_parser("losses", help="list the registered ranking losses (the markdown of docs/LOSSES.md)")
+    p.add_argument("--out", default=None, help="write the page to this file (default: print it)")
+    p.set_defaults(func=cmd_losses)
+
+
+def cmd_losses(args):
+    from structrank.atomic import write_text_atomic
+    from structrank.models import losses_page
+
+    page = losses_page()
+    if args.out is None:
+        print(page, end="")
+    else:
+        write_text_atomic(Path(args.out), page)
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
 def _add_featurize(sub):
     p = sub.add_parser(
         "featurize", help="turn question-candidate pairs into a LETOR/SVMlight file of similarity features",
@@ -251,7 +270,7 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_featurize, _add_reproduce, _add_results, _add_demo,
-                _add_bench):
+                _add_bench, _add_losses):
         add(sub)
     return parser
 
