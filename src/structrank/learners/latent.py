@@ -42,6 +42,7 @@ from structrank.parallel import (
     shard_memo,
 )
 from structrank.losses import HINGE, get_loss, require
+from structrank.losses.base import relevance
 from structrank.oracles.latent import ImputedTarget, has_latent_target
 from structrank.oracles.positional import (
     PositionalAPLoss,
@@ -295,7 +296,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             X, y, qid, offsets = self._validate_fit_data(X, y, qid)
             X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
             X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-            z = loss.relevance(y)
+            z = relevance(y, self.relevant_from)
             n_features = X.shape[1]
             queries = np.arange(offsets.size - 1)
             sharded = self.n_jobs is not None or dask_client() is not None
