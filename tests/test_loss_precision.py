@@ -1,4 +1,8 @@
-"""The P@k loss (structrank.losses.precision) against brute force over every ranking of small lists."""
+"""The P@k loss (structrank.losses.precision) against brute force over every ranking of small lists.
+
+``check_oracle`` and ``check_batch`` serve every loss that is a regret in the good documents of
+the top k (Recall@k's test uses them too).
+"""
 
 import numpy as np
 import pytest
@@ -10,24 +14,21 @@ from structrank.losses import get_loss
 from structrank.models import MODELS
 
 
-@settings(max_examples=200, deadline=None)
-@given(scores_st, st.integers(1, 9))
-def test_precision_oracle_is_the_best_ranking_of_all(case, k):
+def check_oracle(name, metric, case, k):
+    """The oracle's ranking maximises s . phi_po + (metric of the ideal ranking - metric) over all rankings."""
     s, y = arrays(case)
-    loss = get_loss("precision", k=k)
-    v = loss.oracle(s, y)
+    v = get_loss(name, k=k).oracle(s, y)
     perms = permutations(len(s))
-    ideal = metric_of_orders(y, np.argsort(-y, kind="stable")[None, :], f"p@{k}", "letor4")[0]
-    regret = ideal - metric_of_orders(y, perms, f"p@{k}", "letor4")  # P@k the ranking gives up
-    own = ideal - metric_of_orders(y, v.order[None, :], f"p@{k}", "letor4")[0]
+    ideal = metric_of_orders(y, np.argsort(-y, kind="stable")[None, :], metric, "letor4")[0]
+    regret = ideal - metric_of_orders(y, perms, metric, "letor4")  # what each ranking gives up
+    own = ideal - metric_of_orders(y, v.order[None, :], metric, "letor4")[0]
     check(v, s, brute_po(perms, y), regret, own)
     np.testing.assert_allclose(v.coef, brute_po(v.order[None, :], y)[0], atol=1e-12)  # phi_po of its ranking
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.lists(scores_st, min_size=1, max_size=5), st.integers(1, 6))
-def test_precision_batch_is_each_query_s_oracle(cases, k):
-    loss = get_loss("precision", k=k)
+def check_batch(name, cases, k):
+    """``batch`` over several queries gives each query's ``oracle``."""
+    loss = get_loss(name, k=k)
     s = np.concatenate([np.array(c[0], dtype=np.float64) for c in cases])
     y = np.concatenate([np.array(c[1], dtype=np.int64) for c in cases])
     offsets = np.concatenate([[0], np.cumsum([len(c[0]) for c in cases])]).astype(np.int64)
@@ -37,6 +38,18 @@ def test_precision_batch_is_each_query_s_oracle(cases, k):
         one = loss.oracle(s[a:b], y[a:b])
         np.testing.assert_allclose(coef[a:b], one.coef)
         assert delta[q] == pytest.approx(one.loss)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scores_st, st.integers(1, 9))
+def test_precision_oracle_is_the_best_ranking_of_all(case, k):
+    check_oracle("precision", f"p@{k}", case, k)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(scores_st, min_size=1, max_size=5), st.integers(1, 6))
+def test_precision_batch_is_each_query_s_oracle(cases, k):
+    check_batch("precision", cases, k)
 
 
 def test_precision_is_a_loss_of_every_learner_and_the_cli():
