@@ -14,6 +14,9 @@ of 10 to 1,000,000 candidates, with the exact search where it fits.
 
 CRF (structrank.bench_crf): one SGD epoch of the permutation CRF on MQ2008 Fold1, per objective.
 
+Trees (structrank.bench_trees): boosted trees on the NDCG@10 hinge against LightGBM lambdarank on
+MQ2008 Fold1, one thread, interleaved rounds: the fit and the whole ``structrank train`` command.
+
 Tagger (structrank.bench_tagger): the trigram HMM's fit, Viterbi and 10-best throughput and
 accuracy on UD English-EWT, and one fit of each n-best reranker on its jackknifed lists.
 
@@ -95,7 +98,7 @@ def bench_evaluate(repeat=5, convention="letor4"):
     return figures
 
 
-BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf", "tagger", "kernels", "scale")
+BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf", "trees", "tagger", "kernels", "scale")
 
 
 def _evaluate_lines(figures, repeat):
@@ -174,6 +177,14 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
         print("\n" + "\n".join(bench_crf.format_crf(crf)))
         figures["crf"] = crf
         sections.append(bench_crf.markdown_section(crf))
+    if only in (None, "trees"):
+        from structrank import bench_trees
+
+        trees = bench_trees.bench_trees()
+        print("\n" + "\n".join(bench_trees.format_trees(trees)))
+        figures["trees"] = trees
+        if trees:
+            sections.append(bench_trees.markdown_section(trees))
     if only in (None, "tagger"):
         from structrank import bench_tagger
         from structrank.nlp.conllu import treebank_file
