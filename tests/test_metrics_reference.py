@@ -1,7 +1,7 @@
 """structrank's metrics held to their reference tools.
 
 * convention "trec" against pytrec_eval (trec_eval inside): map, recip_rank, ndcg_cut_1,3,5,10,
-  P_1,3,5,10, recall_1,3,5,10, with qrels from the labels keyed by the file's docids and the scores as the run
+  P_1,3,5,10, recall_1,3,5,10, Rprec, bpref, success_1,5, map_cut_5,10, with qrels from the labels keyed by the file's docids and the scores as the run
   (trec_eval breaks tied scores by docid, descending);
 * conventions "letor4" (MQ2008, Eval-Score-4.0.pl), "letor3" (OHSUMED, Eval-Score-3.0.pl),
   "mslr" and "semeval" against ``tests/reference/letor_eval.py``, an independent plain-Python
@@ -42,7 +42,10 @@ TREC_MEASURES = {"map": "map", "recip_rank": "mrr"}
 TREC_MEASURES.update({f"ndcg_cut_{k}": f"ndcg@{k}" for k in (1, 3, 5, 10)})
 TREC_MEASURES.update({f"P_{k}": f"p@{k}" for k in (1, 3, 5, 10)})
 TREC_MEASURES.update({f"recall_{k}": f"recall@{k}" for k in (1, 3, 5, 10)})
-TREC_REQUEST = {"map", "recip_rank", "ndcg_cut.1,3,5,10", "P.1,3,5,10", "recall.1,3,5,10"}
+TREC_MEASURES.update({"Rprec": "rprec", "bpref": "bpref", "success_1": "success@1", "success_5": "success@5",
+                      "map_cut_5": "map@5", "map_cut_10": "map@10"})
+TREC_REQUEST = {"map", "recip_rank", "ndcg_cut.1,3,5,10", "P.1,3,5,10", "recall.1,3,5,10", "Rprec", "bpref",
+                "success.1,5", "map_cut.5,10"}
 
 
 # ---------------------------------------------------------------------------------------------

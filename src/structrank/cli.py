@@ -20,33 +20,65 @@ from structrank.errors import StructRankError
 def _add_evaluate(sub):
     from structrank.metrics import CONVENTIONS, DEFAULT_METRICS
 
-    p = sub.add_parser("evaluate", help="metrics of a scores file against a LETOR/SVMlight data file")
-    p.add_argument("--data", required=True, help="LETOR/SVMlight file (plain or .gz) with the labels")
-    p.add_argument("--scores", required=True, help="one score per line, in the order of the data file's rows")
+    p = sub.add_parser("evaluate", help="metrics of a scores file against a LETOR/SVMlight file, or of a TREC run "
+                                        "against qrels",
+                       description="Either --data FILE --scores FILE (a LETOR/SVMlight file and one score per row) "
+                                   "or --qrels FILE --run FILE (TREC qrels and run, evaluated as trec_eval does: "
+                                   "unjudged documents are non-relevant, relevant documents the run misses count in "
+                                   "every denominator, ties broken by docno descending).")
+    p.add_argument("--data", help="LETOR/SVMlight file (plain or .gz) with the labels")
+    p.add_argument("--scores", help="one score per line, in the order of the data file's rows")
+    p.add_argument("--qrels", help="TREC qrels file (qid iter docno rel; plain or .gz)")
+    p.add_argument("--run", help="TREC run file (qid Q0 docno rank score tag; plain or .gz)")
     p.add_argument("--metric", action="append", metavar="NAME",
-                   help=f"map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, auc (repeatable; default: {' '.join(DEFAULT_METRICS)})")
-    p.add_argument("--convention", default="letor4", choices=sorted(CONVENTIONS),
-                   help="the evaluation tool whose rules to follow (default letor4)")
+                   help="map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k, rprec, success@k, bpref, auc, or the "
+                        "ir_measures/trec_eval names (AP, nDCG@10, P_10, recall_100, ...) (repeatable; default: "
+                        f"{' '.join(DEFAULT_METRICS)})")
+    p.add_argument("--convention", default=None, choices=sorted(CONVENTIONS),
+                   help="the evaluation tool whose rules to follow (default letor4; a run: trec)")
+    p.add_argument("--complete", action="store_true",
+                   help="with --qrels: a query of the qrels missing from the run scores 0 (trec_eval -c)")
+    p.add_argument("--relevant-from", type=int, default=1, metavar="L",
+                   help="with --qrels: labels >= L are relevant for the binary measures (trec_eval -l; default 1)")
     p.add_argument("--per-query", action="store_true", help="also give every query's values")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.set_defaults(func=cmd_evaluate)
 
 
-def cmd_evaluate(args):
+def _evaluate_inputs(args):
+    """(EvaluationResult, what was evaluated) of ``structrank evaluate``'s two forms."""
+    from structrank.metrics import DEFAULT_METRICS, evaluate, evaluate_run
+
+    metrics = args.metric or list(DEFAULT_METRICS)
+    if args.qrels or args.run:
+        if not (args.qrels and args.run) or args.data or args.scores:
+            raise ValueError("give --qrels and --run together (or --data and --scores)")
+        if args.convention not in (None, "trec"):
+            raise ValueError(f"a TREC run is evaluated under trec_eval's rules (--convention "
+                             f"trec), not {args.convention}")
+        result = evaluate_run(args.qrels, args.run, metrics, relevant_from=args.relevant_from, complete=args.complete)
+        return result, f"{args.run} against {args.qrels}"
+    if not (args.data and args.scores):
+        raise ValueError("give --data and --scores (or --qrels and --run)")
     from structrank.data import read_letor, read_scores
-    from structrank.metrics import DEFAULT_METRICS, CONVENTIONS, evaluate
 
     ds = read_letor(args.data)
     scores = read_scores(args.scores, n_rows=ds.n_rows, data_path=args.data)
     if ds.row_order is not None:  # the dataset's rows were regrouped by qid; scores are in file order
         scores = scores[ds.row_order]
-    metrics = args.metric or list(DEFAULT_METRICS)
-    result = evaluate(ds.y, scores, ds.qid, metrics, args.convention, docids=ds.docids)
+    result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "letor4", docids=ds.docids)
+    return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
+
+
+def cmd_evaluate(args):
+    from structrank.metrics import CONVENTIONS
+
+    result, what = _evaluate_inputs(args)
     if args.json:
         out = result.to_dict(per_query=args.per_query)
         print(json.dumps(out))
         return 0
-    print(f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents")
+    print(what)
     print(f"convention {CONVENTIONS[result.convention].describe()}")
     width = max(len(m) for m in result.metrics)
     for name, value in result.metrics.items():

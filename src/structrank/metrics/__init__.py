@@ -13,6 +13,7 @@ from structrank.metrics.evaluate import (
     parse_metric,
     rank_order,
 )
+from structrank.metrics.trec import evaluate_run, read_qrels, read_run
 
 __all__ = [
     "CONVENTIONS",
@@ -23,5 +24,8 @@ __all__ = [
     "evaluate",
     "get_convention",
     "parse_metric",
+    "evaluate_run",
     "rank_order",
+    "read_qrels",
+    "read_run",
 ]

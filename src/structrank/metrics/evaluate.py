@@ -12,8 +12,13 @@ from structrank.errors import DataValidationError
 from structrank.metrics import kernels
 from structrank.metrics.conventions import Convention, get_convention
 
-_METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|auc)(?:@(\d+))?$")
-_ALIASES = {"ap": "map", "rr": "mrr", "precision": "p"}
+_METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|r|success|rprec|bpref|auc)(?:@(\d+))?$")
+# trec_eval's names with a cut-off (ndcg_cut_10, map_cut_10, P_10, recall_100, success_1) and without
+_TREC_CUT = re.compile(r"^(ndcg_cut|map_cut|p|recall|success)_(\d+)$")
+_TREC_NAMES = {"recip_rank": "mrr"}
+_ALIASES = {"ap": "map", "rr": "mrr", "precision": "p", "r": "recall", "ndcg_cut": "ndcg", "map_cut": "map"}
+_NEEDS_CUTOFF = ("p", "precision", "recall", "r", "success")
+_NO_CUTOFF = ("auc", "rprec", "bpref")
 _MAX_CUTOFF = 2**31 - 1  # the kernels take the cut-off as a 64-bit int
 
 DEFAULT_METRICS = ("map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
@@ -23,10 +28,17 @@ def parse_metric(name: str) -> tuple[str, int]:
     """Split a metric name into its family and cut-off (0 for none): ``"ndcg@10" -> ("ndcg", 10)``."""
     if not isinstance(name, str):
         raise ValueError(f"a metric name must be a string such as 'map' or 'ndcg@10', got {name!r}")
-    match = _METRIC.fullmatch(name.strip().lower())
-    if match is None or (match.group(1) in ("p", "precision", "recall") and match.group(2) is None):
+    text = name.strip().lower()
+    text = _TREC_NAMES.get(text, text)
+    trec = _TREC_CUT.fullmatch(text)
+    match = _METRIC.fullmatch(f"{trec.group(1)}@{trec.group(2)}" if trec else text)
+    if trec and match is None:  # ndcg_cut / map_cut are not names of their own
+        match = _METRIC.fullmatch(f"{_ALIASES[trec.group(1)]}@{trec.group(2)}")
+    if match is None or (match.group(1) in _NEEDS_CUTOFF and match.group(2) is None):
         raise ValueError(
-            f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k or auc"
+            f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k, rprec, success@k, "
+            "bpref or auc (or the ir_measures and trec_eval names: AP, nDCG@10, RR, P@10, R@100, Rprec, Success@1, "
+            "ndcg_cut_10, recip_rank, P_10, recall_100, map_cut_10, success_1)"
         )
     family = _ALIASES.get(match.group(1), match.group(1))
     k = int(match.group(2) or 0)
@@ -34,8 +46,8 @@ def parse_metric(name: str) -> tuple[str, int]:
         raise ValueError(f"metric {name!r}: the cut-off must be >= 1")
     if k > _MAX_CUTOFF:
         raise ValueError(f"metric {name!r}: the cut-off must be at most {_MAX_CUTOFF}")
-    if family == "auc" and k:
-        raise ValueError("auc takes no cut-off")
+    if family in _NO_CUTOFF and k:
+        raise ValueError(f"{family} takes no cut-off")
     return family, k
 
 
@@ -195,6 +207,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     sizes = np.diff(offsets)
     discount = conv.discounts(int(sizes.max()) if sizes.size else 0)
     per_query = {}
+    cumulative = np.concatenate([[0], np.cumsum(relevant, dtype=np.int64)])
+    n_relevant = cumulative[offsets[1:]] - cumulative[offsets[:-1]]  # every document of the list is judged
     for name in dict.fromkeys(names):
         family, k = parse_metric(name)
         if family == "ndcg":
@@ -208,7 +222,14 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
         elif family == "p":
             values = kernels.precision_kernel(relevant, offsets, k, conv.precision_short == "pad", conv.empty_value)
         elif family == "recall":
-            values = kernels.recall_kernel(relevant, offsets, k, conv.empty_value)
+            values = kernels.recall_kernel(relevant, offsets, n_relevant, np.full(n_relevant.size, k), conv.empty_value)
+        elif family == "rprec":
+            values = kernels.recall_kernel(relevant, offsets, n_relevant, n_relevant, conv.empty_value)
+        elif family == "success":
+            values = kernels.success_kernel(relevant, offsets, k, conv.empty_value)
+        elif family == "bpref":
+            values = kernels.bpref_kernel(relevant, np.ones(relevant.shape[0], np.bool_), offsets, n_relevant,
+                                          np.diff(offsets) - n_relevant, conv.empty_value)
         else:
             values = kernels.auc_kernel(relevant, offsets, conv.empty_value)
         per_query[name] = values

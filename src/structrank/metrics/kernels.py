@@ -13,6 +13,14 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
+def _dcg(gains, start, depth, discount):
+    total = 0.0
+    for i in range(depth):
+        total += gains[start + i] * discount[i]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def ndcg_kernel(gains, offsets, discount, k, short_zero, empty_value):
     """NDCG@k per query (k <= 0: the whole list). ``gains`` are in rank order."""
     n_queries = offsets.shape[0] - 1
@@ -21,20 +29,14 @@ def ndcg_kernel(gains, offsets, discount, k, short_zero, empty_value):
         start, end = offsets[q], offsets[q + 1]
         n = end - start
         depth = n if k <= 0 else min(k, n)
-        ideal = np.sort(gains[start:end])[::-1]
-        idcg = 0.0
-        for i in range(depth):
-            idcg += ideal[i] * discount[i]
+        idcg = _dcg(np.sort(gains[start:end])[::-1], 0, depth, discount)
         if idcg <= 0.0:
             out[q] = empty_value
             continue
         if short_zero and k > 0 and n < k:
             out[q] = 0.0
             continue
-        dcg = 0.0
-        for i in range(depth):
-            dcg += gains[start + i] * discount[i]
-        out[q] = dcg / idcg
+        out[q] = _dcg(gains, start, depth, discount) / idcg
     return out
 
 
@@ -91,13 +93,87 @@ def precision_kernel(relevant, offsets, k, pad, empty_value):
 
 
 @njit(cache=True, nogil=True)
-def recall_kernel(relevant, offsets, k, empty_value):
-    """Recall@k per query: relevant in the top k over the relevant documents of the list (trec_eval's recall_k)."""
+def recall_kernel(relevant, offsets, n_relevant, cutoffs, empty_value):
+    """Relevant documents in the top ``cutoffs[q]`` over ``n_relevant[q]``, the query's relevant
+    documents (those of the list, or of the qrels for a run). Recall@k: every cut-off k (trec_eval's
+    recall_k); R-precision: the cut-off R = ``n_relevant`` (trec_eval's Rprec)."""
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        hits, _ = _hits_in_top(relevant, offsets[q], offsets[q + 1], cutoffs[q])
+        out[q] = empty_value if n_relevant[q] == 0 else hits / n_relevant[q]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def success_kernel(relevant, offsets, k, empty_value):
+    """Success@k per query: 1 when a relevant document is in the top k (trec_eval's success_k)."""
     n_queries = offsets.shape[0] - 1
     out = np.empty(n_queries)
     for q in range(n_queries):
         hits, total = _hits_in_top(relevant, offsets[q], offsets[q + 1], k)
-        out[q] = empty_value if total == 0 else hits / total
+        out[q] = 1.0 if hits > 0 else (empty_value if total == 0 else 0.0)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def ap_given_kernel(relevant, offsets, n_relevant, cutoff):
+    """AP per query over the top ``cutoff`` (<= 0: all) with R = ``n_relevant[q]`` as denominator,
+    the relevant documents of the qrels, retrieved or not (trec_eval's map and map_cut); 0 when R = 0."""
+    n_queries = offsets.shape[0] - 1
+    out = np.zeros(n_queries)
+    for q in range(n_queries):
+        start, end = offsets[q], offsets[q + 1]
+        depth = end - start if cutoff <= 0 else min(cutoff, end - start)
+        found = 0
+        total = 0.0
+        for i in range(depth):
+            if relevant[start + i]:
+                found += 1
+                total += found / (i + 1.0)
+        if n_relevant[q] > 0:
+            out[q] = total / n_relevant[q]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def ndcg_given_kernel(gains, offsets, ideal, ideal_offsets, discount, k):
+    """NDCG@k per query (k <= 0: all) with the ideal DCG from ``ideal`` (each query's judged gains,
+    sorted descending: the qrels' for a run, as trec_eval); 0 when the ideal DCG is 0."""
+    n_queries = offsets.shape[0] - 1
+    out = np.zeros(n_queries)
+    for q in range(n_queries):
+        a, b = ideal_offsets[q], ideal_offsets[q + 1]
+        idcg = _dcg(ideal, a, b - a if k <= 0 else min(k, b - a), discount)
+        if idcg <= 0.0:
+            continue
+        start, end = offsets[q], offsets[q + 1]
+        out[q] = _dcg(gains, start, end - start if k <= 0 else min(k, end - start), discount) / idcg
+    return out
+
+
+@njit(cache=True, nogil=True)
+def bpref_kernel(relevant, judged, offsets, n_relevant, n_nonrelevant, empty_value):
+    """bpref per query (Buckley & Voorhees 2004, trec_eval's m_bpref): each retrieved relevant
+    document scores 1 - min(judged non-relevant above it, R) / min(R, N), the mean over R; unjudged
+    documents are skipped. R, N: the query's judged relevant and non-relevant documents."""
+    n_queries = offsets.shape[0] - 1
+    out = np.empty(n_queries)
+    for q in range(n_queries):
+        r, n_bad = n_relevant[q], n_nonrelevant[q]
+        if r == 0:
+            out[q] = empty_value
+            continue
+        above = 0
+        total = 0.0
+        for i in range(offsets[q], offsets[q + 1]):
+            if not judged[i]:
+                continue
+            if relevant[i]:
+                total += 1.0 if above == 0 else 1.0 - min(above, r) / min(r, n_bad)
+            else:
+                above += 1
+        out[q] = total / r
     return out
 
 

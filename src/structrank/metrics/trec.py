@@ -1,0 +1,194 @@
+"""TREC qrels and runs: read them, and evaluate a run the way trec_eval does.
+
+A qrels file has lines ``qid iter docno rel``; a run file ``qid Q0 docno rank score tag`` (both
+plain or .gz, whitespace-separated). ``evaluate_run`` also takes them as dicts (``{qid: {docno:
+rel}}`` and ``{qid: {docno: score}}``, as pytrec_eval and ranx) or as pandas DataFrames (columns
+``query_id``/``qid``, ``doc_id``/``docno``, and ``relevance``/``rel`` or ``score``).
+
+trec_eval's rules, which ``evaluate_run`` follows:
+
+- each query's documents are ranked by score, ties by docno in descending string order; the rank
+  column is ignored;
+- a document of the run that the qrels do not judge, or judge with a negative label (pooled but not
+  judged), is non-relevant, and bpref skips it;
+- the relevant documents of the qrels count in every denominator whether the run retrieved them
+  or not: AP, map@k, recall@k and R-precision divide by R, the query's relevant documents in the
+  qrels, and NDCG's ideal DCG is that of the qrels' gains (the label, as trec_eval's ndcg);
+- a query of the qrels that the run lacks is left out, or scores 0 in every measure with
+  ``complete=True`` (trec_eval -c); a query of the run that the qrels lack is left out;
+- a label counts as relevant from ``relevant_from`` on (trec_eval -l, default 1), for every
+  measure but NDCG, which uses the labels as gains.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+
+from structrank.errors import DataFormatError, DataValidationError
+from structrank.metrics import kernels
+from structrank.metrics.conventions import get_convention
+from structrank.metrics.evaluate import DEFAULT_METRICS, EvaluationResult, canonical_name, parse_metric
+
+_QUERY_COLUMNS = ("query_id", "qid")
+_DOC_COLUMNS = ("doc_id", "docno")
+
+
+def _lines(path):
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for number, line in enumerate(fh, 1):
+                fields = line.split()
+                if fields:
+                    yield number, fields
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(str(path), None, f"not UTF-8 text ({exc.reason})") from None
+    except (gzip.BadGzipFile, EOFError) as exc:
+        raise DataFormatError(str(path), None, f"not a readable gzip file ({exc})") from None
+
+
+def _number(text, path, line, field, kind):
+    try:
+        value = kind(text)
+    except ValueError:
+        raise DataFormatError(str(path), line, f"{field} must be a{'n integer' if kind is int else ' number'}, got "
+                              f"{text!r}", field) from None
+    if kind is float and not np.isfinite(value):
+        raise DataFormatError(str(path), line, f"{field} must be finite, got {text!r}", field)
+    return value
+
+
+def read_qrels(path) -> dict:
+    """``{qid: {docno: rel}}`` from a TREC qrels file (``qid iter docno rel``)."""
+    qrels = {}
+    for line, fields in _lines(path):
+        if len(fields) != 4:
+            raise DataFormatError(str(path), line, f"a qrels line has 4 fields (qid iter docno rel), got {len(fields)}")
+        qrels.setdefault(fields[0], {})[fields[2]] = _number(fields[3], path, line, "rel", int)
+    return qrels
+
+
+def read_run(path) -> dict:
+    """``{qid: {docno: score}}`` from a TREC run file (``qid Q0 docno rank score tag``); the rank is ignored."""
+    run = {}
+    for line, fields in _lines(path):
+        if len(fields) != 6:
+            raise DataFormatError(str(path), line, "a run line has 6 fields (qid Q0 docno rank score tag), got "
+                                  f"{len(fields)}")
+        docs = run.setdefault(fields[0], {})
+        if fields[2] in docs:
+            raise DataFormatError(str(path), line, f"document {fields[2]!r} is retrieved twice for query {fields[0]}",
+                                  "docno")
+        docs[fields[2]] = _number(fields[4], path, line, "score", float)
+    return run
+
+
+def _column(frame, names, what):
+    for name in names:
+        if name in frame.columns:
+            return frame[name]
+    raise DataValidationError(f"the {what} DataFrame needs a column {' or '.join(map(repr, names))}; it has "
+                              f"{', '.join(map(str, frame.columns))}")
+
+
+def _as_dict(source, value_columns, read, what) -> dict:
+    """A dict ``{qid: {docno: value}}`` from a file path, a dict or a DataFrame; qids and docnos as strings."""
+    if isinstance(source, (str, Path)):
+        return read(source)
+    if hasattr(source, "columns"):  # a pandas DataFrame
+        queries = _column(source, _QUERY_COLUMNS, what).astype(str).to_numpy()
+        docs = _column(source, _DOC_COLUMNS, what).astype(str).to_numpy()
+        values = _column(source, value_columns, what).to_numpy()
+        out = {}
+        for q, d, v in zip(queries, docs, values):
+            out.setdefault(q, {})[d] = v
+        return out
+    if isinstance(source, dict):
+        return {str(q): {str(d): v for d, v in docs.items()} for q, docs in source.items()}
+    raise DataValidationError(f"{what} must be a file path, a dict {{qid: {{docno: value}}}} or a DataFrame, got "
+                              f"{type(source).__name__}")
+
+
+def _ranked(docs: dict) -> list:
+    """The docnos of one query ranked as trec_eval does: by score, ties by docno descending."""
+    items = sorted(docs.items(), key=lambda item: item[0], reverse=True)
+    items.sort(key=lambda item: -float(item[1]))  # stable: equal scores keep docno descending
+    return [d for d, _ in items]
+
+
+def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=False) -> EvaluationResult:
+    """Evaluate a TREC run against qrels under trec_eval's rules (see the module docstring).
+
+    Parameters
+    ----------
+    qrels, run : path, dict or DataFrame
+    metrics : names (canonical or aliases: "AP", "nDCG@10", "P_10", "recall_100", ...)
+    relevant_from : int
+        Labels >= this are relevant for the binary measures (trec_eval -l).
+    complete : bool
+        Queries of the qrels missing from the run score 0 and count in the means (trec_eval -c).
+
+    Returns
+    -------
+    EvaluationResult (convention "trec"), results keyed by canonical names, queries in qid order.
+
+    >>> qrels = {"1": {"a": 1, "b": 0, "c": 2}}
+    >>> run = {"1": {"a": 0.5, "b": 0.9, "x": 0.1}}
+    >>> result = evaluate_run(qrels, run, ["AP", "P@2", "R@1"])
+    >>> result.metrics
+    {'map': 0.25, 'p@2': 0.5, 'recall@1': 0.0}
+    """
+    qrels = _as_dict(qrels, ("relevance", "rel"), read_qrels, "qrels")
+    run = _as_dict(run, ("score",), read_run, "run")
+    names = [canonical_name(m) for m in metrics]
+    parsed = [parse_metric(n) for n in names]
+    if any(family == "auc" for family, _ in parsed):
+        raise ValueError("auc is not a trec_eval measure of a run (unjudged and missing documents have no pairs)")
+    retrieved = sorted(set(qrels) & set(run), key=_qid_key)
+    queries = sorted(set(qrels) | set(retrieved), key=_qid_key) if complete else retrieved
+    rows = [_ranked(run[q]) if q in run else [] for q in queries]
+    labels = np.array([qrels[q].get(d, 0) for q, docs in zip(queries, rows) for d in docs], dtype=np.int64)
+    # a negative label is a pooled document left unjudged (trec_eval's RELVALUE_UNJUDGED): non-relevant, and
+    # skipped by bpref like a document the qrels do not name
+    judged = np.array([qrels[q].get(d, -1) >= 0 for q, docs in zip(queries, rows) for d in docs], dtype=np.bool_)
+    offsets = np.concatenate([[0], np.cumsum([len(docs) for docs in rows])]).astype(np.int64)
+    relevant = (labels >= relevant_from).astype(np.int8)
+    judged_labels = [np.array(list(qrels[q].values()), dtype=np.int64) for q in queries]
+    n_relevant = np.array([int(np.sum(j >= relevant_from)) for j in judged_labels], dtype=np.int64)
+    n_nonrelevant = np.array([int(np.sum((j >= 0) & (j < relevant_from))) for j in judged_labels], dtype=np.int64)
+    ideal = [np.sort(np.maximum(j, 0))[::-1].astype(np.float64) for j in judged_labels]
+    ideal_offsets = np.concatenate([[0], np.cumsum([i.size for i in ideal])]).astype(np.int64)
+    ideal = np.concatenate(ideal) if ideal else np.zeros(0)
+    gains = np.maximum(labels, 0).astype(np.float64)
+    longest = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
+    discount = get_convention("trec").discounts(longest)
+    per_query = {}
+    for name, (family, k) in zip(names, parsed):
+        if family == "ndcg":
+            values = kernels.ndcg_given_kernel(gains, offsets, ideal, ideal_offsets, discount, k)
+        elif family == "map":
+            values = kernels.ap_given_kernel(relevant, offsets, n_relevant, k)
+        elif family == "mrr":
+            values = kernels.rr_kernel(relevant, offsets, k, 0.0)
+        elif family == "p":
+            values = kernels.precision_kernel(relevant, offsets, k, True, 0.0)
+        elif family == "recall":
+            values = kernels.recall_kernel(relevant, offsets, n_relevant, np.full(n_relevant.size, k), 0.0)
+        elif family == "rprec":
+            values = kernels.recall_kernel(relevant, offsets, n_relevant, n_relevant, 0.0)
+        elif family == "success":
+            values = kernels.success_kernel(relevant, offsets, k, 0.0)
+        else:  # bpref
+            values = kernels.bpref_kernel(relevant, judged, offsets, n_relevant, n_nonrelevant, 0.0)
+        per_query[name] = values
+    means = {name: float(np.mean(v)) if v.size else float("nan") for name, v in per_query.items()}
+    return EvaluationResult(means, per_query, np.array(queries, dtype=object), "trec")
+
+
+def _qid_key(qid: str):
+    """trec_eval's query order: numeric qids by value, then any others by string."""
+    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)

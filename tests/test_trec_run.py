@@ -1,0 +1,158 @@
+"""TREC qrels and runs (structrank.metrics.trec) against pytrec_eval (trec_eval inside).
+
+Real runs on the LETOR test folds: complete rankings, runs truncated to the top 5 per query (the
+relevant documents they miss still count), runs with ties, and runs with unjudged documents (a
+third of the judgements dropped, extra documents added); and random small qrels and runs.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from structrank.data import letor_folds, letor_root, read_letor
+from structrank.errors import DataFormatError
+from structrank.metrics import evaluate
+from structrank.metrics.trec import evaluate_run, read_qrels, read_run
+
+TOL = 1e-9
+# pytrec_eval measure -> structrank's canonical name
+MEASURES = {"map": "map", "recip_rank": "mrr", "ndcg": "ndcg", "Rprec": "rprec", "bpref": "bpref"}
+MEASURES.update({f"ndcg_cut_{k}": f"ndcg@{k}" for k in (1, 5, 10)})
+MEASURES.update({f"P_{k}": f"p@{k}" for k in (1, 5, 10)})
+MEASURES.update({f"recall_{k}": f"recall@{k}" for k in (1, 5, 10, 100)})
+MEASURES.update({f"success_{k}": f"success@{k}" for k in (1, 5)})
+MEASURES.update({f"map_cut_{k}": f"map@{k}" for k in (5, 10)})
+REQUEST = {"map", "recip_rank", "ndcg", "Rprec", "bpref", "ndcg_cut.1,5,10", "P.1,5,10", "recall.1,5,10,100",
+           "success.1,5", "map_cut.5,10"}
+
+
+def assert_like_pytrec(qrels, run, relevant_from=1):
+    expected = pytrec_eval.RelevanceEvaluator(qrels, REQUEST, relevance_level=relevant_from).evaluate(run)
+    result = evaluate_run(qrels, run, list(MEASURES.values()), relevant_from=relevant_from)
+    assert sorted(map(str, result.qids)) == sorted(expected), "not the same queries"
+    worst = 0.0
+    for i, q in enumerate(result.qids):
+        for measure, name in MEASURES.items():
+            diff = abs(result.per_query[name][i] - expected[q][measure])
+            assert diff <= TOL, f"query {q}, {name}: {result.per_query[name][i]} against {expected[q][measure]}"
+            worst = max(worst, diff)
+    return worst
+
+
+def _fold_runs(dataset, fold_index=0, seed=0):
+    root = letor_root(dataset)
+    test = read_letor(letor_folds(root)[fold_index].test)
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 5, test.n_rows).astype(float)  # many ties
+    qrels, run = {}, {}
+    for q, d, label, s in zip(test.qid, test.docids, test.y, scores):
+        qrels.setdefault(str(q), {})[str(d)] = int(label)
+        run.setdefault(str(q), {})[str(d)] = float(s)
+    return test, scores, qrels, run
+
+
+@pytest.mark.parametrize("dataset", ["MQ2008", "OHSUMED"])
+def test_real_runs_complete_truncated_tied_and_unjudged_match_pytrec_eval(data_root, dataset):
+    test, scores, qrels, run = _fold_runs(dataset)
+    assert_like_pytrec(qrels, run)  # complete rankings with ties
+    truncated = {q: dict(sorted(docs.items(), key=lambda kv: (-kv[1], kv[0]))[:5]) for q, docs in run.items()}
+    assert_like_pytrec(qrels, truncated)
+    rng = np.random.default_rng(1)
+    partial = {q: {d: r for d, r in docs.items() if rng.random() > 1 / 3} for q, docs in qrels.items()}
+    partial = {q: docs for q, docs in partial.items() if docs}
+    extra = {q: {**docs, **{f"extra-{q}-{i}": float(rng.integers(0, 5)) for i in range(3)}} for q, docs in run.items()}
+    assert_like_pytrec(partial, extra)
+    assert_like_pytrec(qrels, run, relevant_from=2)
+
+
+def test_a_complete_ranking_agrees_with_the_trec_convention_of_evaluate(data_root):
+    test, scores, qrels, run = _fold_runs("MQ2008")
+    names = ["map", "mrr", "ndcg@10", "p@5", "recall@10", "rprec", "success@1", "bpref"]
+    by_run = evaluate_run(qrels, run, names)
+    by_file = evaluate(test.y, scores, test.qid, names, "trec", docids=test.docids)
+    for name in names:
+        assert by_run.metrics[name] == pytest.approx(by_file.metrics[name], abs=TOL), name
+
+
+queries_st = st.lists(
+    st.tuples(st.lists(st.integers(-1, 3), min_size=1, max_size=8),  # qrels labels (-1: judged non-relevant)
+              st.lists(st.tuples(st.integers(0, 11), st.sampled_from([0.0, 0.5, 1.0, 2.0])), min_size=1, max_size=10)),
+    min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(queries_st, st.integers(1, 2))
+def test_random_qrels_and_runs_match_pytrec_eval(queries, relevant_from):
+    qrels, run = {}, {}
+    # pytrec_eval 0.5 crashes (segfault or endless loop) on a query whose judgements are all negative
+    assume(all(max(labels) >= 0 for labels, _ in queries))
+    for q, (labels, retrieved) in enumerate(queries):
+        qrels[str(q)] = {f"d{i}": label for i, label in enumerate(labels)}
+        run[str(q)] = {f"d{doc}": score for doc, score in retrieved}  # d8..d11 are never judged
+    assert_like_pytrec(qrels, run, relevant_from)
+
+
+def test_complete_counts_missing_queries_as_zero_and_aliases_key_by_canonical_name():
+    qrels = {"1": {"a": 1}, "2": {"b": 1}, "10": {"c": 1}}
+    run = {"1": {"a": 1.0}, "7": {"z": 1.0}}
+    assert evaluate_run(qrels, run, ["AP"]).metrics == {"map": 1.0}
+    full = evaluate_run(qrels, run, ["AP", "nDCG@10", "RR", "P@10", "R@100", "Rprec", "Success@1", "ndcg_cut_10",
+                                     "recip_rank", "P_10", "recall_100", "map_cut_10", "success_1"], complete=True)
+    assert list(full.qids) == ["1", "2", "10"] and full.metrics["map"] == pytest.approx(1 / 3)
+    assert set(full.metrics) == {"map", "ndcg@10", "mrr", "p@10", "recall@100", "rprec", "success@1", "map@10"}
+
+
+def test_files_and_dataframes_read_like_dicts(tmp_path):
+    pd = pytest.importorskip("pandas", reason="pandas is an optional input type")
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    with gzip.open(tmp_path / "r.txt.gz", "wt") as fh:
+        fh.write("1 Q0 b 1 0.9 x\n1 Q0 a 2 0.5 x\n2 Q0 c 1 3 x\n")
+    assert read_qrels(tmp_path / "q.txt") == {"1": {"a": 1, "b": 0}, "2": {"c": 2}}
+    assert read_run(tmp_path / "r.txt.gz") == {"1": {"b": 0.9, "a": 0.5}, "2": {"c": 3.0}}
+    frame_q = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 2]})
+    frame_r = pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["b", "a", "c"], "score": [0.9, 0.5, 3.0]})
+    from_files = evaluate_run(tmp_path / "q.txt", tmp_path / "r.txt.gz", ["map", "ndcg"])
+    from_frames = evaluate_run(frame_q, frame_r, ["map", "ndcg"])
+    assert from_files.metrics == from_frames.metrics
+
+
+def test_bad_lines_name_the_file_line_and_field(tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b x\n")
+    with pytest.raises(DataFormatError, match=r"q.txt.*line 2.*rel must be an integer"):
+        read_qrels(tmp_path / "q.txt")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 0.5 x\n1 Q0 b 2\n")
+    with pytest.raises(DataFormatError, match=r"r.txt.*line 2.*6 fields"):
+        read_run(tmp_path / "r.txt")
+    (tmp_path / "r2.txt").write_text("1 Q0 a 1 0.5 x\n1 Q0 a 2 0.4 x\n")
+    with pytest.raises(DataFormatError, match="retrieved twice"):
+        read_run(tmp_path / "r2.txt")
+
+
+def test_the_evaluate_command_reads_qrels_and_runs(tmp_path, capsys):
+    import json
+
+    from structrank.cli import main
+
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 b 1 0.9 x\n1 Q0 a 2 0.5 x\n1 Q0 x 3 0.1 x\n")
+    assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"), "--metric", "AP",
+                 "--metric", "P_2", "--json", "--per-query"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metrics"] == {"map": 0.25, "p@2": 0.5} and out["convention"] == "trec" and out["queries"] == 1
+    assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"), "--metric", "map",
+                 "--complete", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"] == {"map": 0.125}
+    assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"), "--metric", "map",
+                 "--relevant-from", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"] == {"map": 0.0}
+    assert main(["evaluate", "--qrels", str(tmp_path / "q.txt")]) == 2
+    assert "give --qrels and --run together" in capsys.readouterr().err
+    assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"),
+                 "--convention", "letor4"]) == 2
+    assert "trec_eval's rules" in capsys.readouterr().err
