@@ -91,6 +91,70 @@ def cmd_evaluate(args):
     return 0
 
 
+def _add_compare(sub):
+    from structrank.metrics import CONVENTIONS
+
+    p = sub.add_parser("compare", help="compare systems query by query: means, paired tests, Holm's correction",
+                       description="Compare RUN files (with --qrels: TREC runs) or SCORES files (with --data: one "
+                                   "score per row of the LETOR file) against the first one, the baseline: each "
+                                   "measure's mean, the paired t-test and the seeded randomisation test over the "
+                                   "queries both systems share, and Holm's correction across the systems.")
+    p.add_argument("systems", nargs="+", metavar="RUN", help="runs (or scores files); the first is the baseline")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--qrels", help="TREC qrels file: the systems are TREC runs")
+    source.add_argument("--data", help="LETOR/SVMlight file: the systems are scores files of its rows")
+    p.add_argument("--metric", action="append", metavar="NAME",
+                   help="measures (repeatable; default: map, ndcg@10, p@10); names as in structrank evaluate")
+    p.add_argument("--names", help="comma-separated system names (default: the file names)")
+    p.add_argument("--convention", default=None, choices=sorted(CONVENTIONS), help="with --data (default letor4)")
+    p.add_argument("--complete", action="store_true", help="with --qrels: queries a run lacks score 0 (trec_eval -c)")
+    p.add_argument("--relevant-from", type=int, default=1, metavar="L", help="with --qrels: trec_eval -l")
+    p.add_argument("--permutations", type=int, default=10_000, help="randomisation test samples (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomisation test (default 0)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--format", default="text", choices=("text", "markdown", "json"), help="output (default text)")
+    p.add_argument("--plot", metavar="PNG", help="also draw each system's per-query differences from the baseline")
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args):
+    from structrank.metrics import evaluate, evaluate_run
+    from structrank.metrics.compare import compare_results
+
+    if len(args.systems) < 2:
+        raise ValueError("compare needs at least two systems")
+    if args.permutations < 10_000:
+        raise ValueError(f"--permutations must be at least 10000 for a stable p-value, got {args.permutations}")
+    names = args.names.split(",") if args.names else [Path(s).name for s in args.systems]
+    if len(names) != len(args.systems) or len(set(names)) != len(names):
+        raise ValueError(f"--names must give {len(args.systems)} different names, got {args.names!r}")
+    metrics = args.metric or ["map", "ndcg@10", "p@10"]
+    results = {}
+    if args.qrels:
+        from structrank.metrics import read_qrels
+
+        qrels = read_qrels(args.qrels)
+        for name, path in zip(names, args.systems):
+            results[name] = evaluate_run(qrels, path, metrics, relevant_from=args.relevant_from,
+                                         complete=args.complete)
+    else:
+        from structrank.data import read_letor, read_scores
+
+        ds = read_letor(args.data)
+        for name, path in zip(names, args.systems):
+            scores = read_scores(path, n_rows=ds.n_rows, data_path=args.data)
+            if ds.row_order is not None:
+                scores = scores[ds.row_order]
+            results[name] = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "letor4", docids=ds.docids)
+    comparison = compare_results(results, n_resamples=args.permutations, seed=args.seed, alpha=args.alpha)
+    print({"text": comparison.to_text, "markdown": comparison.to_markdown, "json": comparison.to_json}[args.format](),
+          end="" if args.format != "json" else "\n")
+    if args.plot:
+        comparison.plot(args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
 def _add_train(sub):
     from structrank.models import MODELS
 
@@ -302,7 +366,7 @@ def build_parser():
 
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_train, _add_predict, _add_evaluate, _add_featurize, _add_reproduce, _add_results, _add_demo,
+    for add in (_add_train, _add_predict, _add_evaluate, _add_compare, _add_featurize, _add_reproduce, _add_results, _add_demo,
                 _add_bench, _add_losses):
         add(sub)
     return parser

@@ -23,7 +23,7 @@ from structrank.data import letor_folds, read_letor
 from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
 from structrank.experiments.runner import Measurement, fold_plan, reproduce_letor_experiment
 from structrank.metrics import evaluate
-from structrank.metrics.significance import paired_test, per_query_pairs
+from structrank.metrics.compare import against_baseline
 
 EXPERIMENT = "any-scorer"
 DATASETS = {"MQ2008": "letor4", "OHSUMED": "letor3"}
@@ -114,21 +114,16 @@ def fold_mean(rows, dataset, model, metric):
 
 
 def comparison_table(rows, dataset, metrics=("ndcg@10", "map")):
-    """Markdown: every model against lambdarank on each metric over the pooled test queries."""
-    lines = [f"| model | metric | model | {REFERENCE} | difference (points) | t-test p | randomisation p | queries | "
-             "verdict (both tests, 0.05) |", "|---" * 9 + "|"]
-    for model in MODELS:
-        if model == REFERENCE:
-            continue
-        for metric in metrics:
-            _, a, b = per_query_pairs(per_query(rows, dataset, model, metric), per_query(rows, dataset, REFERENCE, metric))
-            if a.size < 2:
-                continue
-            test = paired_test(a, b)
-            verdict = {"A > B": f"{model} better", "A < B": f"{REFERENCE} better"}.get(test.verdict(),
-                                                                                     "no significant difference")
-            lines.append(f"| {model} | {metric} | {test.mean_a:.4f} | {test.mean_b:.4f} | {100 * test.mean_diff:+.2f} | "
-                         f"{test.t_p:.3g} | {test.rand_p:.3g} | {test.n} | {verdict} |")
+    """Markdown: every model against lambdarank on each metric over the pooled test queries (p-values
+    raw and Holm-adjusted across the models; the verdict on the adjusted ones)."""
+    lines = [f"| model | metric | model | {REFERENCE} | difference (points) | t-test p (Holm) | randomisation p (Holm) | "
+             "queries | verdict (both tests, Holm, 0.05) |", "|---" * 9 + "|"]
+    for metric in metrics:
+        values = {m: per_query(rows, dataset, m, metric) for m in MODELS}
+        for r in against_baseline(values, REFERENCE, metric):
+            lines.append(f"| {r.system} | {metric} | {r.mean:.4f} | {r.baseline_mean:.4f} | {100 * r.difference:+.2f} | "
+                         f"{r.t_p:.3g} ({r.t_p_holm:.3g}) | {r.rand_p:.3g} ({r.rand_p_holm:.3g}) | {r.queries} | "
+                         f"{r.verdict(REFERENCE)} |")
     return "\n".join(lines)
 
 

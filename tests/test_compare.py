@@ -1,0 +1,97 @@
+"""`structrank compare` (structrank.metrics.compare): paired tests against scipy and ranx, Holm, outputs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from structrank.cli import main
+from structrank.data import letor_folds, letor_root, read_letor
+from structrank.metrics import evaluate_run
+from structrank.metrics.compare import compare_results, holm
+
+# ranx's Fisher test draws its own 10,000 permutations: its p and ours each have a Monte Carlo
+# standard error of at most 0.005, so their difference stays within 0.03 (6 standard errors of
+# the difference) unless the tests differ
+RANX_TOLERANCE = 0.03
+
+
+def _runs(seed=0, systems=3):
+    """qrels and ``systems`` runs of MQ2008 Fold1's test file: the labels plus noise, untied scores."""
+    test = read_letor(letor_folds(letor_root("MQ2008"))[0].test)
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, []
+    for q, d, label in zip(test.qid, test.docids, test.y):
+        qrels.setdefault(str(q), {})[str(d)] = int(label)
+    for s in range(systems):
+        scores = test.y * (0.3 + 0.3 * s) + rng.normal(size=test.n_rows)
+        run = {}
+        for q, d, v in zip(test.qid, test.docids, scores):
+            run.setdefault(str(q), {})[str(d)] = float(v)
+        runs.append(run)
+    return qrels, runs
+
+
+def test_holm_adjusts_step_down_and_never_lowers_a_p_value():
+    assert holm([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5]).tolist() == [0.5]
+    p = np.random.default_rng(0).random(7)
+    adjusted = holm(p)
+    assert np.all(adjusted >= p) and np.all(np.diff(adjusted[np.argsort(p)]) >= 0) and adjusted.max() <= 1.0
+
+
+def test_t_test_is_scipy_s_and_randomisation_agrees_with_ranx(data_root):
+    ranx = pytest.importorskip("ranx", reason="ranx is a test reference")
+    qrels, runs = _runs()
+    names = ["A", "B", "C"]
+    results = {n: evaluate_run(qrels, r, ["map", "ndcg@10"]) for n, r in zip(names, runs)}
+    comparison = compare_results(results, n_resamples=10_000, seed=0)
+    report = ranx.compare(ranx.Qrels(qrels), [ranx.Run(r, name=n) for n, r in zip(names, runs)], ["map", "ndcg@10"],
+                          stat_test="fisher", n_permutations=10_000, random_seed=42)
+    for row in comparison.rows:
+        a = results[row.system].per_query[row.metric]
+        b = results["A"].per_query[row.metric]
+        assert row.t_p == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-12, abs=1e-15)
+        theirs = report.comparisons[frozenset((row.system, "A"))][row.metric]["p_value"]
+        assert abs(row.rand_p - theirs) <= RANX_TOLERANCE, (row, theirs)
+        # ranx computes the metric itself: the same per-query means on these untied runs
+        assert row.mean == pytest.approx(report.results[row.system][row.metric], abs=1e-9)
+
+
+def test_the_compare_command_writes_text_markdown_json_and_a_plot(tmp_path, capsys, data_root):
+    qrels, runs = _runs(systems=2)
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()))
+    paths = []
+    for i, run in enumerate(runs):
+        path = tmp_path / f"run{i}.txt"
+        path.write_text("".join(f"{q} Q0 {d} 0 {s!r} sys{i}\n" for q, docs in run.items() for d, s in docs.items()))
+        paths.append(str(path))
+    base = ["compare", "--qrels", str(tmp_path / "qrels.txt"), *paths, "--metric", "map", "--names", "bm25,neural"]
+    assert main(base + ["--format", "json", "--plot", str(tmp_path / "diff.png")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["baseline"] == "bm25" and out["comparisons"][0]["system"] == "neural"
+    assert out["comparisons"][0]["difference"] > 0 and (tmp_path / "diff.png").stat().st_size > 1000
+    assert main(base + ["--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("| metric | system | mean | vs bm25 |") and "Holm" in text
+    assert main(base) == 0
+    assert "neural" in capsys.readouterr().out
+    assert main(["compare", "--qrels", str(tmp_path / "qrels.txt"), paths[0]]) == 2
+    assert "at least two systems" in capsys.readouterr().err
+
+
+def test_compare_over_a_letor_file_and_scores_files(tmp_path, capsys):
+    from structrank.data import make_ranking_dataset, write_letor
+
+    ds = make_ranking_dataset(n_queries=20, random_state=0)
+    write_letor(tmp_path / "data.txt", ds)
+    rng = np.random.default_rng(0)
+    for name, scores in (("a", ds.y + rng.normal(size=ds.n_rows)), ("b", rng.normal(size=ds.n_rows))):
+        (tmp_path / f"{name}.txt").write_text("".join(f"{float(v)!r}\n" for v in scores))
+    assert main(["compare", "--data", str(tmp_path / "data.txt"), str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+                 "--metric", "ndcg@10", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)["comparisons"][0]
+    assert row["system"] == "b.txt" and row["difference"] < 0 and row["queries"] == 20
