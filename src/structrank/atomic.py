@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -17,11 +18,24 @@ def atomic_open(path, mode="w", encoding="utf-8"):
     """Open ``path`` for writing through a temporary file that replaces it on success.
 
     On an exception inside the block the temporary file is removed and ``path`` is untouched.
+    ``"-"`` writes to standard output; a path that exists and is not a regular file (/dev/stdout,
+    a FIFO, a terminal) is written in place and never replaced; a folder is an error.
     """
+    binary = "b" in mode
+    if str(path) == "-":
+        stream = sys.stdout.buffer if binary else sys.stdout
+        yield stream
+        stream.flush()
+        return
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a folder; give a file name to write")
+    if path.exists() and not path.is_file():  # a device or a pipe: renaming over it would replace it
+        with open(path, mode, **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
+            yield fh
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    binary = "b" in mode
     try:
         # mkstemp makes the file private (0600); give it the mode an ordinary open() would
         os.chmod(tmp, _file_mode(path))

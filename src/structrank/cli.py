@@ -151,7 +151,7 @@ def cmd_compare(args):
           end="" if args.format != "json" else "\n")
     if args.plot:
         comparison.plot(args.plot)
-        print(f"wrote {args.plot}", file=sys.stderr)
+        _say(args, f"wrote {args.plot}")
     return 0
 
 
@@ -201,21 +201,27 @@ def cmd_train(args):
             vali = read_letor(args.vali, n_features=train.n_features)
             model, params, value = select_on_vali(
                 spec, train, vali, fixed, n_jobs=args.jobs,
-                report=lambda p, v: print(f"  {p}  vali {spec.metric_label} = {v:.4f}", file=sys.stderr),
+                report=lambda p, v: _say(args, f"  {p}  vali {spec.metric_label} = {v:.4f}"),
             )
-            print(f"chose {params} (vali {spec.metric_label} {value:.4f})", file=sys.stderr)
+            _say(args, f"chose {params} (vali {spec.metric_label} {value:.4f})")
         else:
             model = spec.make(**fixed).fit(train)
     save_model(model, args.out)
-    print(f"wrote {args.out}", file=sys.stderr)
+    _say(args, f"wrote {args.out}")
     return 0
 
 
 def _add_predict(sub):
     p = sub.add_parser("predict", help="score a LETOR/SVMlight file with a trained model")
     p.add_argument("--model", required=True, help="model file written by `structrank train`")
-    p.add_argument("--data", required=True, help="LETOR/SVMlight file")
-    p.add_argument("--out", required=True, help="scores file to write: one float per line, in the data file's order")
+    p.add_argument("--data", required=True, help="LETOR/SVMlight file (- reads standard input)")
+    p.add_argument("--out", required=True,
+                   help="file to write (- writes standard output): one score per line in the data file's order, or "
+                        "with --format trec a TREC run")
+    p.add_argument("--format", default="scores", choices=("scores", "trec"),
+                   help="scores (one float per line, default) or trec (qid Q0 docno rank score tag; docnos from the "
+                        "#docid = comments, else the rows' line numbers)")
+    p.add_argument("--run-tag", default="structrank", help="the tag column of a TREC run (default structrank)")
     p.set_defaults(func=cmd_predict)
 
 
@@ -223,11 +229,29 @@ def cmd_predict(args):
     from structrank.data import read_letor, write_scores
     from structrank.model_io import load_model
 
+    import numpy as np
+
     model = load_model(args.model)
     ds = read_letor(args.data, n_features=model.n_features_in_)
-    write_scores(args.out, ds.to_file_order(model.predict(ds.X)))
-    print(f"wrote {ds.n_rows} scores to {args.out}", file=sys.stderr)
+    scores = model.predict(ds.X)
+    if args.format == "trec":
+        from structrank.metrics import write_run
+
+        if ds.docids is not None:
+            docids = ds.docids
+        else:  # the row's line number in the file
+            docids = (ds.row_order if ds.row_order is not None else np.arange(ds.n_rows)) + 1
+        write_run(args.out, ds.qid, docids, scores, args.run_tag)
+    else:
+        write_scores(args.out, ds.to_file_order(scores))
+    _say(args, f"wrote {ds.n_rows} {'scores' if args.format == 'scores' else 'ranked documents'} to {args.out}")
     return 0
+
+
+def _say(args, message):
+    """A progress message on standard error, unless --quiet."""
+    if not getattr(args, "quiet", False):
+        print(message, file=sys.stderr)
 
 
 def _add_demo(sub):
@@ -285,7 +309,7 @@ def cmd_results(args):
     stores = [ResultStore(p) for p in args.stores]
     command = args.command or "structrank results " + " ".join(args.stores) + f" --out {args.out}"
     write_results_markdown(stores, args.out, "structrank results", command)
-    print(f"wrote {args.out}", file=sys.stderr)
+    _say(args, f"wrote {args.out}")
     return 0
 
 
@@ -304,7 +328,7 @@ def cmd_losses(args):
         print(page, end="")
     else:
         write_text_atomic(Path(args.out), page)
-        print(f"wrote {args.out}", file=sys.stderr)
+        _say(args, f"wrote {args.out}")
     return 0
 
 
@@ -365,20 +389,40 @@ def build_parser():
     from structrank import __version__
 
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars or progress messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_compare, _add_featurize, _add_reproduce, _add_results, _add_demo,
                 _add_bench, _add_losses):
         add(sub)
+    for command in sub.choices.values():  # --quiet after the command too (SUPPRESS keeps one given before it)
+        command.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                             help="no progress bars or progress messages")
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, line=None):
+    """Warnings as one line (no source line): ``structrank: CategoryName: message``."""
+    return f"structrank: {category.__name__}: {str(message).splitlines()[0] if str(message) else ''}\n"
+
+
 def main(argv=None):
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C, even while the parser imports the models: the shell's code, no traceback
+        print("structrank: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     warnings.simplefilter("default")
+    warnings.formatwarning = _one_line_warning
+    if args.quiet:
+        os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its options from TQDM_* variables
     try:
         return args.func(args)
-    except (StructRankError, ValueError, FileNotFoundError) as exc:
+    except (StructRankError, ValueError, FileNotFoundError, IsADirectoryError) as exc:
         if os.environ.get("STRUCTRANK_DEBUG"):  # the whole traceback, for reporting a bug
             raise
         print(f"structrank {args.command}: error: {exc}", file=sys.stderr)

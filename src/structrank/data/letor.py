@@ -15,6 +15,7 @@ import gzip
 import io
 import math
 import re
+import sys
 import zlib
 from pathlib import Path
 
@@ -42,10 +43,14 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 def read_bytes(path) -> bytes:
-    """The bytes of a file, decompressed when it is gzip (by magic number, not by name)."""
-    path = Path(path)
+    """The bytes of a file (``"-"``: standard input), decompressed when gzip (by magic number, not by name)."""
+    if str(path) == "-":
+        raw = sys.stdin.buffer.read()
+        path = Path("<stdin>")
+    else:
+        path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = raw if str(path) == "<stdin>" else path.read_bytes()
     except FileNotFoundError:
         raise DataFormatError(path, None, "file not found") from None
     except IsADirectoryError:

@@ -13,7 +13,7 @@ from structrank.metrics.evaluate import (
     parse_metric,
     rank_order,
 )
-from structrank.metrics.trec import evaluate_run, read_qrels, read_run
+from structrank.metrics.trec import evaluate_run, read_qrels, read_run, write_run
 
 __all__ = [
     "CONVENTIONS",
@@ -28,4 +28,5 @@ __all__ = [
     "rank_order",
     "read_qrels",
     "read_run",
+    "write_run",
 ]

@@ -22,7 +22,6 @@ trec_eval's rules, which ``evaluate_run`` follows:
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import numpy as np
@@ -37,18 +36,18 @@ _DOC_COLUMNS = ("doc_id", "docno")
 
 
 def _lines(path):
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
+    """(line number, fields) of every non-blank line of a text file (plain or gzip; ``"-"``: stdin)."""
+    from structrank.data.letor import read_bytes
+
+    raw = read_bytes(path)
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                fields = line.split()
-                if fields:
-                    yield number, fields
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataFormatError(str(path), None, f"not UTF-8 text ({exc.reason})") from None
-    except (gzip.BadGzipFile, EOFError) as exc:
-        raise DataFormatError(str(path), None, f"not a readable gzip file ({exc})") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if fields:
+            yield number, fields
 
 
 def _number(text, path, line, field, kind):
@@ -85,6 +84,22 @@ def read_run(path) -> dict:
                                   "docno")
         docs[fields[2]] = _number(fields[4], path, line, "score", float)
     return run
+
+
+def write_run(path, qid, docids, scores, tag="structrank") -> None:
+    """Write a TREC run (``qid Q0 docno rank score tag``), each query's documents ranked as trec_eval
+    ranks them (score, then docno descending), atomically (``"-"``: standard output)."""
+    from structrank.atomic import atomic_open
+
+    if not str(tag) or any(c.isspace() for c in str(tag)):
+        raise ValueError(f"a run tag is one word without spaces, got {tag!r}")
+    queries = {}
+    for q, d, s in zip(np.asarray(qid), np.asarray(docids), np.asarray(scores, dtype=np.float64)):
+        queries.setdefault(str(q), {})[str(d)] = float(s)
+    with atomic_open(path, "w") as fh:
+        for q in sorted(queries, key=_qid_key):
+            docs = queries[q]
+            fh.write("".join(f"{q} Q0 {d} {rank} {docs[d]!r} {tag}\n" for rank, d in enumerate(_ranked(docs), 1)))
 
 
 def _column(frame, names, what):

@@ -1,0 +1,116 @@
+"""The command line's runs and streams: TREC runs out, stdin and stdout, devices and pipes written in
+place, one-line errors for folders, Ctrl-C's exit code, --quiet and one-line warnings."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from structrank.cli import main
+from structrank.data import make_ranking_dataset, read_letor, write_letor
+from structrank.metrics import evaluate, evaluate_run, read_run
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("streams")
+    ds = make_ranking_dataset(n_queries=12, n_features=6, random_state=3)
+    write_letor(folder / "data.txt", ds)
+    assert main(["train", "linreg", "--train", str(folder / "data.txt"), "--out", str(folder / "m.npz"), "--quiet"]) == 0
+    return folder
+
+
+def _run_cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "structrank", *args], input=stdin, capture_output=True)
+
+
+def test_predict_writes_a_trec_run_that_evaluates_like_the_scores(setup, capsys):
+    data = setup / "data.txt"
+    assert main(["predict", "--model", str(setup / "m.npz"), "--data", str(data), "--out", str(setup / "s.txt")]) == 0
+    assert main(["predict", "--model", str(setup / "m.npz"), "--data", str(data), "--out", str(setup / "r.txt"),
+                 "--format", "trec", "--run-tag", "lin"]) == 0
+    capsys.readouterr()
+    lines = (setup / "r.txt").read_text().splitlines()
+    assert all(len(line.split()) == 6 and line.split()[1] == "Q0" and line.endswith(" lin") for line in lines)
+    ds = read_letor(data)
+    run = read_run(setup / "r.txt")
+    # docnos from the #docid comments, else the rows' line numbers
+    lines_no = (ds.row_order if ds.row_order is not None else np.arange(ds.n_rows)) + 1
+    docids = ds.docids if ds.docids is not None else lines_no.astype(str)
+    qrels = {}
+    for q, d, label in zip(ds.qid, docids, ds.y):
+        qrels.setdefault(str(q), {})[str(d)] = int(label)
+    scores = np.array([float(x) for x in (setup / "s.txt").read_text().split()])
+    by_run = evaluate_run(qrels, run, ["ndcg@10", "map"])
+    by_scores = evaluate(ds.y, scores[ds.row_order] if ds.row_order is not None else scores, ds.qid, ["ndcg@10", "map"],
+                         "trec", docids=docids)
+    assert by_run.metrics == pytest.approx(by_scores.metrics, abs=1e-12)
+    # the ranks of each query count 1, 2, ... in score order
+    first = [line.split() for line in lines if line.split()[0] == lines[0].split()[0]]
+    assert [int(f[3]) for f in first] == list(range(1, len(first) + 1))
+    assert [float(f[4]) for f in first] == sorted((float(f[4]) for f in first), reverse=True)
+
+
+def test_stdin_and_stdout(setup):
+    data = (setup / "data.txt").read_bytes()
+    out = _run_cli("predict", "--model", str(setup / "m.npz"), "--data", "-", "--out", "-", "--quiet", stdin=data)
+    assert out.returncode == 0 and out.stderr == b""
+    assert len(out.stdout.split()) == read_letor(setup / "data.txt").n_rows
+    evaluated = _run_cli("evaluate", "--data", str(setup / "data.txt"), "--scores", "-", "--json", stdin=out.stdout)
+    assert evaluated.returncode == 0 and b'"metrics"' in evaluated.stdout
+
+
+def test_out_to_a_device_or_a_pipe_is_written_in_place_and_a_folder_is_a_one_line_error(setup, tmp_path, capsys):
+    assert main(["predict", "--model", str(setup / "m.npz"), "--data", str(setup / "data.txt"), "--out",
+                 "/dev/null"]) == 0
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")  # not replaced by a file
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    assert main(["predict", "--model", str(setup / "m.npz"), "--data", str(setup / "data.txt"), "--out", str(fifo),
+                 "--quiet"]) == 0
+    assert len(reader.communicate(timeout=30)[0].split()) == read_letor(setup / "data.txt").n_rows
+    capsys.readouterr()
+    assert main(["predict", "--model", str(setup / "m.npz"), "--data", str(setup / "data.txt"), "--out",
+                 str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a folder" in err
+
+
+def _blocked_reading_stdin(pid) -> bool:
+    """Whether the process sits in read(0, ...) (Linux: /proc/PID/syscall starts with the read number and fd 0)."""
+    try:
+        fields = open(f"/proc/{pid}/syscall").read().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == "0" and fields[1] == "0x0"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/syscall"), reason="needs Linux's /proc/PID/syscall")
+def test_ctrl_c_exits_130_without_a_traceback(setup):
+    proc = subprocess.Popen([sys.executable, "-m", "structrank", "predict", "--model", str(setup / "m.npz"), "--data",
+                             "-", "--out", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while not _blocked_reading_stdin(proc.pid) and time.time() < deadline:
+        time.sleep(0.05)
+    assert _blocked_reading_stdin(proc.pid), "the command never waited on its standard input"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and b"Traceback" not in err and b"interrupted" in err and out == b""
+
+
+def test_warnings_print_as_one_line(capsys):
+    from structrank.cli import _one_line_warning
+
+    text = _one_line_warning(UserWarning("first line\nsecond"), UserWarning, "x.py", 3, "source line")
+    assert text == "structrank: UserWarning: first line\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["--quiet", "losses"]) == 0
