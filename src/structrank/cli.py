@@ -313,6 +313,36 @@ def cmd_results(args):
     return 0
 
 
+def _add_export(sub):
+    p = sub.add_parser("export", help="write a linear model for another tool (JSON, OpenSearch/Elasticsearch LTR, "
+                                      "SVM-rank)")
+    p.add_argument("model", metavar="MODEL_FILE", help="model file written by `structrank train` (a linear ranker)")
+    p.add_argument("--format", required=True, choices=("json", "opensearch-ltr", "svmrank"),
+                   help="json (weights by feature), opensearch-ltr (the LTR plugin's _createmodel body, model/linear), "
+                        "or svmrank (a model file svm_rank_classify reads)")
+    p.add_argument("--out", default="-", help="file to write (default: standard output)")
+    p.add_argument("--feature-names", metavar="FILE",
+                   help="one feature name per line, in feature order (default: the LETOR indices 1, 2, ...)")
+    p.add_argument("--name", default="structrank", help="the model's name in the LTR plugin (default structrank)")
+    p.set_defaults(func=cmd_export)
+
+
+def cmd_export(args):
+    from structrank.atomic import write_text_atomic
+    from structrank.export import export_text
+    from structrank.model_io import load_model
+
+    names = None
+    if args.feature_names:
+        names = [line.strip() for line in Path(args.feature_names).read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    text = export_text(load_model(args.model), args.format, names, args.name)
+    write_text_atomic(args.out, text)
+    if args.out != "-":
+        _say(args, f"wrote {args.out}")
+    return 0
+
+
 def _add_losses(sub):
     p = sub.add_parser("losses", help="list the registered ranking losses (the markdown of docs/LOSSES.md)")
     p.add_argument("--out", default=None, help="write the page to this file (default: print it)")
@@ -392,7 +422,7 @@ def build_parser():
     parser.add_argument("--quiet", action="store_true", help="no progress bars or progress messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_compare, _add_featurize, _add_reproduce, _add_results, _add_demo,
-                _add_bench, _add_losses):
+                _add_bench, _add_losses, _add_export):
         add(sub)
     for command in sub.choices.values():  # --quiet after the command too (SUPPRESS keeps one given before it)
         command.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,

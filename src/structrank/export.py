@@ -1,0 +1,65 @@
+"""Linear rankers out to other tools: plain JSON, the Elasticsearch/OpenSearch LTR plugin, SVM-rank.
+
+A linear ranker scores a document ``x . w + b`` (``coef_``, and ``intercept_`` where it has one,
+which shifts every score of a query alike and so never changes a ranking). Features are named by
+their LETOR index (1-based, as in the files) unless names are given.
+
+- ``json``: ``{"format": "structrank-linear", "version": 1, "model": CLASS, "weights": {name: w},
+  "bias": b}``.
+- ``opensearch-ltr``: the body of the LTR plugin's ``_createmodel`` request for a ``model/linear``
+  model, whose ``definition`` is a JSON string ``{feature name: weight}``; the plugin scores
+  ``sum_f weight_f * feature_f`` (no bias), and the feature names must be those of the feature set.
+- ``svmrank``: an SVM-light model file as ``svm_rank_learn`` writes it for a linear kernel: eleven
+  header lines, then one support vector (the weight vector, ``alpha*y`` = 1), which
+  ``svm_rank_classify`` reads to score ``w . x - b``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+FORMATS = ("json", "opensearch-ltr", "svmrank")
+
+
+def linear_weights(model):
+    """(weights, bias) of a fitted linear ranker; a clear error for any other model."""
+    coef = getattr(model, "coef_", None)
+    if coef is None or np.ndim(coef) != 1:
+        raise ValueError(f"{type(model).__name__} is not a linear ranker (no weight vector coef_): only linear models "
+                         "export to these formats")
+    return np.asarray(coef, dtype=np.float64), float(getattr(model, "intercept_", 0.0))
+
+
+def feature_names(n_features, names=None) -> list:
+    if names is None:
+        return [str(i + 1) for i in range(n_features)]
+    names = [str(n) for n in names]
+    if len(names) != n_features or len(set(names)) != len(names):
+        raise ValueError(f"the model has {n_features} features; give as many different names, got {len(names)}")
+    return names
+
+
+def export_text(model, fmt, names=None, model_name="structrank") -> str:
+    """The model in format ``fmt`` (one of FORMATS) as text."""
+    w, b = linear_weights(model)
+    if fmt == "json":
+        return json.dumps({"format": "structrank-linear", "version": 1, "model": type(model).__name__,
+                           "weights": dict(zip(feature_names(w.size, names), map(float, w))), "bias": b}, indent=1) + "\n"
+    if fmt == "opensearch-ltr":
+        definition = json.dumps(dict(zip(feature_names(w.size, names), map(float, w))))
+        return json.dumps({"model": {"name": model_name, "model": {"type": "model/linear", "definition": definition}}},
+                          indent=1) + "\n"
+    if fmt == "svmrank":
+        if names is not None:
+            raise ValueError("an SVM-rank model names features by their index; feature names do not apply")
+        vector = " ".join(f"{i + 1}:{float(v)!r}" for i, v in enumerate(w) if v != 0.0)
+        # svm_rank_classify scores w . x - b: the bias enters with its sign flipped
+        header = ["SVM-light Version V6.20", "0 # kernel type", "3 # kernel parameter -d", "1 # kernel parameter -g",
+                  "1 # kernel parameter -s", "1 # kernel parameter -r", "empty# kernel parameter -u",
+                  f"{w.size} # highest feature index", "1 # number of training documents",
+                  "2 # number of support vectors plus 1",
+                  f"{-b!r} # threshold b, each following line is a SV (starting with alpha*y)"]
+        return "\n".join(header) + f"\n1 qid:0 {vector} #\n"
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")

@@ -1,0 +1,89 @@
+"""`structrank export`: each format read back by a reader written from the format's documentation,
+and its scores equal to the model's."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from structrank.cli import main
+from structrank.data import make_ranking_dataset, write_letor
+from structrank.model_io import load_model
+
+
+def read_svmlight_model(text):
+    """An SVM-light model file: 11 header lines (version, kernel type and parameters, highest feature
+    index, training documents, support vectors + 1, threshold b), then lines ``alpha*y [qid:..]
+    index:value ... #``; a linear kernel scores ``sum alpha*y (sv . x) - b``."""
+    lines = text.splitlines()
+    assert lines[0].startswith("SVM-light Version") and int(lines[1].split()[0]) == 0  # linear kernel
+    n_features = int(lines[7].split()[0])
+    n_vectors = int(lines[9].split()[0]) - 1
+    b = float(lines[10].split()[0])
+    w = np.zeros(n_features)
+    for line in lines[11:11 + n_vectors]:
+        fields = line.split("#")[0].split()
+        alpha = float(fields[0])
+        for pair in fields[1:]:
+            if pair.startswith("qid:"):
+                continue
+            index, value = pair.split(":")
+            w[int(index) - 1] += alpha * float(value)
+    return lambda X: X @ w - b
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("export")
+    ds = make_ranking_dataset(n_queries=20, n_features=5, random_state=1)
+    write_letor(folder / "train.txt", ds)
+    models = {}
+    for name in ("svm-map", "linreg"):
+        assert main(["train", name, "--train", str(folder / "train.txt"), "--out", str(folder / f"{name}.npz"),
+                     "--quiet"]) == 0
+        models[name] = folder / f"{name}.npz"
+    X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X)
+    return folder, models, X
+
+
+@pytest.mark.parametrize("name", ["svm-map", "linreg"])
+def test_every_format_round_trips_to_the_same_scores(trained, name, capsys):
+    folder, models, X = trained
+    model = load_model(models[name])
+    expected = model.predict(X)
+    bias = float(getattr(model, "intercept_", 0.0))
+    for fmt in ("json", "opensearch-ltr", "svmrank"):
+        out = folder / f"{name}.{fmt}"
+        assert main(["export", str(models[name]), "--format", fmt, "--out", str(out), "--quiet"]) == 0
+        text = out.read_text()
+        if fmt == "json":
+            doc = json.loads(text)
+            w = np.array([doc["weights"][str(i + 1)] for i in range(X.shape[1])])
+            scores = X @ w + doc["bias"]
+        elif fmt == "opensearch-ltr":  # the plugin's model/linear: definition is a JSON string, no bias
+            doc = json.loads(text)
+            assert doc["model"]["model"]["type"] == "model/linear"
+            definition = json.loads(doc["model"]["model"]["definition"])
+            scores = X @ np.array([definition[str(i + 1)] for i in range(X.shape[1])]) + bias
+        else:
+            scores = read_svmlight_model(text)(X)
+        np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12, err_msg=fmt)
+
+
+def test_feature_names_and_errors(trained, tmp_path, capsys):
+    folder, models, X = trained
+    (tmp_path / "names.txt").write_text("".join(f"f_{i}\n" for i in range(X.shape[1])))
+    assert main(["export", str(models["svm-map"]), "--format", "opensearch-ltr", "--feature-names",
+                 str(tmp_path / "names.txt"), "--name", "mine"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["model"]["name"] == "mine" and set(json.loads(doc["model"]["model"]["definition"])) == {
+        f"f_{i}" for i in range(X.shape[1])}
+    (tmp_path / "short.txt").write_text("a\n")
+    assert main(["export", str(models["svm-map"]), "--format", "json", "--feature-names", str(tmp_path / "short.txt")]) == 2
+    assert "give as many different names" in capsys.readouterr().err
+    assert main(["train", "lambdamart", "--train", str(folder / "train.txt"), "--out", str(tmp_path / "t.npz"),
+                 "--set", "n_estimators=3", "--quiet"]) == 0
+    assert main(["export", str(tmp_path / "t.npz"), "--format", "json"]) == 2
+    assert "not a linear ranker" in capsys.readouterr().err
