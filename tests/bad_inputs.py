@@ -340,7 +340,11 @@ def letor_cases(reader, cache=False) -> list:
               "Train and test files must agree on n_features; a wider row must say where it is.",
               line=3, words=["feature index 5", "n_features=3"], n_features=3),
         error(reader, "feature_index_zero", file("index0.txt", replace_line(LETOR, 2, "0 qid:1 0:0.2 2:0.9")),
-              "LETOR indices are 1-based; 0 means a zero-based file.", line=2, words=["< 1"]),
+              "LETOR indices are 1-based: read with zero_based=False (and by the cache, which is 1-based), an "
+              "index 0 is refused; read_letor's default makes such a file zero-based, scikit-learn's rule.",
+              line=2, words=["< 1"], **({} if cache else {"zero_based": False})),
+        error(reader, "feature_index_negative", file("index_neg.txt", replace_line(LETOR, 2, "0 qid:1 -1:0.2 2:0.9")),
+              "No SVMlight file has a negative index.", line=2, words=["feature index -1 <"]),
         error(reader, "decreasing_indices", file("decreasing.txt", replace_line(LETOR, 3, "1 qid:2 2:0.4 1:0.3")),
               "Unsorted indices are an SVMlight error.", line=3, words=["increase"]),
         error(reader, "duplicate_index", file("dup_index.txt", replace_line(LETOR, 4, "0 qid:2 1:0.1 1:0.2")),

@@ -110,7 +110,7 @@ def test_rows_without_qid_and_without_query_file(tmp_path):
         ("-1 qid:1 1:0.5\n", r"line 1, label: label -1 is not a non-negative integer"),
         ("x qid:1 1:0.5\n", r"line 1, label: 'x' is not a number"),
         ("1 qid:1 1:0.5\n1 qid:1 2:0.5 1:0.3\n", r"line 2, feature 1: feature index 1 after 2: indices must increase"),
-        ("1 qid:1 0:0.5\n", r"line 1, feature 0: feature index 0 < 1"),
+        ("1 qid:1 -1:0.5\n", r"line 1, feature -1: feature index -1 < 0"),
         ("", r"holds no data rows \(empty file\)"),
         ("\n\n# only a comment\n", r"holds no data rows \(empty file\)"),
     ],
@@ -233,3 +233,40 @@ def test_letor_root_finds_td2003_as_distributed_with_normalisation_variants(tmp_
     assert root == tmp_path / "letor" / "TD2003" / "QueryLevelNorm"
     assert [f.name for f in letor_folds(root)] == ["Fold1"]
     assert letor_root("TD2004", tmp_path) is None
+
+
+def test_zero_based_files_are_detected_or_refused_on_request(tmp_path):
+    path = write(tmp_path, "1 qid:1 0:0.5 2:1\n0 qid:1 1:0.2\n", "zero.txt")
+    ds = read_letor(path)
+    assert ds.X.shape[1] == 3 and ds.X.toarray()[0].tolist() == [0.5, 0.0, 1.0]
+    with pytest.raises(DataFormatError, match=r"line 1, feature 0: feature index 0 < 1 \(indices are 1-based\)"):
+        read_letor(path, zero_based=False)
+    one = read_letor(write(tmp_path, "1 qid:1 1:0.5\n0 qid:1 2:0.2\n", "one.txt"))
+    assert one.X.toarray()[0].tolist() == [0.5, 0.0]  # no index 0 anywhere: one-based, as LETOR
+
+
+def test_write_letor_writes_the_group_file_beside_it(tmp_path):
+    from structrank.data import make_ranking_dataset, write_letor
+
+    ds = make_ranking_dataset(n_queries=4, random_state=0)
+    write_letor(tmp_path / "out.txt", ds, query_file=True)
+    sizes = [int(line) for line in (tmp_path / "out.txt.query").read_text().split()]
+    assert sizes == np.diff(ds.offsets).tolist()
+    assert not (tmp_path / "plain.txt.query").exists()
+
+
+def test_a_dataframe_with_a_qid_column_stands_for_x_and_qid():
+    pd = pytest.importorskip("pandas", reason="DataFrames are an optional input type")
+    from structrank.data import make_ranking_dataset
+    from structrank.learners import StructSVMRanker
+
+    ds = make_ranking_dataset(n_queries=10, n_features=4, random_state=0)
+    frame = pd.DataFrame(ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X, columns=list("abcd"))
+    frame["qid"] = ds.qid
+    from_frame = StructSVMRanker(loss="map").fit(frame, ds.y)
+    from_arrays = StructSVMRanker(loss="map").fit(ds.X, ds.y, qid=ds.qid)
+    np.testing.assert_allclose(from_frame.coef_, from_arrays.coef_)
+    np.testing.assert_allclose(from_frame.predict(frame), from_arrays.predict(ds.X))
+    assert from_frame.score(frame, ds.y) == pytest.approx(from_arrays.score(ds.X, ds.y, qid=ds.qid))
+    with pytest.raises(Exception, match="qid column and qid is given too"):
+        StructSVMRanker().fit(frame, ds.y, qid=ds.qid)

@@ -107,7 +107,7 @@ def _parse_number(path, number, token, field, kind=float):
     return value
 
 
-def _locate_parse_error(path, raw: bytes, original: Exception, n_features=None):
+def _locate_parse_error(path, raw: bytes, original: Exception, n_features=None, zero_based=False):
     """Re-read line by line to name the line and field that sklearn's parser rejected.
 
     Besides malformed tokens this finds what sklearn reports without a line or as a bare
@@ -136,12 +136,14 @@ def _locate_parse_error(path, raw: bytes, original: Exception, n_features=None):
                 continue
             index = _parse_number(path, number, name, f"feature index {name.decode(errors='replace')}", int)
             _parse_number(path, number, value, f"feature {index}")
-            if index < 1:
-                raise DataFormatError(path, number, f"feature index {index} < 1 (indices are 1-based)", f"feature {index}")
+            lowest = 1 if zero_based is False else 0
+            if index < lowest:
+                raise DataFormatError(path, number, f"feature index {index} < {lowest} (indices are {lowest}-based)",
+                                      f"feature {index}")
             if index > MAX_FEATURE_INDEX:
                 raise DataFormatError(path, number, f"feature index {index} exceeds the largest supported index "
                                       f"{MAX_FEATURE_INDEX} (a corrupt line?)", f"feature {index}")
-            if n_features is not None and index > n_features:
+            if n_features is not None and index > n_features - lowest:
                 raise DataFormatError(path, number, f"feature index {index} > n_features={n_features}",
                                       f"feature {index}")
             if index <= last:
@@ -181,7 +183,7 @@ def query_file_for(path) -> Path | None:
     return next((c for c in candidates if c.exists()), None)
 
 
-def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> RankingDataset:
+def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_based="auto") -> RankingDataset:
     """Read a LETOR/SVMlight file (plain or .gz) into a RankingDataset.
 
     Parameters
@@ -193,6 +195,10 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> Rank
     query_file : str or Path, optional
         Group sizes, one per line (LightGBM's ``.query`` format). Used when the rows carry no
         qid; found beside ``path`` automatically when not given.
+    zero_based : {"auto", True, False}
+        Whether feature index 0 is the first column. "auto" (scikit-learn's rule): zero-based when
+        some row uses index 0, else one-based as LETOR. A zero-based file whose rows never use 0
+        reads one-based under "auto": give True to read train and test files alike.
 
     Returns
     -------
@@ -226,13 +232,13 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None) -> Rank
         raise DataFormatError(path, None, "holds no data rows (empty file)")
     try:
         X, y, qid = load_svmlight_file(
-            io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True, zero_based=False
+            io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True, zero_based=zero_based
         )
     except (ValueError, OverflowError) as exc:  # OverflowError: an index or qid too large for C
-        _locate_parse_error(path, raw, exc, n_features)
+        _locate_parse_error(path, raw, exc, n_features, zero_based)
     if X.shape[0] != line_numbers.size:  # sklearn skipped or merged something we did not expect
         _locate_parse_error(path, raw, ValueError(f"{X.shape[0]} rows parsed from {line_numbers.size} lines"),
-                            n_features)
+                            n_features, zero_based)
 
     if has_qid.any() and not has_qid.all():
         bad = int(np.flatnonzero(~has_qid)[0])
@@ -298,12 +304,14 @@ def _format_value(value: float) -> str:
     return repr(float(value))
 
 
-def write_letor(path, dataset: RankingDataset, zero_features=None) -> None:
+def write_letor(path, dataset: RankingDataset, zero_features=None, query_file=False) -> None:
     """Write a dataset as a LETOR/SVMlight file (gzip when the name ends in .gz), atomically.
 
     Rows are written in the dataset's order with ``qid:`` and, when the dataset has them, the
     original comments (or ``#docid = ...``). Dense matrices are written with every feature, as
     LETOR does; sparse ones with their stored entries only (``zero_features=True`` forces all).
+    ``query_file``: also write each query's row count, one per line, to ``PATH.query`` (True)
+    or to the path given (LightGBM's and RankLib's group files).
     """
     X = dataset.X
     dense = not sp.issparse(X) if zero_features is None else zero_features
@@ -330,6 +338,10 @@ def write_letor(path, dataset: RankingDataset, zero_features=None) -> None:
         text = gzip.compress(text, mtime=0)
     with atomic_open(path, "wb") as fh:
         fh.write(text)
+    if query_file:
+        sizes = np.diff(dataset.offsets)
+        with atomic_open(Path(str(path) + ".query") if query_file is True else Path(query_file), "w") as fh:
+            fh.write("".join(f"{int(n)}\n" for n in sizes))
 
 
 def parse_score(path, number, text, field="score") -> float:

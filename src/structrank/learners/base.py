@@ -25,11 +25,16 @@ from structrank.metrics import evaluate
 
 
 def unpack(X, y=None, qid=None):
-    """(X, y, qid) from either arrays or a RankingDataset passed as X."""
+    """(X, y, qid) from arrays, a RankingDataset passed as X, or a DataFrame X with a ``qid`` column
+    (the query ids; the other columns are the features)."""
     if isinstance(X, RankingDataset):
         if y is not None or qid is not None:
             raise DataValidationError("pass either a RankingDataset or (X, y, qid), not both")
         return X.X, X.y, X.qid
+    if hasattr(X, "columns") and "qid" in X.columns:
+        if qid is not None:
+            raise DataValidationError("X has a qid column and qid is given too: pass one of them")
+        return X.drop(columns=["qid"]), y, X["qid"].to_numpy()
     return X, y, qid
 
 
