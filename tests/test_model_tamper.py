@@ -32,6 +32,7 @@ from structrank.learners import (
     LinearRegressionRanker,
     McRank,
     MLPRanker,
+    NystroemRanker,
     PermutationCRFRanker,
     PolySVCRanker,
     RankSVM,
@@ -54,6 +55,7 @@ ESTIMATORS = {
     "LambdaMARTRanker": lambda: LambdaMARTRanker(n_estimators=3, min_child_samples=2),
     "StructuredBoostingRanker": lambda: StructuredBoostingRanker(loss="map", n_estimators=3, min_child_samples=2),
     "MLPRanker": lambda: MLPRanker(loss="map", hidden_layer_sizes=(3,), epochs=2),
+    "NystroemRanker": lambda: NystroemRanker(ranker_params={"loss": "map"}, n_landmarks=10),
 }
 # MLPRanker trains with the optional torch extra (its model files load and predict without it)
 TRAINABLE = {name for name in ESTIMATORS if name != "MLPRanker" or importlib.util.find_spec("torch")}

@@ -21,6 +21,7 @@ from structrank.learners import (
     LinearRegressionRanker,
     McRank,
     MLPRanker,
+    NystroemRanker,
     PermutationCRFRanker,
     PolySVCRanker,
     RankSVM,
@@ -186,6 +187,13 @@ def loss_models() -> list:
 
 
 MODELS.update((spec.name, spec) for spec in loss_models())
+# A kernelised structured ranker (croce2016's section on MQ2008): Nyström RBF features, 500 landmarks, then SVM-<loss>
+MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
+    f"nystroem-svm-{loss}", NystroemRanker, f"SVM-{loss} on a Nyström RBF embedding (500 landmarks, gamma = 1 / number "
+    "of features; Croce et al. 2016); saved as landmarks, normalisation and weights",
+    {"ranker": "StructSVMRanker", "ranker_params": {"loss": loss}},
+    {"ranker_params": [{"loss": loss, "C": c} for c in (0.01, 0.1, 1.0, 10.0)]}, metric=metric))
+    for loss, metric in (("map", "map"), ("ndcg", "ndcg@10")))
 
 
 def _spec_loss(spec):

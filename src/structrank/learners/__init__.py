@@ -7,6 +7,7 @@ from structrank.learners.crf import PermutationCRFRanker
 from structrank.learners.latent import LatentPerceptronRanker, LatentSSVMRanker
 from structrank.learners.lowdim import LowDimReranker
 from structrank.learners.mlp import MLPRanker
+from structrank.learners.nystroem_ranker import NystroemRanker
 from structrank.learners.ssvm import StructSVMRanker
 from structrank.learners.structured_trees import StructuredBoostingRanker
 from structrank.learners.trees import LambdaMARTRanker, McRank
@@ -17,7 +18,7 @@ RANKER_CLASSES = {
     cls.__name__: cls
     for cls in (LinearRegressionRanker, RankSVM, PolySVCRanker, McRank, LambdaMARTRanker, StructSVMRanker,
                 LatentPerceptronRanker, LatentSSVMRanker, PermutationCRFRanker, StructuredBoostingRanker,
-                MLPRanker)
+                MLPRanker, NystroemRanker)
 }
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "LinearRankerMixin",
     "LowDimReranker",
     "MLPRanker",
+    "NystroemRanker",
     "LinearRegressionRanker",
     "McRank",
     "PermutationCRFRanker",

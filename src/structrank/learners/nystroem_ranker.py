@@ -1,0 +1,119 @@
+"""A linear ranker behind a Nyström RBF embedding, as one estimator that saves in the safe model format.
+
+``NystroemFeatures`` (Croce et al. 2016) turns each row into ``K(x, L) U S^(-1/2)`` over landmarks L
+sampled from the training rows; any linear ranker of structrank trained on those vectors is a
+kernelised ranker. Its scores are ``K(x, L) (U S^(-1/2) w) + b``: three arrays (the landmarks, the
+normalisation, the weights) and two numbers, so the model file holds only numbers, never the inner
+estimator as an object.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from structrank.errors import DataFormatError, DegenerateDataWarning
+from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, unpack
+
+
+def _dense(X):
+    return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+
+
+class NystroemRanker(BaseRanker):
+    """A structrank linear ranker trained on a Nyström RBF embedding of the rows.
+
+    Parameters
+    ----------
+    ranker : str, default "StructSVMRanker"
+        The class name of a linear structrank ranker (one with ``coef_``: StructSVMRanker,
+        RankSVM, LatentPerceptronRanker, LatentSSVMRanker, PermutationCRFRanker, ...).
+    ranker_params : dict or None
+        Its parameters (JSON values), e.g. ``{"loss": "map", "C": 1.0}``.
+    n_landmarks : int, default 500
+    gamma : float or None, default None
+        RBF width ``exp(-gamma |x - y|^2)``; None: 1 / (number of features), as croce2016 uses.
+    random_state : int, default 0
+        Seeds the landmarks.
+
+    Attributes
+    ----------
+    landmarks_, normalization_ : ndarray
+        The landmark rows and ``U S^(-1/2)``.
+    weights_ : ndarray
+        The inner ranker's weights over the embedding.
+    intercept_, gamma_ : float
+    """
+
+    _saved_attributes = ("landmarks_", "normalization_", "weights_", "intercept_", "gamma_", "n_features_in_")
+
+    def __init__(self, ranker="StructSVMRanker", ranker_params=None, n_landmarks=500, gamma=None, random_state=0):
+        self.ranker = ranker
+        self.ranker_params = ranker_params
+        self.n_landmarks = n_landmarks
+        self.gamma = gamma
+        self.random_state = random_state
+
+    def _inner(self):
+        from structrank.learners import RANKER_CLASSES
+
+        linear = sorted(n for n, c in RANKER_CLASSES.items() if issubclass(c, LinearRankerMixin))
+        cls = RANKER_CLASSES.get(self.ranker)
+        if self.ranker not in linear:
+            raise ValueError(f"ranker must name a linear structrank ranker ({', '.join(linear)}), got {self.ranker!r}")
+        return cls(**(self.ranker_params or {}))
+
+    def _embed(self, X):
+        from structrank.kernels import RBFKernel
+
+        return RBFKernel(gamma=self.gamma_)(_dense(X), self.landmarks_) @ self.normalization_
+
+    def fit(self, X, y=None, qid=None, eval_set=None):
+        """Sample landmarks from X's rows, embed, and fit the inner ranker on the embedding
+        (``eval_set``, embedded alike, goes to a ranker that picks its epoch on it)."""
+        from structrank.data import RankingDataset
+        from structrank.kernels import NystroemFeatures, RBFKernel
+
+        inner = self._inner()
+        X, y, qid, _ = self._validate_fit_data(X, y, qid)
+        X = _dense(X)
+        self.gamma_ = float(1.0 / X.shape[1] if self.gamma is None else self.gamma)
+        nys = NystroemFeatures(RBFKernel(gamma=self.gamma_), n_landmarks=int(self.n_landmarks),
+                               random_state=self.random_state)
+        Z = nys.fit_transform(X)
+        self.landmarks_, self.normalization_ = np.asarray(nys.landmarks_, dtype=np.float64), nys.normalization_
+        with warnings.catch_warnings():  # the rows' own check has warned already; the embedding adds nothing to say
+            warnings.simplefilter("ignore", DegenerateDataWarning)
+            if eval_set is not None and isinstance(inner, EvalSetMixin):
+                Xd, yd, qd = unpack(eval_set) if isinstance(eval_set, RankingDataset) else eval_set
+                inner.fit(Z, y, qid=qid, eval_set=(self._embed(Xd), yd, qd))
+            else:
+                inner.fit(Z, y, qid=qid)
+        self.weights_ = np.asarray(inner.coef_, dtype=np.float64)
+        self.intercept_ = float(getattr(inner, "intercept_", 0.0))
+        self._scoring_of_inner = inner._scoring()
+        return self
+
+    def _scoring(self):
+        return getattr(self, "_scoring_of_inner", None) or self._inner()._scoring()
+
+    def _check_loaded(self):
+        """A loaded model's arrays fit together (a doctored file names the array that does not)."""
+        def need(ok, key, problem):
+            if not ok:
+                raise DataFormatError(None, None, problem, key)
+
+        need(np.ndim(self.landmarks_) == 2 and np.shape(self.landmarks_)[1] == self.n_features_in_, "landmarks_",
+             "landmarks_ must have one row per landmark and n_features_in_ columns (features)")
+        need(np.ndim(self.normalization_) == 2 and np.shape(self.normalization_)[0] == np.shape(self.landmarks_)[0],
+             "normalization_", "normalization_ must have one row per landmark")
+        need(np.ndim(self.weights_) == 1 and np.shape(self.weights_)[0] == np.shape(self.normalization_)[1],
+             "weights_", "weights_ must have one entry per column of normalization_")
+        need(np.ndim(self.gamma_) == 0 and float(self.gamma_) > 0, "gamma_", "gamma_ must be a positive number")
+
+    def predict(self, X):
+        """``K(x, landmarks_) @ normalization_ @ weights_ + intercept_`` for every row."""
+        X = self._validate_predict_data(X)
+        return self._embed(X) @ self.weights_ + self.intercept_
