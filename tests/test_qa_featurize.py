@@ -61,6 +61,14 @@ def test_featurize_end_to_end(tmp_path, capsys):
     assert state["feature_names"] == feature_names()
 
 
+def test_featurize_writes_the_group_file_on_request(tmp_path, capsys):
+    tsv = write_tsv(tmp_path / "train.tsv", TRAIN_ROWS)
+    assert run(capsys, "featurize", "qa", "--input", tsv, "--out", tmp_path / "g.letor", "--query-file")[0] == 0
+    assert (tmp_path / "g.letor.query").read_text().split() == ["3", "2", "3"]
+    assert run(capsys, "featurize", "qa", "--input", tsv, "--out", tmp_path / "n.letor")[0] == 0
+    assert not (tmp_path / "n.letor.query").exists()
+
+
 def test_three_column_tsv_and_gzip_output(tmp_path, capsys):
     tsv = write_tsv(tmp_path / "plain.tsv", TRAIN_ROWS, with_ids=False)
     out = tmp_path / "plain.txt.gz"

@@ -377,6 +377,8 @@ def _add_featurize(sub):
     state.add_argument("--fit", metavar="FILE",
                        help="training TSV to fit the featurizer (idf) on; its state is saved as OUT.featurizer.json")
     state.add_argument("--state", metavar="FILE", help="a saved OUT.featurizer.json to reuse (for test files)")
+    p.add_argument("--query-file", action="store_true",
+                   help="also write OUT.query: each question's row count, one per line (LightGBM's and RankLib's groups)")
     p.add_argument("--embeddings", action="store_true",
                    help='append sentence-embedding columns (needs pip install "structrank[embeddings]")')
     p.set_defaults(func=cmd_featurize)
@@ -385,7 +387,8 @@ def _add_featurize(sub):
 def cmd_featurize(args):
     from structrank.qa.featurize import featurize_file
 
-    featurize_file(args.input, args.out, fit=args.fit, state=args.state, embeddings=args.embeddings)
+    featurize_file(args.input, args.out, fit=args.fit, state=args.state, embeddings=args.embeddings,
+                   query_file=args.query_file)
     return 0
 
 

@@ -79,7 +79,7 @@ def featurize(data: QAData, featurizer: QAFeaturizer, embeddings: bool = False):
     return X, names
 
 
-def featurize_file(input_path, out, fit=None, state=None, embeddings=False, log=None) -> dict:
+def featurize_file(input_path, out, fit=None, state=None, embeddings=False, log=None, query_file=False) -> dict:
     """Featurize a QA TSV into a LETOR/SVMlight file (see the module docstring).
 
     Returns a summary: rows, questions, features, the state file, seconds.
@@ -100,7 +100,7 @@ def featurize_file(input_path, out, fit=None, state=None, embeddings=False, log=
             featurizer = QAFeaturizer().fit(read_qa_tsv(fit))
         state_out = state_path_for(out)
     X, names = featurize(data, featurizer, embeddings=embeddings)
-    write_letor(out, to_ranking_dataset(data, X))
+    write_letor(out, to_ranking_dataset(data, X), query_file=query_file)  # query_file: OUT.query beside it
     if state_out is not None:
         featurizer.save(state_out)
     seconds = time.perf_counter() - started
