@@ -1,36 +1,26 @@
-"""Ranking data: the RankingDataset container, readers and writers, folds, filters, synthetic data."""
+"""Ranking data: the RankingDataset container, readers and writers, folds, filters, synthetic data.
 
-from structrank.data.cache import LetorCache, build_letor_cache, open_letor_cache
-from structrank.data.dataset import RankingDataset, contiguous_order, group_offsets
-from structrank.data.filters import (
-    cap_candidates,
-    drop_queries_without_irrelevant,
-    drop_queries_without_relevant,
-    keep_queries,
-    keep_queries_with_both,
-)
-from structrank.data.folds import LetorFold, letor_folds, letor_root
-from structrank.data.letor import read_letor, read_scores, write_letor, write_scores
-from structrank.data.synthetic import make_ranking_dataset
+The names below are loaded on first use (PEP 562), so that ``import structrank.metrics`` (which
+needs only ``data.labels`` and ``data.files``) does not import scikit-learn or SciPy.
+"""
 
-__all__ = [
-    "LetorCache",
-    "LetorFold",
-    "RankingDataset",
-    "build_letor_cache",
-    "cap_candidates",
-    "contiguous_order",
-    "drop_queries_without_irrelevant",
-    "drop_queries_without_relevant",
-    "group_offsets",
-    "keep_queries",
-    "keep_queries_with_both",
-    "letor_folds",
-    "letor_root",
-    "make_ranking_dataset",
-    "open_letor_cache",
-    "read_letor",
-    "read_scores",
-    "write_letor",
-    "write_scores",
-]
+_LAZY = {
+    "LetorCache": "cache", "build_letor_cache": "cache", "open_letor_cache": "cache",
+    "RankingDataset": "dataset", "contiguous_order": "dataset", "group_offsets": "dataset",
+    "cap_candidates": "filters", "drop_queries_without_irrelevant": "filters",
+    "drop_queries_without_relevant": "filters", "keep_queries": "filters", "keep_queries_with_both": "filters",
+    "LetorFold": "folds", "letor_folds": "folds", "letor_root": "folds",
+    "read_letor": "letor", "read_scores": "letor", "write_letor": "letor", "write_scores": "letor",
+    "make_ranking_dataset": "synthetic",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"structrank.data.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'structrank.data' has no attribute {name!r}")
+
+
+__all__ = sorted(_LAZY)

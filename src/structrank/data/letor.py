@@ -10,13 +10,10 @@ labels and lines without a qid among lines with one).
 
 from __future__ import annotations
 
-import codecs
 import gzip
 import io
 import math
 import re
-import sys
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +22,7 @@ from sklearn.datasets import load_svmlight_file
 
 from structrank.atomic import atomic_open
 from structrank.data.dataset import RankingDataset
+from structrank.data.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
 from structrank.errors import DataFormatError
 
 _DOCID = re.compile(rb"docid\s*=\s*(\S+)")
@@ -39,41 +37,6 @@ MAX_FEATURE_INDEX = 2**31 - 1
 #: larger value (1e20) would wrap around silently when cast, so it is refused instead.
 MAX_LABEL = 2**31 - 1
 
-_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-
-
-def read_bytes(path) -> bytes:
-    """The bytes of a file (``"-"``: standard input), decompressed when gzip (by magic number, not by name)."""
-    if str(path) == "-":
-        raw = sys.stdin.buffer.read()
-        path = Path("<stdin>")
-    else:
-        path = Path(path)
-    try:
-        raw = raw if str(path) == "<stdin>" else path.read_bytes()
-    except FileNotFoundError:
-        raise DataFormatError(path, None, "file not found") from None
-    except IsADirectoryError:
-        raise DataFormatError(path, None, "is a folder, not a file") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise DataFormatError(path, None, f"corrupt or truncated gzip data ({exc})") from None
-    if raw.startswith(codecs.BOM_UTF8):
-        raw = raw[len(codecs.BOM_UTF8):]
-    return raw
-
-
-def check_not_utf16(path, head: bytes) -> None:
-    """DataFormatError for text that starts with a UTF-16 byte-order mark.
-
-    Spreadsheet programs on Windows save "Unicode text" as UTF-16; read as bytes, its first
-    label would be reported as "'\\xff\\xfe2' is not a number", which does not say what to do.
-    (XML readers do not call this: UTF-16 with a byte-order mark is valid XML.)
-    """
-    if head.startswith(_UTF16_BOMS):
-        raise DataFormatError(path, None, "UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8")
 
 
 def _decode_comment(comment: bytes) -> str:

@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from structrank.data.dataset import check_labels
+from structrank.data.labels import check_labels
 from structrank.errors import DataValidationError
-from structrank.metrics import kernels
 from structrank.metrics.conventions import Convention, get_convention
 
 _METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|r|success|rprec|bpref|auc)(?:@(\d+))?$")
@@ -199,6 +198,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     if isinstance(metrics, str):  # one name, not its letters
         metrics = [metrics]
     names = [canonical_name(m) for m in metrics]
+    from structrank.metrics import kernels  # numba: loaded on the first evaluation, not on import
+
     y, scores, qid = _check_inputs(y, scores, qid, docids)
     order, offsets, query_ids = rank_order(scores, qid, docids, conv.ties)
     labels = y[order]

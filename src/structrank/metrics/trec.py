@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from structrank.errors import DataFormatError, DataValidationError
-from structrank.metrics import kernels
 from structrank.metrics.conventions import get_convention
 from structrank.metrics.evaluate import DEFAULT_METRICS, EvaluationResult, canonical_name, parse_metric
 
@@ -37,7 +36,7 @@ _DOC_COLUMNS = ("doc_id", "docno")
 
 def _lines(path):
     """(line number, fields) of every non-blank line of a text file (plain or gzip; ``"-"``: stdin)."""
-    from structrank.data.letor import read_bytes
+    from structrank.data.files import read_bytes
 
     raw = read_bytes(path)
     try:
@@ -157,6 +156,8 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     >>> result.metrics
     {'map': 0.25, 'p@2': 0.5, 'recall@1': 0.0}
     """
+    from structrank.metrics import kernels  # numba: loaded on the first evaluation, not on import
+
     qrels = _as_dict(qrels, ("relevance", "rel"), read_qrels, "qrels")
     run = _as_dict(run, ("score",), read_run, "run")
     names = [canonical_name(m) for m in metrics]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy.optimize import linear_sum_assignment
 
 
 @njit(cache=True, nogil=True)
@@ -153,6 +152,8 @@ def dorm_query(s, gains, k, discount, decay):
     d = np.zeros(width)
     d[:depth] = discount[:depth] / ideal
     cells = s[:, None] * a[None, :width] - gains[:, None] * d[None, :]
+    from scipy.optimize import linear_sum_assignment  # graded gains only: not imported with the oracles
+
     rows, cols = linear_sum_assignment(cells, maximize=True)
     order[cols] = rows
     rest = np.setdiff1d(np.arange(n), rows, assume_unique=True)

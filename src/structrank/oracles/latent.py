@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structrank.parallel import matvec
 from structrank.structures import po_coef_from_order
 
 # loss name -> how many good documents a loss-zero ranking must put on top (None: the cut-off k)
@@ -174,4 +173,6 @@ class ImputedTarget:
         return self.c_star
 
     def for_shard(self, shard) -> "ImputedTarget":
+        from structrank.parallel import matvec  # joblib and SciPy: only where shards are
+
         return ImputedTarget.impute(self.loss, self.w, matvec(shard["X"], self.w), shard["y"], shard["offsets"])

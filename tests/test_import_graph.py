@@ -1,0 +1,46 @@
+"""The import graph: `import structrank`, `structrank.metrics`, `structrank.oracles` and the loss registry
+pull in no heavy library (a fresh interpreter each, so that nothing else has imported them first).
+
+numba itself imports the top of SciPy (``scipy``, for its version check), so SciPy's submodules are
+what is checked: ``scipy.sparse``, ``scipy.stats``, ``scipy.optimize`` and ``scipy.linalg``.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("sklearn", "pandas", "joblib", "lightgbm", "torch", "matplotlib", "dask", "scipy.sparse", "scipy.stats",
+         "scipy.optimize", "scipy.linalg")
+
+
+def imported_after(code, heavy=HEAVY):
+    probe = (f"import sys\n{code}\nimport json\n"
+             f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({heavy!r}))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("code", [
+    "import structrank",
+    "import structrank.metrics",
+    "from structrank.metrics import evaluate, evaluate_run, parse_metric",
+    "import structrank.oracles",
+    "from structrank.losses import loss_names; loss_names()",
+])
+def test_no_heavy_module_is_imported(code):
+    assert imported_after(code) == []
+
+
+def test_metrics_load_numba_only_when_they_evaluate():
+    assert imported_after("import structrank.metrics\nassert 'numba' not in sys.modules") == []
+
+
+def test_evaluating_a_trec_run_imports_no_heavy_library(tmp_path):
+    """Evaluating runs numba's kernels, which load parts of SciPy (its LAPACK bindings); no other library."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 0.9 x\n1 Q0 b 2 0.1 x\n")
+    code = (f"from structrank.metrics import evaluate_run\n"
+            f"assert evaluate_run({str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}, ['map']).metrics == {{'map': 1.0}}")
+    assert imported_after(code, tuple(h for h in HEAVY if not h.startswith("scipy"))) == []
