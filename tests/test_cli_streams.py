@@ -114,3 +114,18 @@ def test_warnings_print_as_one_line(capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(["--quiet", "losses"]) == 0
+
+
+def test_help_and_version_build_no_command_and_each_command_builds_alone(capsys):
+    import json as _json
+
+    probe = ("import sys, json\nfrom structrank.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+             "print(json.dumps([m for m in ('structrank.models', 'structrank.learners', 'structrank.experiments.registry',"
+             " 'sklearn') if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert _json.loads(out.stdout.strip().splitlines()[-1]) == []
+    assert "compare" in out.stdout and "export" in out.stdout
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    assert "gbrt-ndcg" in capsys.readouterr().out
+    assert main(["losses"]) == 0 and "| `map` |" in capsys.readouterr().out

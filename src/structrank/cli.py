@@ -16,12 +16,26 @@ from pathlib import Path
 
 from structrank.errors import StructRankError
 
+#: each command's one-line help: the top-level parser lists these without building the commands
+HELP = {
+    "train": "train a model on a LETOR/SVMlight file",
+    "predict": "score a LETOR/SVMlight file with a trained model",
+    "evaluate": "metrics of a scores file against a LETOR/SVMlight file, or of a TREC run against qrels",
+    "compare": "compare systems query by query: means, paired tests, Holm's correction",
+    "featurize": "turn question-candidate pairs into a LETOR/SVMlight file of similarity features",
+    "reproduce": "run a paper's experiments and write its tables and figures",
+    "results": "write a markdown page (docs/RESULTS.md) from result stores",
+    "demo": "train the baselines on MQ2008 Fold1 (or synthetic data) and compare them",
+    "bench": "speed benchmarks (prints its figures)",
+    "losses": "list the registered ranking losses (the markdown of docs/LOSSES.md)",
+    "export": "write a linear model for another tool (JSON, OpenSearch/Elasticsearch LTR, SVM-rank)",
+}
+
 
 def _add_evaluate(sub):
     from structrank.metrics import CONVENTIONS, DEFAULT_METRICS
 
-    p = sub.add_parser("evaluate", help="metrics of a scores file against a LETOR/SVMlight file, or of a TREC run "
-                                        "against qrels",
+    p = sub.add_parser("evaluate", help=HELP["evaluate"],
                        description="Either --data FILE --scores FILE (a LETOR/SVMlight file and one score per row) "
                                    "or --qrels FILE --run FILE (TREC qrels and run, evaluated as trec_eval does: "
                                    "unjudged documents are non-relevant, relevant documents the run misses count in "
@@ -94,7 +108,7 @@ def cmd_evaluate(args):
 def _add_compare(sub):
     from structrank.metrics import CONVENTIONS
 
-    p = sub.add_parser("compare", help="compare systems query by query: means, paired tests, Holm's correction",
+    p = sub.add_parser("compare", help=HELP["compare"],
                        description="Compare RUN files (with --qrels: TREC runs) or SCORES files (with --data: one "
                                    "score per row of the LETOR file) against the first one, the baseline: each "
                                    "measure's mean, the paired t-test and the seeded randomisation test over the "
@@ -164,7 +178,7 @@ def _add_train(sub):
         for spec in MODELS.values()
     )
     p = sub.add_parser(
-        "train", help="train a model on a LETOR/SVMlight file",
+        "train", help=HELP["train"],
         description="Train MODEL. With --vali, parameters not fixed by --set are chosen on that file from the "
                     "model's grid; without it, the defaults are used.\n\nmodels:\n" + listing,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -212,7 +226,7 @@ def cmd_train(args):
 
 
 def _add_predict(sub):
-    p = sub.add_parser("predict", help="score a LETOR/SVMlight file with a trained model")
+    p = sub.add_parser("predict", help=HELP["predict"])
     p.add_argument("--model", required=True, help="model file written by `structrank train`")
     p.add_argument("--data", required=True, help="LETOR/SVMlight file (- reads standard input)")
     p.add_argument("--out", required=True,
@@ -255,7 +269,7 @@ def _say(args, message):
 
 
 def _add_demo(sub):
-    p = sub.add_parser("demo", help="train the baselines on MQ2008 Fold1 (or synthetic data) and compare them")
+    p = sub.add_parser("demo", help=HELP["demo"])
     p.add_argument("--data-dir", help="data folder (default: STRUCTRANK_DATA or ../shared/data)")
     p.add_argument("--synthetic", action="store_true", help="use the synthetic generator even when data are present")
     p.set_defaults(func=cmd_demo)
@@ -271,7 +285,7 @@ def cmd_demo(args):
 def _add_reproduce(sub):
     from structrank.experiments.registry import EXPERIMENTS
 
-    p = sub.add_parser("reproduce", help="run a paper's experiments and write its tables and figures")
+    p = sub.add_parser("reproduce", help=HELP["reproduce"])
     p.add_argument("experiment", choices=sorted(EXPERIMENTS), metavar="EXPERIMENT",
                    help="one of: " + ", ".join(sorted(EXPERIMENTS)))
     p.add_argument("--data-dir", help="data folder (default: STRUCTRANK_DATA or ../shared/data)")
@@ -293,7 +307,7 @@ def cmd_reproduce(args):
 
 
 def _add_results(sub):
-    p = sub.add_parser("results", help="write a markdown page (docs/RESULTS.md) from result stores")
+    p = sub.add_parser("results", help=HELP["results"])
     p.add_argument("stores", nargs="+", metavar="STORE", help="results.sqlite files written by `structrank reproduce`")
     p.add_argument("--out", required=True, help="markdown file to write")
     p.add_argument("--command", default=None, help="the command that made the stores (written in the header)")
@@ -314,8 +328,7 @@ def cmd_results(args):
 
 
 def _add_export(sub):
-    p = sub.add_parser("export", help="write a linear model for another tool (JSON, OpenSearch/Elasticsearch LTR, "
-                                      "SVM-rank)")
+    p = sub.add_parser("export", help=HELP["export"])
     p.add_argument("model", metavar="MODEL_FILE", help="model file written by `structrank train` (a linear ranker)")
     p.add_argument("--format", required=True, choices=("json", "opensearch-ltr", "svmrank"),
                    help="json (weights by feature), opensearch-ltr (the LTR plugin's _createmodel body, model/linear), "
@@ -344,7 +357,7 @@ def cmd_export(args):
 
 
 def _add_losses(sub):
-    p = sub.add_parser("losses", help="list the registered ranking losses (the markdown of docs/LOSSES.md)")
+    p = sub.add_parser("losses", help=HELP["losses"])
     p.add_argument("--out", default=None, help="write the page to this file (default: print it)")
     p.set_defaults(func=cmd_losses)
 
@@ -364,7 +377,7 @@ def cmd_losses(args):
 
 def _add_featurize(sub):
     p = sub.add_parser(
-        "featurize", help="turn question-candidate pairs into a LETOR/SVMlight file of similarity features",
+        "featurize", help=HELP["featurize"],
         description="Featurize a QA TSV (rows of question, candidate, label, with an optional leading question id, "
                     "or a WikiQA TSV with its header) into a LETOR/SVMlight file: one row per candidate, integer "
                     "qids in question order, '#docid = ... question = ...' comments. The features are listed in "
@@ -393,7 +406,7 @@ def cmd_featurize(args):
 
 
 def _add_bench(sub):
-    p = sub.add_parser("bench", help="speed benchmarks (prints its figures)")
+    p = sub.add_parser("bench", help=HELP["bench"])
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
     p.add_argument("--only", choices=("evaluate", "structured", "latent", "crf", "trees", "tagger", "kernels", "scale"),
@@ -415,7 +428,9 @@ def cmd_bench(args):
     return 0
 
 
-def build_parser():
+def build_parser(only=None):
+    """The parser; ``only``: build that command in full and the others as one-line stubs, so that
+    ``structrank --help`` and a command's start-up do not import every model and experiment."""
     parser = argparse.ArgumentParser(
         prog="structrank", description="Structured, loss-sensitive learning to rank and reranking."
     )
@@ -424,9 +439,14 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or progress messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_train, _add_predict, _add_evaluate, _add_compare, _add_featurize, _add_reproduce, _add_results, _add_demo,
-                _add_bench, _add_losses, _add_export):
-        add(sub)
+    adders = {"train": _add_train, "predict": _add_predict, "evaluate": _add_evaluate, "compare": _add_compare,
+              "featurize": _add_featurize, "reproduce": _add_reproduce, "results": _add_results, "demo": _add_demo,
+              "bench": _add_bench, "losses": _add_losses, "export": _add_export}
+    for name, add in adders.items():
+        if only in (None, name):
+            add(sub)
+        else:
+            sub.add_parser(name, help=HELP[name])
     for command in sub.choices.values():  # --quiet after the command too (SUPPRESS keeps one given before it)
         command.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
                              help="no progress bars or progress messages")
@@ -446,8 +466,15 @@ def main(argv=None):
         return 130
 
 
+def _command_of(argv):
+    """The command named in ``argv`` ("" for none: top-level --help or --version), without parsing it."""
+    return next((a for a in argv if not a.startswith("-")), "")
+
+
 def _main(argv):
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_of(argv)
+    parser = build_parser(only=command)  # "" or an unknown name: every command a stub
     args = parser.parse_args(argv)
     warnings.simplefilter("default")
     warnings.formatwarning = _one_line_warning
