@@ -98,30 +98,33 @@ def rank_order(scores, qid, docids=None, ties: str = "input"):
     """
     scores = np.asarray(scores, dtype=np.float64)
     qid = np.asarray(qid)
-    n = scores.shape[0]
     uniques, first, codes = np.unique(qid, return_index=True, return_inverse=True)
     codes = codes.ravel()
     # Queries are numbered by first appearance so that results follow the input's order.
     appearance = np.empty(uniques.shape[0], dtype=np.int64)
     appearance[np.argsort(first, kind="stable")] = np.arange(uniques.shape[0])
     query_code = appearance[codes]
-    if ties == "input":
-        tiebreak = np.arange(n)
-    elif ties == "docid_desc":
-        if docids is None:
-            raise DataValidationError(
-                "this convention breaks ties by document id (trec_eval); pass docids"
-            )
-        _, docid_codes = np.unique(np.asarray(docids).astype(str), return_inverse=True)
-        tiebreak = -docid_codes.ravel()
-    else:
+    if ties not in ("input", "docid_desc"):
         raise ValueError(f"unknown tie rule {ties!r}")
-    order = np.lexsort((tiebreak, -scores, query_code))
+    if ties == "docid_desc" and docids is None:
+        raise DataValidationError("this convention breaks ties by document id (trec_eval); pass docids")
+    # lexsort is stable: rows of equal (query, score) keep their input order
+    order = np.lexsort((-scores, query_code))
+    if ties == "docid_desc" and _has_ties(scores[order], query_code[order]):
+        # Only tied scores need the document ids: converting and ranking them costs most of an
+        # evaluation, so runs without ties (most models' scores) skip it.
+        _, docid_codes = np.unique(np.asarray(docids).astype(str), return_inverse=True)
+        order = np.lexsort((-docid_codes.ravel(), -scores, query_code))
     counts = np.bincount(query_code, minlength=uniques.shape[0])
     offsets = np.zeros(uniques.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     query_ids = qid[np.sort(first)]
     return order, offsets, query_ids
+
+
+def _has_ties(sorted_scores, sorted_queries) -> bool:
+    """Whether two rows of one query share a score (rows sorted by query, then score)."""
+    return bool(np.any((sorted_scores[1:] == sorted_scores[:-1]) & (sorted_queries[1:] == sorted_queries[:-1])))
 
 
 def _check_inputs(y, scores, qid, docids):
