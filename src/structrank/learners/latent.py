@@ -196,9 +196,9 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     C : float, default 1.0
         Loss scaling in the inference (ignored by ``inference="none"``).
     loss : str, default "map"
-        A hinge loss of the registry (``structrank.losses``). "map" with ``feature_map="positional"``
-        is the paper's (numba epochs, sharding with ``n_jobs``); any other (e.g. ``loss="ndcg"``,
-        ``feature_map=None`` for its paper's map) runs Alg. 1 one query at a time in this process,
+        A hinge loss of the registry (``structrank.losses``). "map" with the positional map (the
+        default feature map) is the paper's (numba epochs, sharding with ``n_jobs``); any other
+        (e.g. ``loss="ndcg"``, with its paper's map) runs Alg. 1 one query at a time in this process,
         its loss scaled by C > 0. A probabilistic objective (a CRF's) is refused: it has no
         max-violating ranking to update against.
     feature_map : str or None, default None
@@ -346,8 +346,9 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default), scaled by C."""
-        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k, relevant_from=self.relevant_from,
-                        inference=self.inference, weights=self.weights, scale=float(self.C), positions="all")
+        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k,
+                        relevant_from=self.relevant_from, inference=self.inference, weights=self.weights,
+                        scale=float(self.C), positions="all")
         return require(loss, HINGE, type(self).__name__)
 
     def _scoring(self):
@@ -406,7 +407,8 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         Keep only the top P positions of Psi in the constraints (Sec. 4.1), or all N.
     loss, feature_map, k : default "map", None, 10
         A hinge loss of the registry (``structrank.losses``) and its options. The default is the
-        paper's (``feature_map=None``: the positional map for MAP, the loss's own default for others). A clipped loss with a latent target (NDCG@k, MRR@k with binary gains) imputes the
+        paper's (``feature_map=None``: the positional map for MAP, the loss's own default for
+        others). A clipped loss with a latent target (NDCG@k, MRR@k with binary gains) imputes the
         best loss-zero ranking under w (structrank.oracles.latent); any other is held to its
         ``star`` at the imputation (one convex solve when the target does not follow the scores).
         A probabilistic objective (a CRF's) is refused.
@@ -492,8 +494,9 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default)."""
-        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k, relevant_from=self.relevant_from,
-                        inference=self.inference, weights=self.weights, scale=1.0, positions=self.positions)
+        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k,
+                        relevant_from=self.relevant_from, inference=self.inference, weights=self.weights, scale=1.0,
+                        positions=self.positions)
         return require(loss, HINGE, type(self).__name__)
 
     def _scoring(self):
