@@ -74,14 +74,21 @@ def _evaluate_inputs(args):
         return result, f"{args.run} against {args.qrels}"
     if not (args.data and args.scores):
         raise ValueError("give --data and --scores (or --qrels and --run)")
-    from structrank.data import read_letor, read_scores
+    from structrank.data import read_letor
 
     ds = read_letor(args.data)
-    scores = read_scores(args.scores, n_rows=ds.n_rows, data_path=args.data)
-    if ds.row_order is not None:  # the dataset's rows were regrouped by qid; scores are in file order
-        scores = scores[ds.row_order]
+    scores = _scores_in_row_order(ds, args.scores, args.data)
     result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "letor4", docids=ds.docids)
     return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
+
+
+def _scores_in_row_order(ds, path, data_path):
+    """A scores file (one per line, in the data file's order) in the order of ``ds``'s rows."""
+    from structrank.data import read_scores
+
+    scores = read_scores(path, n_rows=ds.n_rows, data_path=data_path)
+    # the dataset's rows were regrouped by qid when its queries were not contiguous; scores follow the file
+    return scores if ds.row_order is None else scores[ds.row_order]
 
 
 def cmd_evaluate(args):
@@ -152,13 +159,11 @@ def cmd_compare(args):
             results[name] = evaluate_run(qrels, path, metrics, relevant_from=args.relevant_from,
                                          complete=args.complete)
     else:
-        from structrank.data import read_letor, read_scores
+        from structrank.data import read_letor
 
         ds = read_letor(args.data)
         for name, path in zip(names, args.systems):
-            scores = read_scores(path, n_rows=ds.n_rows, data_path=args.data)
-            if ds.row_order is not None:
-                scores = scores[ds.row_order]
+            scores = _scores_in_row_order(ds, path, args.data)
             results[name] = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "letor4", docids=ds.docids)
     comparison = compare_results(results, n_resamples=args.permutations, seed=args.seed, alpha=args.alpha)
     print({"text": comparison.to_text, "markdown": comparison.to_markdown, "json": comparison.to_json}[args.format](),

@@ -60,10 +60,9 @@ class NystroemRanker(BaseRanker):
         from structrank.learners import RANKER_CLASSES
 
         linear = sorted(n for n, c in RANKER_CLASSES.items() if issubclass(c, LinearRankerMixin))
-        cls = RANKER_CLASSES.get(self.ranker)
         if self.ranker not in linear:
             raise ValueError(f"ranker must name a linear structrank ranker ({', '.join(linear)}), got {self.ranker!r}")
-        return cls(**(self.ranker_params or {}))
+        return RANKER_CLASSES[self.ranker](**(self.ranker_params or {}))
 
     def _embed(self, X):
         from structrank.kernels import RBFKernel

@@ -206,15 +206,6 @@ def resolve_gain(gain, loss, options, target, y) -> str:
     return "exp2"
 
 
-def scoring_metric(loss, k=10, components=DEFAULT_COMBO) -> tuple:
-    """The metrics a registered loss stands for (SVM-combo: each of its components').
-
-    >>> scoring_metric("ndcg", 5), scoring_metric("combo", 10, ("map", "mrr/po"))
-    (('ndcg@5',), ('map', 'mrr@10'))
-    """
-    return get_loss(loss, k=k, components=tuple(components)).metrics
-
-
 @dataclass
 class CCCPResult:
     """What a CCCP run of a latent structural SVM found."""
@@ -354,7 +345,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         Cutting-plane iterations (oracle calls per loss).
     metric, convention : str or None, default None
         What ``score`` (and so GridSearchCV without ``scoring``) measures. None: the metric the
-        loss stands for (``scoring_metric``): AUC, MAP, NDCG@k, NDCG, MRR@k, or for SVM-combo
+        loss stands for (its registered loss's ``metrics``): AUC, MAP, NDCG@k, NDCG, MRR@k, or for SVM-combo
         the mean of its components' metrics, under "letor4" ("trec" with the log2 discount;
         "mslr" for graded gains), on labels binarised at ``relevant_from`` when the loss sees
         binary relevance. Set, the metric is measured on the labels as they are.
