@@ -1,4 +1,4 @@
-"""Benchmark: evaluating the ten LETOR test folds (MQ2008 + OHSUMED), structrank beside ranx.
+"""Benchmark: evaluating the ten LETOR test folds (MQ2008 + OHSUMED), structrank beside pytrec_eval and ranx.
 
 Run: python benchmarks/bench_evaluate.py [--repeat N]   (or: structrank bench)
 """

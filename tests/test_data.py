@@ -22,6 +22,7 @@ from structrank.data import (
     write_scores,
 )
 from structrank.errors import DataFormatError, DataValidationError
+from arrays import dense
 
 GOOD = (
     "2 qid:10 1:0.5 2:1 3:0.25 #docid = d1 inc = 1 prob = 0.5\n"
@@ -43,7 +44,7 @@ def test_reads_labels_qids_features_and_docids(tmp_path):
     assert ds.offsets.tolist() == [0, 2, 3]
     assert ds.docids.tolist() == ["d1", "d2", "d3"]
     assert ds.comments[0] == "docid = d1 inc = 1 prob = 0.5"
-    assert np.allclose(ds.X.toarray(), [[0.5, 1, 0.25], [0.1, 0, 0.75], [0.3, 0.2, 0]])
+    assert np.allclose(dense(ds.X), [[0.5, 1, 0.25], [0.1, 0, 0.75], [0.3, 0.2, 0]])
 
 
 def test_gzip_crlf_blank_lines_and_bom_load_the_same(tmp_path):
@@ -59,7 +60,7 @@ def test_gzip_crlf_blank_lines_and_bom_load_the_same(tmp_path):
         ds = read_letor(write(tmp_path, raw, name))
         assert ds.y.tolist() == plain.y.tolist(), name
         assert ds.docids.tolist() == plain.docids.tolist(), name
-        assert np.array_equal(ds.X.toarray(), plain.X.toarray()), name
+        assert np.array_equal(dense(ds.X), dense(plain.X)), name
 
 
 def test_write_then_read_round_trip(tmp_path):
@@ -69,11 +70,11 @@ def test_write_then_read_round_trip(tmp_path):
         again = read_letor(tmp_path / name)
         assert again.y.tolist() == ds.y.tolist() and again.qid.tolist() == ds.qid.tolist()
         assert again.comments.tolist() == ds.comments.tolist()
-        assert np.array_equal(again.X.toarray(), ds.X.toarray())
+        assert np.array_equal(dense(again.X), dense(ds.X))
     synthetic = make_ranking_dataset(n_queries=5, random_state=3)
     write_letor(tmp_path / "s.txt", synthetic)
     again = read_letor(tmp_path / "s.txt")
-    assert np.array_equal(again.X.toarray(), synthetic.X)  # shortest repr: floats round-trip exactly
+    assert np.array_equal(dense(again.X), synthetic.X)  # shortest repr: floats round-trip exactly
     assert again.docids.tolist() == synthetic.docids.tolist()
 
 
@@ -102,7 +103,7 @@ def test_rows_without_qid_and_without_query_file(tmp_path):
     [
         ("1 qid:1 1:0.5\n0 qid:1 1:0.1 garbage\n", r"line 2: token 4 'garbage' is not 'index:value'"),
         ("1 qid:1 1:0.5\n0 1:0.1\n", r"line 2, qid: no qid on this row while other rows have one"),
-        ("1 qid:1 1:0.5\n0 qid:abc 1:0.1\n", r"line 2, qid: 'abc' is not a number"),
+        ("1 qid:1 1:0.5\n0 qid:abc 1:0.1\n", r"line 2, qid: 'abc' is not an integer"),
         ("1 qid:1 1:0.5 2:x\n", r"line 1, feature 2: 'x' is not a number"),
         ("1 qid:1 1:0.5\n1 qid:1 1:nan\n", r"line 2, feature 1: value nan is not finite"),
         ("1 qid:1 1:0.5\n1 qid:1 1:1 2:inf\n", r"line 2, feature 2: value inf is not finite"),
@@ -137,7 +138,7 @@ def test_non_contiguous_qids_are_grouped_stably_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match="not contiguous"):
         ds = read_letor(write(tmp_path, text))
     assert ds.qid.tolist() == [5, 5, 6, 6]
-    assert ds.X.toarray().ravel().tolist() == [1, 3, 2, 4]
+    assert dense(ds.X).ravel().tolist() == [1, 3, 2, 4]
     # Scores computed in dataset order go back to the file's order.
     assert ds.to_file_order(np.array([10.0, 30.0, 20.0, 40.0])).tolist() == [10, 20, 30, 40]
 
@@ -238,11 +239,11 @@ def test_letor_root_finds_td2003_as_distributed_with_normalisation_variants(tmp_
 def test_zero_based_files_are_detected_or_refused_on_request(tmp_path):
     path = write(tmp_path, "1 qid:1 0:0.5 2:1\n0 qid:1 1:0.2\n", "zero.txt")
     ds = read_letor(path)
-    assert ds.X.shape[1] == 3 and ds.X.toarray()[0].tolist() == [0.5, 0.0, 1.0]
+    assert ds.X.shape[1] == 3 and dense(ds.X)[0].tolist() == [0.5, 0.0, 1.0]
     with pytest.raises(DataFormatError, match=r"line 1, feature 0: feature index 0 < 1 \(indices are 1-based\)"):
         read_letor(path, zero_based=False)
     one = read_letor(write(tmp_path, "1 qid:1 1:0.5\n0 qid:1 2:0.2\n", "one.txt"))
-    assert one.X.toarray()[0].tolist() == [0.5, 0.0]  # no index 0 anywhere: one-based, as LETOR
+    assert dense(one.X)[0].tolist() == [0.5, 0.0]  # no index 0 anywhere: one-based, as LETOR
 
 
 def test_write_letor_writes_the_group_file_beside_it(tmp_path):
@@ -261,7 +262,7 @@ def test_a_dataframe_with_a_qid_column_stands_for_x_and_qid():
     from structrank.learners import StructSVMRanker
 
     ds = make_ranking_dataset(n_queries=10, n_features=4, random_state=0)
-    frame = pd.DataFrame(ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X, columns=list("abcd"))
+    frame = pd.DataFrame(dense(ds.X), columns=list("abcd"))
     frame["qid"] = ds.qid
     from_frame = StructSVMRanker(loss="map").fit(frame, ds.y)
     from_arrays = StructSVMRanker(loss="map").fit(ds.X, ds.y, qid=ds.qid)

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from structrank.data import LetorCache, build_letor_cache, open_letor_cache, read_letor
 from structrank.data import cache as cache_module
 from structrank.errors import DataFormatError
+from arrays import dense
 
 
 def letor_text(n_queries=7, seed=0):
@@ -59,7 +60,7 @@ def test_round_trip_equals_read_letor_with_queries_across_chunks(tmp_path, name)
 
     assert (cache.n_rows, cache.n_features, cache.n_queries) == (expected.n_rows, expected.n_features, expected.n_queries)
     assert cache.X.shape == expected.X.shape
-    assert np.array_equal(cache.X.toarray(), expected.X.toarray())
+    assert np.array_equal(dense(cache.X), dense(expected.X))
     assert cache.y.tolist() == expected.y.tolist()
     assert np.asarray(cache.offsets).tolist() == expected.offsets.tolist()
     assert np.asarray(cache.query_ids).tolist() == expected.query_ids.tolist()
@@ -68,12 +69,12 @@ def test_round_trip_equals_read_letor_with_queries_across_chunks(tmp_path, name)
 
     dataset = cache.to_dataset()
     assert dataset.qid.tolist() == expected.qid.tolist()
-    assert np.array_equal(dataset.X.toarray(), expected.X.toarray())
+    assert np.array_equal(dense(dataset.X), dense(expected.X))
 
     X, y, offsets = cache.rows(2, 5)
     lo, hi = cache.query_range(2, 5)
     assert (lo, hi) == (expected.offsets[2], expected.offsets[5])
-    assert np.array_equal(X.toarray(), expected.X[lo:hi].toarray())
+    assert np.array_equal(dense(X), dense(expected.X[lo:hi]))
     assert y.tolist() == expected.y[lo:hi].tolist()
     assert offsets.tolist() == (expected.offsets[2:6] - lo).tolist()
 
@@ -84,7 +85,7 @@ def test_bom_crlf_and_comment_lines_read_as_read_letor_does(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + text.encode())
     expected = read_letor(path, dtype=np.float32)
     cache = open_letor_cache(path, chunk_rows=2)
-    assert np.array_equal(cache.X.toarray(), expected.X.toarray())
+    assert np.array_equal(dense(cache.X), dense(expected.X))
     assert cache.y.tolist() == expected.y.tolist()
 
 

@@ -10,6 +10,7 @@ import pytest
 from structrank.cli import main
 from structrank.data import read_letor
 from structrank.qa.features import QAFeaturizer, feature_names
+from arrays import dense
 
 N_FEATURES = len(feature_names())
 
@@ -85,17 +86,17 @@ def test_fit_on_one_file_transform_another(tmp_path, capsys):
     assert code == 0 and "fitting" not in err
     a, b = read_letor(tmp_path / "train.letor"), read_letor(tmp_path / "test.letor")
     # identical rows, identical features: the test file's own texts do not change them
-    np.testing.assert_array_equal(b.X.toarray()[2:4], a.X.toarray()[3:5])
+    np.testing.assert_array_equal(dense(b.X)[2:4], dense(a.X)[3:5])
     assert b.qid.tolist() == [1, 1, 2, 2]
     # the saved state reproduces them, and the library agrees with the command
     state = tmp_path / "train.letor.featurizer.json"
     assert run(capsys, "featurize", "qa", "--input", test, "--out", tmp_path / "again.letor", "--state", state)[0] == 0
-    np.testing.assert_array_equal(read_letor(tmp_path / "again.letor").X.toarray(), b.X.toarray())
+    np.testing.assert_array_equal(dense(read_letor(tmp_path / "again.letor").X), dense(b.X))
     assert not (tmp_path / "again.letor.featurizer.json").exists()  # a given state is not copied
     from structrank.qa.readers import read_qa_tsv
 
     featurizer = QAFeaturizer.load(state)
-    np.testing.assert_array_equal(featurizer.transform(read_qa_tsv(test)), b.X.toarray())
+    np.testing.assert_array_equal(featurizer.transform(read_qa_tsv(test)), dense(b.X))
 
 
 def test_fit_and_state_exclude_each_other(tmp_path, capsys):
@@ -130,7 +131,7 @@ def test_embeddings_columns_are_appended(tmp_path, capsys, monkeypatch):
     assert code == 0, err
     questions, candidates, kind = calls["args"]
     assert kind == "interaction" and questions == [r[1] for r in TRAIN_ROWS] and candidates == [r[2] for r in TRAIN_ROWS]
-    X = read_letor(tmp_path / "o.letor").X.toarray()
+    X = dense(read_letor(tmp_path / "o.letor").X)
     assert X.shape == (len(TRAIN_ROWS), N_FEATURES + 2)
     np.testing.assert_array_equal(X[:, -2], np.arange(len(TRAIN_ROWS)))
 

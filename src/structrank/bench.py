@@ -1,9 +1,10 @@
 """``structrank bench``: speed benchmarks that print their figures.
 
 Evaluation: the ten LETOR test folds (MQ2008 and OHSUMED, 5 each), scored by a seeded random
-model with many ties, evaluated for MAP, MRR, NDCG@1,3,5,10 and P@1,5,10. Reading the files is
-not timed; the numba kernels are compiled (or loaded from the cache) before timing. When ranx
-is installed (a test dependency) the same runs are timed with it for comparison.
+model with many ties, evaluated for MAP, MRR, NDCG@1,3,5,10 and P@1,5,10 under the trec, letor4
+and letor3 conventions, beside pytrec_eval (trec_eval's C code; the same measures) and ranx when
+installed (test dependencies), in interleaved rounds. Reading the files is not timed; the numba
+kernels are compiled (or loaded from the cache) before timing.
 
 Structured learning (structrank.bench_structured): oracle calls on a query of 1,000 documents,
 single-threaded ``StructSVMRanker`` training on LETOR Fold1, and training time against
@@ -13,6 +14,10 @@ Latent (structrank.bench_latent): the greedy MAP inference of the positional map
 of 10 to 1,000,000 candidates, with the exact search where it fits.
 
 CRF (structrank.bench_crf): one SGD epoch of the permutation CRF on MQ2008 Fold1, per objective.
+
+Start-up and reading (structrank.bench_startup): ``structrank --help``/``--version``, ``import
+structrank.metrics``, ``structrank evaluate`` and ``structrank train`` as whole processes, and
+``read_letor`` at 10^6 and 10^7 documents, each beside what a user would otherwise run.
 
 Trees (structrank.bench_trees): boosted trees on the NDCG@10 hinge against LightGBM lambdarank on
 MQ2008 Fold1, one thread, interleaved rounds: the fit and the whole ``structrank train`` command.
@@ -58,22 +63,54 @@ def _best_of(fn, repeat):
     return best
 
 
-def bench_evaluate(repeat=5, convention="letor4"):
-    """Time evaluating all LETOR test folds; returns a dict of figures."""
+#: pytrec_eval's names of BENCH_METRICS
+TREC_NAMES = ("map", "recip_rank", "ndcg_cut_1", "ndcg_cut_3", "ndcg_cut_5", "ndcg_cut_10", "P_1", "P_5", "P_10")
+#: issue 22: the trec convention at most 1x pytrec_eval's time, the others at least 3x faster
+TREC_BAR, OTHERS_BAR = 1.0, 3.0
+
+
+def _pytrec_runs(runs):
+    """(evaluator, run dict) per file: pytrec_eval's input, built beforehand (not timed)."""
+    import pytrec_eval
+
+    out = []
+    for _, ds, scores in runs:
+        ids = ds.docids if ds.docids is not None else np.arange(ds.n_rows).astype(str)
+        qrels, run = {}, {}
+        for q, d, label, s in zip(ds.qid.astype(str), ids, ds.y, scores):
+            qrels.setdefault(q, {})[str(d)] = int(label)
+            run.setdefault(q, {})[str(d)] = float(s)
+        out.append((pytrec_eval.RelevanceEvaluator(qrels, set(TREC_NAMES)), run))
+    return out
+
+
+def bench_evaluate(repeat=5, conventions=("trec", "letor4", "letor3")):
+    """Time evaluating all LETOR test files under each convention, beside pytrec_eval (and ranx when
+    installed), in interleaved rounds; returns a dict of figures (seconds per round)."""
     folds = _test_folds()
     if not folds:
         print("bench evaluate: no LETOR data found (set STRUCTRANK_DATA); skipped")
         return {}
     rng = np.random.default_rng(0)
     runs = [(name, ds, rng.integers(0, 4, ds.n_rows).astype(np.float64)) for name, ds in folds]
-    evaluate(runs[0][1].y, runs[0][2], runs[0][1].qid, BENCH_METRICS, convention)  # compile / load cache
+    contenders = {}
+    for convention in conventions:
+        def ours(convention=convention):
+            for _, ds, scores in runs:
+                evaluate(ds.y, scores, ds.qid, BENCH_METRICS, convention, docids=ds.docids)
 
-    def ours():
-        for _, ds, scores in runs:
-            evaluate(ds.y, scores, ds.qid, BENCH_METRICS, convention)
+        ours()  # compile / load the numba cache
+        contenders[f"structrank {convention}"] = ours
+    try:
+        pytrec = _pytrec_runs(runs)
+    except ImportError:
+        pytrec = None
+    if pytrec is not None:
+        def pytrec_eval_():
+            for evaluator, run in pytrec:
+                evaluator.evaluate(run)
 
-    figures = {"files": len(runs), "documents": sum(ds.n_rows for _, ds, _ in runs),
-               "queries": sum(ds.n_queries for _, ds, _ in runs), "structrank_s": _best_of(ours, repeat)}
+        contenders["pytrec_eval"] = pytrec_eval_
     try:
         import ranx
     except ImportError:
@@ -90,28 +127,42 @@ def bench_evaluate(repeat=5, convention="letor4"):
             pairs.append((ranx.Qrels(qrels), ranx.Run(run)))
         ranx.evaluate(*pairs[0], ranx_metrics)  # compile
 
-        def theirs():
+        def ranx_():
             for qrels, run in pairs:
                 ranx.evaluate(qrels, run, ranx_metrics, make_comparable=True)
 
-        figures["ranx_s"] = _best_of(theirs, repeat)
-    return figures
+        contenders["ranx"] = ranx_
+    times = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {"files": len(runs), "documents": sum(ds.n_rows for _, ds, _ in runs),
+            "queries": sum(ds.n_queries for _, ds, _ in runs), "times": times}
 
 
-BENCH_SECTIONS = ("evaluate", "structured", "latent", "crf", "trees", "tagger", "kernels", "scale")
+BENCH_SECTIONS = ("startup", "evaluate", "structured", "latent", "crf", "trees", "tagger", "kernels", "scale")
 
 
 def _evaluate_lines(figures, repeat):
-    lines = []
-    if figures:
-        lines.append(f"evaluate: {figures['files']} LETOR test files, {figures['queries']} queries, "
-                     f"{figures['documents']} documents, {len(BENCH_METRICS)} metrics "
-                     f"({', '.join(BENCH_METRICS)}), letor4 convention")
-        lines.append(f"  structrank: {figures['structrank_s'] * 1000:.1f} ms (best of {repeat})")
-        if "ranx_s" in figures:
-            lines.append(f"  ranx:       {figures['ranx_s'] * 1000:.1f} ms (best of {repeat}, Qrels/Run built beforehand)")
-        else:
-            lines.append("  ranx:       not installed (pip install ranx) - no comparison")
+    if not figures:
+        return []
+    times = figures["times"]
+    lines = [f"evaluate: {figures['files']} LETOR test files, {figures['queries']} queries, "
+             f"{figures['documents']} documents, {len(BENCH_METRICS)} metrics ({', '.join(BENCH_METRICS)}); "
+             f"median of {repeat} interleaved rounds (range); pytrec_eval's evaluators and runs and ranx's Qrels/Run "
+             "built beforehand"]
+    reference = np.median(times["pytrec_eval"]) if "pytrec_eval" in times else None
+    for name, values in times.items():
+        line = f"  {name:<20} {np.median(values) * 1000:8.1f} ms ({min(values) * 1000:.1f}-{max(values) * 1000:.1f})"
+        if reference is not None and name.startswith("structrank"):
+            ratio = np.median(values) / reference
+            bar, met = (TREC_BAR, ratio <= TREC_BAR) if name.endswith("trec") else (1 / OTHERS_BAR, ratio <= 1 / OTHERS_BAR)
+            line += f"  {ratio:.2f}x pytrec_eval (bar: at most {bar:.2f}x, {'met' if met else 'MISSED'})"
+        lines.append(line)
+    if reference is None:
+        lines.append("  pytrec_eval: not installed (pip install pytrec_eval-terrier) - no comparison")
     return lines
 
 
@@ -148,6 +199,14 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
     if only is not None and only not in BENCH_SECTIONS:
         raise ValueError(f"only must be one of {', '.join(BENCH_SECTIONS)}, got {only!r}")
     figures, lines, sections = {}, [], []
+    startup = None
+    if only in (None, "startup"):
+        from structrank import bench_startup
+
+        startup = bench_startup.bench_commands()
+        reading = bench_startup.bench_reading(sizes=scale_sizes or bench_startup.READ_SIZES)
+        print("\n".join(bench_startup.format_startup(startup, reading)) + "\n")
+        sections.append(bench_startup.markdown_section(startup, reading))
     if only in (None, "evaluate"):
         figures = bench_evaluate(repeat)
         lines = _evaluate_lines(figures, repeat)
@@ -235,6 +294,8 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
             bench_scale.figure(scale, picture)
             link = str(picture.relative_to(Path(out).parent))
         sections.append(bench_scale.markdown_section(scale, link))
+    if startup is not None:
+        figures["startup"] = startup
     if out is not None:
         import os
         import platform
@@ -242,7 +303,8 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
         from structrank.atomic import write_text_atomic
 
         flags = ("" if only is None else f" --only {only}") + (
-            f" --scale-sizes {','.join(f'{n:g}' for n in scale_sizes)}" if scale_sizes and only in (None, "scale") else "")
+            f" --scale-sizes {','.join(f'{n:g}' for n in scale_sizes)}" if scale_sizes and only in (None, "scale", "startup")
+            else "")
         write_text_atomic(out, (
             "# Benchmarks\n\n"
             f"<!-- Generated by `structrank bench --out {out}`; do not edit by hand. -->\n\n"

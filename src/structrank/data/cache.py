@@ -1,6 +1,6 @@
 """A LETOR file converted once into memory-mapped .npy arrays, for files too big to read whole.
 
-``read_letor`` holds the text, sklearn's parse and the dataset in memory at once, which does not
+``read_letor`` holds the text, its parse and the dataset in memory at once, which does not
 fit for the 10-million-row files of MSLR-WEB30K or Istella. ``build_letor_cache`` streams the
 file ``chunk_rows`` lines at a time through the same parser and checks, appending each chunk to
 on-disk arrays, so memory stays proportional to one chunk. ``open_letor_cache`` then maps the
@@ -41,11 +41,10 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from structrank.atomic import write_text_atomic
 from structrank.data.dataset import RankingDataset
-from structrank.data.letor import _check_finite, _check_labels, _locate_parse_error, check_not_utf16
+from structrank.data.letor import check_not_utf16, parse_rows
 from structrank.errors import DataFormatError
 
 FORMAT = "structrank-letor-cache"
@@ -384,80 +383,18 @@ def _read_chunks(source: Path, chunk_rows: int):
 
 def _parse_chunk(source: Path, raw: bytes, lines_before: int, n_features):
     """``(X, y, qid, line numbers)`` of one chunk's data rows, checked; None when it has none."""
-    line_numbers, qid = _scan_chunk(source, raw, lines_before)
+    rows = parse_rows(source, raw, n_features, zero_based=False, dtype=np.float32, lines_before=lines_before)
+    X, y, qid, line_numbers = rows["X"], rows["y"], rows["qid"], rows["line_numbers"]
     if line_numbers.size == 0:
         return None
-    try:
-        X, y = load_svmlight_file(io.BytesIO(raw), dtype=np.float32, query_id=False, zero_based=False)
-    except (ValueError, OverflowError) as exc:  # OverflowError: a feature index beyond a C int
-        _locate_in_chunk(source, raw, lines_before, exc)
-    if X.shape[0] != line_numbers.size:
-        _locate_in_chunk(source, raw, lines_before, ValueError(f"{X.shape[0]} rows parsed from {line_numbers.size} lines"))
-    _check_labels(source, y, line_numbers)
+    missing = np.flatnonzero(~rows["has_qid"])
+    if missing.size:
+        raise DataFormatError(source, int(line_numbers[missing[0]]), "no qid on this row: the cache needs one on "
+                              "every row (read_letor also reads FILE.query group files)", "qid")
     big = np.flatnonzero(y > _LABEL_MAX)
     if big.size:
         raise DataFormatError(source, int(line_numbers[big[0]]), f"label {y[big[0]]:g} is too large", "label")
-    _check_finite(source, X, line_numbers)
-    if n_features is not None and X.shape[1] > n_features:
-        _too_wide(source, X, line_numbers, n_features)
     return X, y, qid, line_numbers
-
-
-def _scan_chunk(source: Path, raw: bytes, lines_before: int):
-    """Line numbers (counted in the whole file) and qids of a chunk's data rows.
-
-    Blank and comment-only lines are skipped, as ``read_letor`` skips them. The qids are read
-    here rather than by sklearn because its parser appends them with one ``np.append`` per row,
-    which is quadratic in the chunk size (5 s more for 200 000 rows).
-    """
-    numbers, qids = [], []
-    for number, line in enumerate(raw.split(b"\n"), start=lines_before + 1):
-        tokens = line.partition(b"#")[0].split(None, 2)
-        if not tokens:
-            continue
-        if len(tokens) < 2 or not tokens[1].startswith(b"qid:"):
-            _no_qid(source, number, line)
-        try:
-            qids.append(int(tokens[1][4:]))
-        except ValueError:
-            text = tokens[1][4:].decode(errors="replace")
-            raise DataFormatError(source, number, f"qid {text!r} is not an integer", "qid") from None
-        numbers.append(number)
-    try:
-        qid = np.array(qids, dtype=np.int64)
-    except OverflowError:
-        row = next(i for i, q in enumerate(qids) if not -(2**63) <= q < 2**63)
-        raise DataFormatError(source, numbers[row], f"qid {qids[row]} does not fit in 64 bits", "qid") from None
-    return np.array(numbers, dtype=np.int64), qid
-
-
-def _no_qid(source: Path, number: int, line: bytes):
-    if b"qid:" in line.partition(b"#")[0]:
-        raise DataFormatError(source, number, "qid must come right after the label", "qid")
-    raise DataFormatError(
-        source, number,
-        "no qid on this row: the cache needs one on every row (read_letor also reads FILE.query group files)",
-        "qid",
-    )
-
-
-def _locate_in_chunk(source: Path, raw: bytes, lines_before: int, exc: Exception):
-    """``_locate_parse_error`` on the chunk, with its line numbers counted in the whole file."""
-    try:
-        _locate_parse_error(source, raw, exc)
-    except DataFormatError as located:
-        if located.line is not None:
-            raise DataFormatError(source, located.line + lines_before, located.problem, located.field) from None
-        last = lines_before + raw.count(b"\n") + 1
-        raise DataFormatError(source, None, f"{located.problem} (in lines {lines_before + 1}-{last})") from None
-
-
-def _too_wide(source: Path, X, line_numbers, n_features: int):
-    position = int(np.flatnonzero(X.indices >= n_features)[0])
-    row = int(np.searchsorted(X.indptr, position, side="right") - 1)
-    index = int(X.indices[position]) + 1
-    raise DataFormatError(source, int(line_numbers[row]), f"feature index {index} > n_features={n_features}",
-                          f"feature {index}")
 
 
 class _ArraysWriter:

@@ -1,34 +1,29 @@
 """LETOR / SVMlight text files (plain or .gz), their ``.query`` group files, and scores files.
 
 A line is ``label qid:Q idx:value ... # comment``; LETOR puts ``docid = ID`` (and for LETOR 4.0
-``inc`` and ``prob``) in the comment. Parsing is sklearn's ``load_svmlight_file`` (compiled,
-fast); this module adds what it does not do: document ids from the comments, group sizes from a
-LightGBM-style ``FILE.query`` file when rows carry no qid, and checks that name the file, the
-line and the field of a problem (sklearn reports neither, and silently accepts NaN, fractional
-labels and lines without a qid among lines with one).
+``inc`` and ``prob``) in the comment. Parsing is ``structrank.data.svmlight``'s numba kernel
+(no scikit-learn: it costs seconds to import); this module turns its arrays into a dataset,
+with document ids from the comments, group sizes from a LightGBM-style ``FILE.query`` file when
+rows carry no qid, and checks that name the file, the line and the field of a problem (NaN,
+fractional labels, lines without a qid among lines with one).
 """
 
 from __future__ import annotations
 
 import gzip
-import io
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from structrank.atomic import atomic_open
 from structrank.data.dataset import RankingDataset
 from structrank.data.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
 from structrank.errors import DataFormatError
 
-_DOCID = re.compile(rb"docid\s*=\s*(\S+)")
-
-#: Largest 1-based feature index accepted. sklearn's parser keeps indices in a C int (and the
-#: cache stores them as int32), so a larger one cannot be held anyway; in a LETOR file it is a
+#: Largest 1-based feature index accepted. Indices are held as int32 (by the parser and the
+#: cache), so a larger one cannot be held anyway; in a LETOR file it is a
 #: corrupt line or a hashed id, never a column, and a learner would try to allocate a weight per
 #: index (10**12 indices: 8 TB). It is refused with the line and the index rather than attempted.
 MAX_FEATURE_INDEX = 2**31 - 1
@@ -49,72 +44,121 @@ def _decode_comment(comment: bytes) -> str:
         return comment.decode("latin-1")
 
 
-def _scan_lines(raw: bytes):
-    """Line numbers, presence of a qid, and comments of the data rows (blank and '#' lines skipped)."""
-    line_numbers, has_qid, comments = [], [], []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        data, hash_, comment = line.partition(b"#")
-        if not data.strip():
-            continue
-        line_numbers.append(number)
-        has_qid.append(b"qid:" in data)
-        comments.append(comment.strip() if hash_ else None)
-    return np.asarray(line_numbers, dtype=np.int64), np.asarray(has_qid, dtype=bool), comments
-
-
 def _parse_number(path, number, token, field, kind=float):
     try:
         value = kind(token)
     except ValueError:
-        raise DataFormatError(path, number, f"{token.decode(errors='replace')!r} is not a number", field) from None
+        what = "an integer" if kind is int else "a number"
+        raise DataFormatError(path, number, f"{token.decode(errors='replace')!r} is not {what}", field) from None
     return value
 
 
-def _locate_parse_error(path, raw: bytes, original: Exception, n_features=None, zero_based=False):
-    """Re-read line by line to name the line and field that sklearn's parser rejected.
+def line_problem(path, number, line: bytes, n_features=None, zero_based=False):
+    """Raise the DataFormatError that names the field of a bad line (the reference of the grammar).
 
-    Besides malformed tokens this finds what sklearn reports without a line or as a bare
-    OverflowError: a qid outside 64 bits, a feature index above ``MAX_FEATURE_INDEX`` (sklearn
-    holds indices in a C int) or above ``n_features``.
+    Besides malformed tokens this finds a qid outside 64 bits, a feature index above
+    ``MAX_FEATURE_INDEX`` or above ``n_features``, and indices that do not increase. Returns
+    when the line is well formed.
     """
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        data = line.partition(b"#")[0]
-        tokens = data.split()
-        if not tokens:
+    tokens = line.partition(b"#")[0].split()
+    if not tokens:
+        return
+    _parse_number(path, number, tokens[0], "label")
+    last = -1
+    for position, token in enumerate(tokens[1:], start=2):
+        name, colon, value = token.partition(b":")
+        if not colon or not name or not value:
+            raise DataFormatError(
+                path, number, f"token {position} {token.decode(errors='replace')!r} is not 'index:value'"
+            )
+        if name == b"qid":
+            if position != 2:
+                raise DataFormatError(path, number, "qid must come right after the label", "qid")
+            qid = _parse_number(path, number, value, "qid", int)
+            if not -(2**63) <= qid < 2**63:
+                raise DataFormatError(path, number, f"qid {qid} does not fit in 64 bits", "qid")
             continue
-        _parse_number(path, number, tokens[0], "label")
-        last = 0
-        for position, token in enumerate(tokens[1:], start=2):
-            name, colon, value = token.partition(b":")
-            if not colon or not name or not value:
-                raise DataFormatError(
-                    path, number, f"token {position} {token.decode(errors='replace')!r} is not 'index:value'"
-                )
-            if name == b"qid":
-                if position != 2:
-                    raise DataFormatError(path, number, "qid must come right after the label", "qid")
-                qid = _parse_number(path, number, value, "qid", int)
-                if not -(2**63) <= qid < 2**63:
-                    raise DataFormatError(path, number, f"qid {qid} does not fit in 64 bits", "qid")
-                continue
-            index = _parse_number(path, number, name, f"feature index {name.decode(errors='replace')}", int)
-            _parse_number(path, number, value, f"feature {index}")
-            lowest = 1 if zero_based is False else 0
-            if index < lowest:
-                raise DataFormatError(path, number, f"feature index {index} < {lowest} (indices are {lowest}-based)",
-                                      f"feature {index}")
-            if index > MAX_FEATURE_INDEX:
-                raise DataFormatError(path, number, f"feature index {index} exceeds the largest supported index "
-                                      f"{MAX_FEATURE_INDEX} (a corrupt line?)", f"feature {index}")
-            if n_features is not None and index > n_features - lowest:
-                raise DataFormatError(path, number, f"feature index {index} > n_features={n_features}",
-                                      f"feature {index}")
-            if index <= last:
-                raise DataFormatError(
-                    path, number, f"feature index {index} after {last}: indices must increase", f"feature {index}"
-                )
-            last = index
-    raise DataFormatError(path, None, f"cannot be parsed as SVMlight/LETOR: {original}")
+        index = _parse_number(path, number, name, f"feature index {name.decode(errors='replace')}", int)
+        _parse_number(path, number, value, f"feature {index}")
+        lowest = 1 if zero_based is False else 0
+        if index < lowest:
+            raise DataFormatError(path, number, f"feature index {index} < {lowest} (indices are {lowest}-based)",
+                                  f"feature {index}")
+        if index > MAX_FEATURE_INDEX:
+            raise DataFormatError(path, number, f"feature index {index} exceeds the largest supported index "
+                                  f"{MAX_FEATURE_INDEX} (a corrupt line?)", f"feature {index}")
+        if n_features is not None and index > n_features - lowest:
+            raise DataFormatError(path, number, f"feature index {index} > n_features={n_features}",
+                                  f"feature {index}")
+        if index <= last:
+            raise DataFormatError(
+                path, number, f"feature index {index} after {last}: indices must increase", f"feature {index}"
+            )
+        last = index
+
+
+def _line(raw: bytes, number: int) -> bytes:
+    """Line ``number`` (1-based) of ``raw``."""
+    newlines = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+    start = 0 if number == 1 else int(newlines[number - 2]) + 1
+    end = int(newlines[number - 1]) if number - 1 < newlines.size else len(raw)
+    return raw[start:end]
+
+
+def _bad_line(path, raw, number, n_features, zero_based, lines_before):
+    """The DataFormatError of line ``number`` of ``raw`` (counted from ``lines_before`` in the file)."""
+    try:
+        line_problem(path, lines_before + number, _line(raw, number), n_features, zero_based)
+    except DataFormatError as exc:
+        return exc
+    return DataFormatError(path, lines_before + number, "cannot be parsed as SVMlight/LETOR")
+
+
+def parse_rows(path, raw: bytes, n_features=None, zero_based="auto", dtype=np.float64, lines_before=0):
+    """The data rows of SVMlight/LETOR bytes, checked: a dict with ``X`` (CSR), ``y`` (float
+    labels), ``qid``, ``has_qid``, ``line_numbers`` (in the file: ``lines_before`` + the line in
+    ``raw``) and ``spans`` (each row's comment and docid byte spans, -1 when absent).
+
+    Parsing is ``structrank.data.svmlight``'s kernel; every problem is a DataFormatError naming
+    the file, the line and the field.
+    """
+    from structrank.data import svmlight  # numba: loaded by the first read, not on import
+
+    try:
+        rows = svmlight.parse(raw, MAX_FEATURE_INDEX)
+    except svmlight.ParseError as exc:
+        raise _bad_line(path, raw, exc.line, n_features, zero_based, lines_before) from None
+    line_numbers = rows["line_numbers"] + lines_before
+    indices, indptr = rows["indices"], rows["indptr"]
+    lowest, highest = rows["lowest"], rows["highest"]
+    if zero_based == "auto":
+        zero_based = lowest == 0
+    if not zero_based and lowest == 0:
+        _raise_at_entry(path, indptr, line_numbers, np.flatnonzero(indices == 0)[0], "feature index 0 < 1 "
+                        "(indices are 1-based)", "feature 0")
+    shift = 0 if zero_based else 1
+    width = highest + 1 - shift if highest >= 0 else 0
+    if n_features is not None:
+        if width > n_features:
+            entry = np.flatnonzero(indices >= n_features + shift)[0]
+            index = int(indices[entry])
+            _raise_at_entry(path, indptr, line_numbers, entry, f"feature index {index} > n_features={n_features}",
+                            f"feature {index}")
+        width = n_features
+    if shift:
+        indices -= 1
+    index_type = np.int32 if indices.size < 2**31 else np.int64
+    X = sp.csr_matrix((rows["values"].astype(dtype, copy=False), indices.astype(index_type, copy=False),
+                       indptr.astype(index_type, copy=False)), shape=(indptr.size - 1, width))
+    _check_labels(path, rows["labels"], line_numbers)
+    _check_finite(path, X, line_numbers)
+    return {"X": X, "y": rows["labels"], "qid": rows["qids"], "has_qid": rows["has_qid"],
+            "line_numbers": line_numbers, "spans": rows["spans"]}
+
+
+def _raise_at_entry(path, indptr, line_numbers, entry, problem, field):
+    row = int(np.searchsorted(indptr, entry, side="right") - 1)
+    raise DataFormatError(path, int(line_numbers[row]), problem, field)
 
 
 def _read_group_sizes(path, n_rows) -> np.ndarray:
@@ -146,7 +190,8 @@ def query_file_for(path) -> Path | None:
     return next((c for c in candidates if c.exists()), None)
 
 
-def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_based="auto") -> RankingDataset:
+def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_based="auto",
+               sparse="auto") -> RankingDataset:
     """Read a LETOR/SVMlight file (plain or .gz) into a RankingDataset.
 
     Parameters
@@ -162,10 +207,14 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_ba
         Whether feature index 0 is the first column. "auto" (scikit-learn's rule): zero-based when
         some row uses index 0, else one-based as LETOR. A zero-based file whose rows never use 0
         reads one-based under "auto": give True to read train and test files alike.
+    sparse : {"auto", True, False}
+        The type of ``X``: "auto" gives a dense ndarray when the file lists at least half of all
+        (row, column) cells, as LETOR files do (smaller than CSR from there on, and faster to
+        train on), else CSR; True always CSR, False always dense.
 
     Returns
     -------
-    RankingDataset with CSR ``X``, int labels, qids, docids (from ``#docid = ...``; None when
+    RankingDataset with ``X`` (see ``sparse``), int labels, qids, docids (from ``#docid = ...``; None when
     the file has none) and the comments.
 
     Raises
@@ -190,19 +239,10 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_ba
     path = Path(path)
     raw = read_bytes(path)
     check_not_utf16(path, raw)
-    line_numbers, has_qid, comments = _scan_lines(raw)
+    rows = parse_rows(path, raw, n_features, zero_based, dtype)
+    X, y, qid, has_qid, line_numbers, spans = (rows[k] for k in ("X", "y", "qid", "has_qid", "line_numbers", "spans"))
     if line_numbers.size == 0:
         raise DataFormatError(path, None, "holds no data rows (empty file)")
-    try:
-        X, y, qid = load_svmlight_file(
-            io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True, zero_based=zero_based
-        )
-    except (ValueError, OverflowError) as exc:  # OverflowError: an index or qid too large for C
-        _locate_parse_error(path, raw, exc, n_features, zero_based)
-    if X.shape[0] != line_numbers.size:  # sklearn skipped or merged something we did not expect
-        _locate_parse_error(path, raw, ValueError(f"{X.shape[0]} rows parsed from {line_numbers.size} lines"),
-                            n_features, zero_based)
-
     if has_qid.any() and not has_qid.all():
         bad = int(np.flatnonzero(~has_qid)[0])
         raise DataFormatError(path, int(line_numbers[bad]), "no qid on this row while other rows have one", "qid")
@@ -216,21 +256,46 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_ba
         sizes = _read_group_sizes(group_path, X.shape[0])
         qid = np.repeat(np.arange(1, sizes.size + 1), sizes)
 
-    _check_labels(path, y, line_numbers)
-    _check_finite(path, X, line_numbers)
-
     docids = None
-    if any(c is not None and _DOCID.search(c) for c in comments[:1] + comments[-1:]):
-        docids = []
-        for row, comment in enumerate(comments):
-            match = _DOCID.search(comment) if comment is not None else None
-            if match is None:
-                raise DataFormatError(path, int(line_numbers[row]), "no '#docid = ...' comment while other rows have one", "docid")
-            docids.append(_decode_comment(match.group(1)))
-    text_comments = np.array([_decode_comment(c or b"") for c in comments], dtype=object)
-    return RankingDataset.from_arrays(
-        X, y, qid, docids=docids, comments=text_comments, source=str(path)
-    )
+    if spans[0, 2] >= 0 or spans[-1, 2] >= 0:  # the first or the last row names its document
+        missing = np.flatnonzero(spans[:, 2] < 0)
+        if missing.size:
+            raise DataFormatError(path, int(line_numbers[missing[0]]),
+                                  "no '#docid = ...' comment while other rows have one", "docid")
+        docids = _decode_spans(raw, spans[:, 2], spans[:, 3])
+    comments = _decode_spans(raw, spans[:, 0], spans[:, 1])
+    if sparse is False or (sparse == "auto" and _mostly_filled(X)):
+        X = X.toarray()
+    elif sparse not in (True, False, "auto"):
+        raise ValueError(f"sparse must be 'auto', True or False, got {sparse!r}")
+    return RankingDataset.from_arrays(X, y, qid, docids=docids, comments=comments, source=str(path))
+
+
+def _mostly_filled(X) -> bool:
+    """The rule of ``sparse="auto"``: dense when the file lists at least half of all cells.
+
+    A dense float64 matrix takes 8 bytes a cell, CSR 12 (float64 and int32 index) a listed cell,
+    so from half full on the dense matrix is smaller, and dense rows train faster (no index
+    indirection). LETOR files list every feature of every row (density 1).
+    """
+    cells = X.shape[0] * X.shape[1]
+    return cells > 0 and X.nnz >= 0.5 * cells
+
+
+def _decode_spans(raw: bytes, starts, ends) -> np.ndarray:
+    """The text of byte spans (-1: empty) as an object array of str: UTF-8, else Latin-1 per span.
+
+    When the file is ASCII (the common case) it is decoded once and sliced, which is several
+    times faster than decoding each span.
+    """
+    out = np.empty(starts.size, dtype=object)
+    starts, ends = starts.tolist(), ends.tolist()
+    if raw.isascii():
+        text = raw.decode("ascii")
+        out[:] = [text[a:b] if a >= 0 else "" for a, b in zip(starts, ends)]
+    else:
+        out[:] = [_decode_comment(raw[a:b]) if a >= 0 else "" for a, b in zip(starts, ends)]
+    return out
 
 
 def _check_labels(path, y, line_numbers):

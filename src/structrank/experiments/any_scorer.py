@@ -59,7 +59,7 @@ MODELS = models()
 
 @functools.lru_cache(maxsize=6)
 def _load(path: str, n_features: int | None):
-    return read_letor(path, n_features=n_features)
+    return read_letor(path, n_features=n_features, sparse=True)
 
 
 def _dense(X):

@@ -123,7 +123,7 @@ GAP_BEST_C = "bestC:"  # each metric at the C that is best for it on the test fi
 
 @functools.lru_cache(maxsize=12)
 def _load(path: str, n_features: int | None, prep: str, variant: str | None = None):
-    data = read_letor(path, n_features=n_features)
+    data = read_letor(path, n_features=n_features, sparse=True)
     if variant is not None:  # the gap study: binary labels at the reading's threshold, then its preparation
         v = GAP_VARIANTS[variant]
         data = dataclasses.replace(data, y=(data.y >= v["good"]).astype(np.int64))

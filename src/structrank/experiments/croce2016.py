@@ -360,8 +360,8 @@ def _letor_run(spec, root):
 
     convention = LETOR_SETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)
-    train = read_letor(fold.train)
-    vali, test = (read_letor(p, n_features=train.n_features) for p in (fold.vali, fold.test))
+    train = read_letor(fold.train, sparse=True)
+    vali, test = (read_letor(p, n_features=train.n_features, sparse=True) for p in (fold.vali, fold.test))
     tic = time.perf_counter()
     if spec.params.get("nystroem"):
         nys = NystroemFeatures(RBFKernel(gamma=spec.params["gamma"] / train.n_features),

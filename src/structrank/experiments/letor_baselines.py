@@ -32,7 +32,7 @@ NONEMPTY_PREFIX = "nonempty:"
 
 @functools.lru_cache(maxsize=8)
 def _load(path: str, n_features: int | None = None):
-    return read_letor(path, n_features=n_features)
+    return read_letor(path, n_features=n_features, sparse=True)
 
 
 def fit_select_evaluate(model_name, train_path, vali_path, test_path, convention, metrics=METRICS, grid=None):

@@ -47,7 +47,7 @@ MARGIN = 0.01  # "at least SVM-auc's minus one point"
 
 @functools.lru_cache(maxsize=6)
 def _load(path: str, n_features: int | None):
-    return read_letor(path, n_features=n_features)
+    return read_letor(path, n_features=n_features, sparse=True)
 
 
 def _run(spec, root):

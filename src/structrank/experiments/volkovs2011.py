@@ -121,8 +121,11 @@ def fig1_derivatives(alpha=1.0, T=1.0, objectives=FIG1_OBJECTIVES):
 @functools.lru_cache(maxsize=16)
 def _fold(root, name):
     fold = next(f for f in letor_folds(root) if f.name == name)
-    train = read_letor(fold.train)
-    return train, read_letor(fold.vali, n_features=train.n_features), read_letor(fold.test, n_features=train.n_features)
+    # CSR, as when docs/RESULTS.md was made (read_letor's default is dense for LETOR files; sklearn's
+    # linear regression, liblinear and LightGBM may differ in the last bits between the two)
+    train = read_letor(fold.train, sparse=True)
+    return (train, read_letor(fold.vali, n_features=train.n_features, sparse=True),
+            read_letor(fold.test, n_features=train.n_features, sparse=True))
 
 
 def grid_points(row, quick=False):

@@ -130,10 +130,13 @@ class LinearRankerMixin:
     """predict for rankers that learn a weight vector ``coef_`` (and maybe ``intercept_``)."""
 
     def predict(self, X):
-        """One score per row: ``X @ coef_``."""
+        """One score per row: ``X @ coef_``, each row summed left to right, so that a document's score
+        is the same bits whether X is dense or CSR and wherever its row sits (BLAS's blocked
+        products differ in the last bit with a row's position)."""
+        from structrank.parallel import matvec
+
         X = self._validate_predict_data(X)
-        scores = X @ self.coef_
-        return np.asarray(scores).ravel() + getattr(self, "intercept_", 0.0)
+        return matvec(X, np.ravel(self.coef_)) + getattr(self, "intercept_", 0.0)
 
     def decision_function(self, X):
         return self.predict(X)
@@ -171,7 +174,9 @@ class EvalSetMixin:
         """Mean over ``dev_metric`` (each a mean over queries) of the linear scores ``X @ w``."""
         X, y, qid = dev
         metrics = self._dev_metrics()
-        result = evaluate(y, X @ w, qid, metrics, self.dev_convention).metrics
+        from structrank.parallel import matvec
+
+        result = evaluate(y, matvec(X, w), qid, metrics, self.dev_convention).metrics
         return float(np.mean([result[m] for m in metrics]))
 
 

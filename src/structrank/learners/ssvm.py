@@ -47,13 +47,13 @@ class CuttingPlaneTrace:
 
 def _oracle_step(X, y, offsets, losses, stars, w, n_queries):
     """[(g, delta)] per loss at w: the most violated constraint of each slack group, in this process."""
-    scores = np.asarray(X @ w).ravel()
+    scores = matvec(X, w)  # fixed summation order: dense and CSR rows give the same bits
     found = []
     for l, loss in enumerate(losses):
         if loss.star_varies:  # the best correct structure for the current scores
             stars[l] = loss.star(scores, y, offsets)
         c_hat, delta = loss.batch(scores, y, offsets)
-        g = np.asarray(X.T @ (stars[l] - c_hat)).ravel() / n_queries
+        g = rmatvec(X, stars[l] - c_hat) / n_queries
         found.append((g, float(delta.mean())))
     return found
 
@@ -253,7 +253,7 @@ def _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards,
     fixed = None
     result = CCCPResult(w, np.inf, [], 0, False, 0, None)
     while True:
-        scores = np.asarray(X @ w).ravel() if shards is None else matvec(X, w)  # the shards' own products
+        scores = matvec(X, w)
         new = impute(w, scores)
         if fixed is not None:
             value = latent_objective(w, scores, new, y, offsets, C)
@@ -487,7 +487,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         result = cccp(X, y, offsets, impute, self.C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
                       self.n_jobs, self.shard_rows)
         w = result.w
-        scores = np.asarray(X @ w).ravel()
+        scores = matvec(X, w)
         zero = latent_objective(np.zeros_like(w), np.zeros_like(scores), impute(np.zeros_like(w), np.zeros_like(scores)),
                                 y, offsets, self.C)
         objective = latent_objective(w, scores, impute(w, scores), y, offsets, self.C)

@@ -96,35 +96,61 @@ def rank_order(scores, qid, docids=None, ties: str = "input"):
     Returns ``(order, offsets, query_ids)``: ``order[offsets[q]:offsets[q+1]]`` are the rows of
     query q from best to worst.
     """
+    from structrank.metrics import kernels
+
     scores = np.asarray(scores, dtype=np.float64)
     qid = np.asarray(qid)
-    uniques, first, codes = np.unique(qid, return_index=True, return_inverse=True)
-    codes = codes.ravel()
-    # Queries are numbered by first appearance so that results follow the input's order.
-    appearance = np.empty(uniques.shape[0], dtype=np.int64)
-    appearance[np.argsort(first, kind="stable")] = np.arange(uniques.shape[0])
-    query_code = appearance[codes]
     if ties not in ("input", "docid_desc"):
         raise ValueError(f"unknown tie rule {ties!r}")
     if ties == "docid_desc" and docids is None:
         raise DataValidationError("this convention breaks ties by document id (trec_eval); pass docids")
-    # lexsort is stable: rows of equal (query, score) keep their input order
-    order = np.lexsort((-scores, query_code))
-    if ties == "docid_desc" and _has_ties(scores[order], query_code[order]):
-        # Only tied scores need the document ids: converting and ranking them costs most of an
-        # evaluation, so runs without ties (most models' scores) skip it.
-        _, docid_codes = np.unique(np.asarray(docids).astype(str), return_inverse=True)
-        order = np.lexsort((-docid_codes.ravel(), -scores, query_code))
+    rows, offsets, query_ids = _group_rows(qid)
+    by_docid = ties == "docid_desc"
+    keys = _docid_keys(docids) if by_docid else _NO_KEYS
+    if rows is not None:  # queries interleaved: rank the grouped rows, then map back
+        scores = scores[rows]
+        keys = keys[rows] if by_docid else keys
+    order = kernels.rank_segments(scores, offsets, keys, by_docid)
+    return (order if rows is None else rows[order]), offsets, query_ids
+
+
+_NO_KEYS = np.zeros((0, 0), np.uint32)
+
+
+def _group_rows(qid):
+    """``(rows, offsets, query_ids)``: ``rows`` the stable permutation that makes each query's rows
+    contiguous, queries in order of first appearance (None when they already are, as in LETOR and
+    TREC files); ``offsets`` the query boundaries after it."""
+    n = qid.shape[0]
+    if n:
+        starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+        first = np.concatenate([[0], starts])
+        query_ids = qid[first]
+        if np.unique(query_ids).shape[0] == query_ids.shape[0]:  # every query in one block
+            return None, np.append(first, n).astype(np.int64), query_ids
+    uniques, first, codes = np.unique(qid, return_index=True, return_inverse=True)
+    # queries are numbered by first appearance so that results follow the input's order
+    appearance = np.empty(uniques.shape[0], dtype=np.int64)
+    appearance[np.argsort(first, kind="stable")] = np.arange(uniques.shape[0])
+    query_code = appearance[codes.ravel()]
+    rows = np.argsort(query_code, kind="stable")
     counts = np.bincount(query_code, minlength=uniques.shape[0])
     offsets = np.zeros(uniques.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    query_ids = qid[np.sort(first)]
-    return order, offsets, query_ids
+    return rows, offsets, qid[np.sort(first)]
 
 
-def _has_ties(sorted_scores, sorted_queries) -> bool:
-    """Whether two rows of one query share a score (rows sorted by query, then score)."""
-    return bool(np.any((sorted_scores[1:] == sorted_scores[:-1]) & (sorted_queries[1:] == sorted_queries[:-1])))
+def _docid_keys(docids) -> np.ndarray:
+    """The document ids as a (rows, characters) matrix of code points, 0-padded: a view of a NumPy
+    str array, else one conversion of the objects (no sort of strings, no Python comparison)."""
+    ids = np.asarray(docids)
+    if ids.dtype.kind != "U":
+        ids = ids.astype(str)
+    ids = np.ascontiguousarray(ids)
+    width = max(ids.dtype.itemsize // 4, 1)
+    if ids.dtype.itemsize == 0:
+        return np.zeros((ids.shape[0], 1), np.uint32)
+    return ids.view(np.uint32).reshape(ids.shape[0], width)
 
 
 def _check_inputs(y, scores, qid, docids):
@@ -210,13 +236,16 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     gains = conv.gains(labels)
     sizes = np.diff(offsets)
     discount = conv.discounts(int(sizes.max()) if sizes.size else 0)
+    ideal = None
     per_query = {}
     cumulative = np.concatenate([[0], np.cumsum(relevant, dtype=np.int64)])
     n_relevant = cumulative[offsets[1:]] - cumulative[offsets[:-1]]  # every document of the list is judged
     for name in dict.fromkeys(names):
         family, k = parse_metric(name)
         if family == "ndcg":
-            values = kernels.ndcg_kernel(gains, offsets, discount, k, conv.ndcg_short_zero, conv.empty_value)
+            if ideal is None:
+                ideal = kernels.ideal_gains(gains, offsets)
+            values = kernels.ndcg_kernel(gains, ideal, offsets, discount, k, conv.ndcg_short_zero, conv.empty_value)
         elif family == "map":
             cutoff = k or (conv.ap_cutoff or 0)
             in_cutoff = conv.ap_denominator == "relevant_in_cutoff"

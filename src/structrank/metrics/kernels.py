@@ -21,15 +21,91 @@ def _dcg(gains, start, depth, discount):
 
 
 @njit(cache=True, nogil=True)
-def ndcg_kernel(gains, offsets, discount, k, short_zero, empty_value):
-    """NDCG@k per query (k <= 0: the whole list). ``gains`` are in rank order."""
+def _key_greater(keys, x, y):
+    """Whether row x of ``keys`` (code points of a document id, 0-padded) sorts after row y, as
+    strcmp on the ids' UTF-8 bytes would (code point order is UTF-8 byte order)."""
+    for c in range(keys.shape[1]):
+        if keys[x, c] != keys[y, c]:
+            return keys[x, c] > keys[y, c]
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _sort_run_by_key_desc(order, lo, hi, keys, buffer):
+    """Stable merge sort of order[lo:hi] by document id, largest first (bottom-up)."""
+    n = hi - lo
+    width = 1
+    while width < n:
+        for left in range(lo, hi, 2 * width):
+            mid = min(left + width, hi)
+            right = min(left + 2 * width, hi)
+            i, j, k = left, mid, 0
+            while i < mid and j < right:
+                if _key_greater(keys, order[j], order[i]):
+                    buffer[k] = order[j]
+                    j += 1
+                else:
+                    buffer[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                buffer[k] = order[i]
+                i += 1
+                k += 1
+            while j < right:
+                buffer[k] = order[j]
+                j += 1
+                k += 1
+            for t in range(k):
+                order[left + t] = buffer[t]
+        width *= 2
+
+
+@njit(cache=True, nogil=True)
+def rank_segments(scores, offsets, keys, by_docid):
+    """Row order ranking each query's rows (``offsets``: contiguous queries) by decreasing score,
+    ties in input order, or (``by_docid``) by decreasing document id (``keys``), as trec_eval."""
+    order = np.empty(scores.shape[0], np.int64)
+    buffer = np.empty(scores.shape[0], np.int64)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        local = np.argsort(-scores[a:b], kind="mergesort")
+        for i in range(b - a):
+            order[a + i] = a + local[i]
+        if by_docid:
+            i = a
+            while i < b:
+                j = i + 1
+                while j < b and scores[order[j]] == scores[order[i]]:
+                    j += 1
+                if j - i > 1:
+                    _sort_run_by_key_desc(order, i, j, keys, buffer)
+                i = j
+    return order
+
+
+@njit(cache=True, nogil=True)
+def ideal_gains(gains, offsets):
+    """Each query's gains sorted in decreasing order (the ideal ranking's), computed once for
+    every NDCG cut-off."""
+    out = np.empty_like(gains)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        out[a:b] = np.sort(gains[a:b])[::-1]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def ndcg_kernel(gains, ideal, offsets, discount, k, short_zero, empty_value):
+    """NDCG@k per query (k <= 0: the whole list). ``gains`` are in rank order, ``ideal`` the same
+    gains in decreasing order within each query (``ideal_gains``)."""
     n_queries = offsets.shape[0] - 1
     out = np.empty(n_queries)
     for q in range(n_queries):
         start, end = offsets[q], offsets[q + 1]
         n = end - start
         depth = n if k <= 0 else min(k, n)
-        idcg = _dcg(np.sort(gains[start:end])[::-1], 0, depth, discount)
+        idcg = _dcg(ideal, start, depth, discount)
         if idcg <= 0.0:
             out[q] = empty_value
             continue

@@ -103,19 +103,48 @@ def auc_kernel(s, z, k, discount, coef, order):
     return swapped / (n_good * n_bad)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _map_delta(g, l, sg, sl, n_good, scale):
+    # (g+1)/(g+l+1) - (g+1)/(g+l+2) in one division, minus the score term
+    return (g + 1.0) / ((g + l + 1.0) * (g + l + 2.0) * n_good) - (sg[g] - sl) * scale
+
+
+@njit(cache=True, nogil=True)
+def _best_goods_above(sg, sl, l, lo, hi, n_good, scale):
+    """The number m in [lo, hi] of good documents to keep above bad l that maximises the sum of
+    ``delta(g, l)`` for g >= m (the largest such m on ties). The sum over g > hi is the same for
+    every m in range, so the scan starts at hi: O(hi - lo)."""
+    if hi == n_good:
+        best, best_m, start = 0.0, n_good, n_good - 1
+    else:
+        best, best_m, start = NEG_INF, hi, hi
+    total = 0.0
+    for g in range(start, lo - 1, -1):
+        total += _map_delta(g, l, sg, sl, n_good, scale)
+        if total > best:
+            best = total
+            best_m = g
+    return best_m
+
+
 @njit(cache=True, nogil=True)
 def map_kernel(s, z, k, discount, coef, order):
-    """SVM-map: the exact greedy of Yue et al. (2007).
+    """SVM-map: Yue et al.'s (2007) exact greedy, in O(n log n) by divide and conquer.
 
     Bad document l (l-th by score) placed above good g (g-th by score), with bad documents
     0..l-1 above g already, changes the objective by
 
         delta(g, l) = [(g+1)/(g+l+1) - (g+1)/(g+l+2)] / P - 2 (s_g - s_l) / (P N)
 
-    (AP loss up, score term down). Each bad document independently takes the number of good
+    (AP loss up, score term down). Each bad document independently takes the number m_l of good
     documents above it that maximises the sum of its deltas; Yue et al. prove these choices are
-    non-decreasing, so together they form the optimal interleaving. Ties go to the lower
-    position; a running maximum guards the order against rounding. O(P N + n log n).
+    non-decreasing in l, so together they form the optimal interleaving. Yue et al. scan every m
+    for every l, O(P N). Monotone choices allow the divide and conquer of Mohapatra et al. (2014,
+    "Efficient optimization for average precision SVM"): solve the middle bad document over the
+    whole range, then the ones above it only over m <= its choice and the ones below over
+    m >= it. Each level of the recursion scans O(P + N) positions, so the whole is O((P + N) log N)
+    after the O(n log n) sort. Ties go to the lower position; a running maximum guards the order
+    against rounding.
     """
     good, bad = _split_sorted(s, z)
     n_good = good.shape[0]
@@ -123,23 +152,29 @@ def map_kernel(s, z, k, discount, coef, order):
     if n_good == 0 or n_bad == 0:
         return _ideal(s, z, coef, order)
     scale = 2.0 / (n_good * n_bad)
-    sg = np.empty(n_good)  # contiguous good scores: the inner loop reads them in order
+    sg = np.empty(n_good)  # contiguous good scores: the scans read them in order
     for g in range(n_good):
         sg[g] = s[good[g]]
     goods_above = np.empty(n_bad, np.int64)  # m_l: good documents above bad l
+    # explicit stack of (first bad, last bad, lowest m, highest m)
+    stack = np.empty((2 * (int(np.log2(n_bad)) + 2), 4), np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, n_bad - 1, 0, n_good
+    top = 1
+    while top > 0:
+        top -= 1
+        l_lo, l_hi, m_lo, m_hi = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        mid = (l_lo + l_hi) // 2
+        m = _best_goods_above(sg, s[bad[mid]], mid, m_lo, m_hi, n_good, scale)
+        goods_above[mid] = m
+        if mid + 1 <= l_hi:
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = mid + 1, l_hi, m, m_hi
+            top += 1
+        if l_lo <= mid - 1:
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = l_lo, mid - 1, m_lo, m
+            top += 1
     last = 0
     for l in range(n_bad):
-        sl = s[bad[l]]
-        best = 0.0
-        best_m = n_good
-        total = 0.0
-        for g in range(n_good - 1, -1, -1):
-            # (g+1)/(g+l+1) - (g+1)/(g+l+2) in one division
-            total += (g + 1.0) / ((g + l + 1.0) * (g + l + 2.0) * n_good) - (sg[g] - sl) * scale
-            if total > best:
-                best = total
-                best_m = g
-        last = max(last, best_m)
+        last = max(last, goods_above[l])
         goods_above[l] = last
     j = np.zeros(n_good, np.int64)  # bad documents above each good one
     for l in range(n_bad):
