@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -27,6 +28,12 @@ def parse_metric(name: str) -> tuple[str, int]:
     """Split a metric name into its family and cut-off (0 for none): ``"ndcg@10" -> ("ndcg", 10)``."""
     if not isinstance(name, str):
         raise ValueError(f"a metric name must be a string such as 'map' or 'ndcg@10', got {name!r}")
+    return _parse_metric(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_metric(name: str) -> tuple[str, int]:
+    # cached: an evaluation of nine metrics spent a fifth of its time matching their names
     text = name.strip().lower()
     text = _TREC_NAMES.get(text, text)
     trec = _TREC_CUT.fullmatch(text)
@@ -266,5 +273,5 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
         else:
             values = kernels.auc_kernel(relevant, offsets, conv.empty_value)
         per_query[name] = values
-    means = {name: float(np.mean(v)) if v.size else float("nan") for name, v in per_query.items()}
+    means = {name: float(v.sum() / v.size) if v.size else float("nan") for name, v in per_query.items()}  # np.mean
     return EvaluationResult(means, per_query, query_ids, conv.name)

@@ -30,18 +30,40 @@ def _key_greater(keys, x, y):
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _above(x, y, values, keys, by_key):
+    """Whether row x ranks strictly above row y: a larger value, or (``by_key``) a larger id."""
+    if by_key:
+        return _key_greater(keys, x, y)
+    return values[x] > values[y]
+
+
+_RUN = 16  # insertion-sorted runs, then merged: no allocation per query, fast on short lists
+
+
 @njit(cache=True, nogil=True)
-def _sort_run_by_key_desc(order, lo, hi, keys, buffer):
-    """Stable merge sort of order[lo:hi] by document id, largest first (bottom-up)."""
-    n = hi - lo
-    width = 1
-    while width < n:
+def _stable_sort_desc(order, lo, hi, values, keys, by_key, buffer):
+    """Stable sort of order[lo:hi] from the top row down (see ``_above``), in place; ``buffer``
+    holds at least hi - lo entries."""
+    for a in range(lo, hi, _RUN):
+        b = min(a + _RUN, hi)
+        for i in range(a + 1, b):
+            x = order[i]
+            j = i - 1
+            while j >= a and _above(x, order[j], values, keys, by_key):
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = x
+    width = _RUN
+    while width < hi - lo:
         for left in range(lo, hi, 2 * width):
             mid = min(left + width, hi)
             right = min(left + 2 * width, hi)
+            if mid >= right or not _above(order[mid], order[mid - 1], values, keys, by_key):
+                continue  # already in order
             i, j, k = left, mid, 0
             while i < mid and j < right:
-                if _key_greater(keys, order[j], order[i]):
+                if _above(order[j], order[i], values, keys, by_key):  # the left one wins ties: stable
                     buffer[k] = order[j]
                     j += 1
                 else:
@@ -52,10 +74,6 @@ def _sort_run_by_key_desc(order, lo, hi, keys, buffer):
                 buffer[k] = order[i]
                 i += 1
                 k += 1
-            while j < right:
-                buffer[k] = order[j]
-                j += 1
-                k += 1
             for t in range(k):
                 order[left + t] = buffer[t]
         width *= 2
@@ -65,13 +83,12 @@ def _sort_run_by_key_desc(order, lo, hi, keys, buffer):
 def rank_segments(scores, offsets, keys, by_docid):
     """Row order ranking each query's rows (``offsets``: contiguous queries) by decreasing score,
     ties in input order, or (``by_docid``) by decreasing document id (``keys``), as trec_eval."""
-    order = np.empty(scores.shape[0], np.int64)
-    buffer = np.empty(scores.shape[0], np.int64)
+    n = scores.shape[0]
+    order = np.arange(n)
+    buffer = np.empty(n, np.int64)
     for q in range(offsets.shape[0] - 1):
         a, b = offsets[q], offsets[q + 1]
-        local = np.argsort(-scores[a:b], kind="mergesort")
-        for i in range(b - a):
-            order[a + i] = a + local[i]
+        _stable_sort_desc(order, a, b, scores, keys, False, buffer)
         if by_docid:
             i = a
             while i < b:
@@ -79,7 +96,7 @@ def rank_segments(scores, offsets, keys, by_docid):
                 while j < b and scores[order[j]] == scores[order[i]]:
                     j += 1
                 if j - i > 1:
-                    _sort_run_by_key_desc(order, i, j, keys, buffer)
+                    _stable_sort_desc(order, i, j, scores, keys, True, buffer)
                 i = j
     return order
 
@@ -88,11 +105,13 @@ def rank_segments(scores, offsets, keys, by_docid):
 def ideal_gains(gains, offsets):
     """Each query's gains sorted in decreasing order (the ideal ranking's), computed once for
     every NDCG cut-off."""
-    out = np.empty_like(gains)
+    n = gains.shape[0]
+    order = np.arange(n)
+    buffer = np.empty(n, np.int64)
+    no_keys = np.zeros((0, 0), np.uint32)
     for q in range(offsets.shape[0] - 1):
-        a, b = offsets[q], offsets[q + 1]
-        out[a:b] = np.sort(gains[a:b])[::-1]
-    return out
+        _stable_sort_desc(order, offsets[q], offsets[q + 1], gains, no_keys, False, buffer)
+    return gains[order]
 
 
 @njit(cache=True, nogil=True)
