@@ -185,7 +185,8 @@ def loss_models() -> list:
                                {"loss": name, **GBRT_DEFAULTS.get(name, {})}, GBRT_GRID, metric=metric,
                                fit_with_vali=True))
         specs.append(ModelSpec(f"mlp-{name}", MLPRanker, f"a ReLU network (PyTorch, the torch extra) on {entry.summary}, "
-                               "Adam, the epoch chosen on --vali", {"loss": name}, MLP_GRID, metric=metric,
+                               "Adam, started at the linear learner of the loss, the epoch chosen on --vali",
+                               {"loss": name, "init": "linear"}, MLP_GRID, metric=metric,
                                fit_with_vali=True))
     return specs
 
