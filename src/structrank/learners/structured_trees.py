@@ -11,6 +11,18 @@ every row of a query gets the query's largest absolute gradient (1e-12 when it i
 Newton step ``-sum g / sum h`` is then a gradient step normalised per query, in [-1, 1] times the
 learning rate whatever the feature map's scale (phi_po's coefficients are O(1/n) on long lists, a
 CRF's gradient O(1)), so one learning rate serves every loss.
+
+``target="latent"`` (the NDCG@k hinge with phi_po): the correct ranking the hinge compares with is
+re-imputed at every round as the best loss-zero ranking under the current scores, the latent
+structural SVM's target (``structrank.oracles.latent``) with one boosting round per imputation.
+Why: against the ideal ranking the hinge's subgradient is a pairwise one with equal weights on
+every misordered pair of the max-violating ranking, whatever its place in the list, while NDCG@k
+and lambdarank's |Delta NDCG|-weighted gradient look at the top k. On long lists with many good
+documents (LETOR 3.0 OHSUMED: about 150 documents, a third of them relevant) most of the gradient
+then goes to pairs deep in the list; against the latent target those pairs cancel and the trees
+are pushed on the head only. Measured, grids chosen on vali, 100 trees, test NDCG@10 mean of 5
+folds: OHSUMED 0.3906 -> 0.4146 (lambdarank 0.4130), MQ2008 (about 19 documents per query, so
+little below the cut) 0.2256 -> 0.2230 (lambdarank 0.2315).
 """
 
 from __future__ import annotations
@@ -24,6 +36,45 @@ from structrank.learners.trees import _LightGBMRanker
 from structrank.losses.combo import DEFAULT_COMBO
 
 _HESSIAN_FLOOR = 1e-12
+TARGETS = ("ideal", "latent")
+
+
+def latent_star(loss, scores, labels, offsets) -> np.ndarray:
+    """phi_po coefficients of each query's best loss-zero ranking of NDCG@k under ``scores``.
+
+    A ranking has loss 0 when its top ``min(k, n)`` places hold the ideal grades in order; the best
+    one under the scores puts there the documents of the ideal head (within the boundary grade, the
+    best-scoring ones), each grade by score, then every other document by score, so that the pairs
+    below the head take the scores' order and cancel against the max-violating ranking's
+    (``structrank.oracles.latent``; with binary gains this is ``latent_po_star``).
+    """
+    from structrank.oracles.graded import _grades, graded_po_coef_from_order
+
+    scores = np.asarray(scores, dtype=np.float64)
+    grades = np.asarray(loss._gains(labels) if loss.gain == "exp2" else loss.relevance(labels), dtype=np.float64)
+    out = np.zeros(scores.shape[0])
+    k = int(loss.k)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        by_grade = np.lexsort((-scores[a:b], -grades[a:b]))  # the ideal order, each grade by score
+        head = by_grade[:k]
+        rest = np.ones(b - a, dtype=bool)
+        rest[head] = False
+        by_score = np.argsort(-scores[a:b], kind="stable")
+        order = np.concatenate([head, by_score[rest[by_score]]])
+        grade, levels = _grades(np.ascontiguousarray(grades[a:b]))
+        graded_po_coef_from_order(order, grade, levels.shape[0], out[a:b])
+    return out
+
+
+def _latent_gradient(loss):
+    """``f(scores, labels, offsets) -> gradient``: the hinge's subgradient against the latent target."""
+
+    def gradient(scores, labels, offsets):
+        c_hat, _ = loss.batch(scores, labels, offsets)
+        return c_hat - latent_star(loss, scores, labels, offsets)
+
+    return gradient
 
 
 def _per_query_hessian(grad, offsets):
@@ -55,6 +106,11 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     learning_rate : float, default 0.1
     num_leaves : int, default 31
     min_child_samples : int, default 20
+    target : {"ideal", "latent"}, default "ideal"
+        The correct structure of a hinge: "ideal", every better-graded document above every
+        worse one (``StructSVMRanker``'s); "latent" (``loss="ndcg"`` with phi_po, binary or
+        graded gains): each round, the best loss-zero ranking under the current scores (the
+        module's docstring says why). ``gbrt-ndcg`` trains on "latent".
     early_stopping_rounds : int or None, default None
         Stop when the eval metric (the loss's own, see ``score``) has not improved for this
         many rounds (needs ``eval_set`` in ``fit``).
@@ -87,8 +143,10 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
     def __init__(self, loss="ndcg", k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
                  components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, n_estimators=100, learning_rate=0.1,
-                 num_leaves=31, min_child_samples=20, early_stopping_rounds=None, random_state=0, n_jobs=1):
+                 num_leaves=31, min_child_samples=20, early_stopping_rounds=None, target="ideal", random_state=0,
+                 n_jobs=1):
         self.loss = loss
+        self.target = target
         self.k = k
         self.feature_map = feature_map
         self.gain = gain
@@ -112,6 +170,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         import lightgbm
 
         self.score_loss()  # before the data: a typo is the first thing to hear about
+        self._check_target()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
@@ -123,11 +182,18 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             booster = lightgbm.train({**self._lgb_params(), "objective": "regression"},
                                      lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
             return self._keep(booster, [])
-        loss = self.score_loss().bind(y, offsets)
+        if self.target == "latent":
+            gradient = _latent_gradient(self.score_loss().build())
 
-        def objective(preds, _):
-            _, grad = loss(np.asarray(preds, dtype=np.float64))
-            return grad, _per_query_hessian(grad, offsets)
+            def objective(preds, _):
+                grad = gradient(np.asarray(preds, dtype=np.float64), y, offsets)
+                return grad, _per_query_hessian(grad, offsets)
+        else:
+            loss = self.score_loss().bind(y, offsets)
+
+            def objective(preds, _):
+                _, grad = loss(np.asarray(preds, dtype=np.float64))
+                return grad, _per_query_hessian(grad, offsets)
 
         params = {**self._lgb_params(), "objective": objective, "metric": "None"}
         if int(self.n_estimators) < 1:
@@ -151,6 +217,15 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         if booster.best_iteration > 0:  # keep the trees up to the best round only
             booster = lightgbm.Booster(model_str=booster.model_to_string(num_iteration=booster.best_iteration))
         return self._keep(booster, history)
+
+    def _check_target(self):
+        if self.target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {self.target!r}")
+        if self.target == "latent":
+            loss = self.score_loss().build()
+            if getattr(loss, "name", None) != "ndcg" or getattr(loss, "feature_map", None) != "po":
+                raise ValueError("target='latent' needs the NDCG@k hinge with phi_po (loss='ndcg'), got "
+                                 f"{getattr(loss, 'label', self.loss)!r}")
 
     def _keep(self, booster, history):
         self.best_iteration_ = booster.num_trees()
