@@ -40,31 +40,12 @@ TARGETS = ("ideal", "latent")
 
 
 def latent_star(loss, scores, labels, offsets) -> np.ndarray:
-    """phi_po coefficients of each query's best loss-zero ranking of NDCG@k under ``scores``.
+    """phi_po coefficients of each query's best loss-zero ranking of NDCG@k under ``scores``
+    (``structrank.oracles.latent.latent_graded_po_star`` on the loss's gains or relevance)."""
+    from structrank.oracles.latent import latent_graded_po_star
 
-    A ranking has loss 0 when its top ``min(k, n)`` places hold the ideal grades in order; the best
-    one under the scores puts there the documents of the ideal head (within the boundary grade, the
-    best-scoring ones), each grade by score, then every other document by score, so that the pairs
-    below the head take the scores' order and cancel against the max-violating ranking's
-    (``structrank.oracles.latent``; with binary gains this is ``latent_po_star``).
-    """
-    from structrank.oracles.graded import _grades, graded_po_coef_from_order
-
-    scores = np.asarray(scores, dtype=np.float64)
-    grades = np.asarray(loss._gains(labels) if loss.gain == "exp2" else loss.relevance(labels), dtype=np.float64)
-    out = np.zeros(scores.shape[0])
-    k = int(loss.k)
-    for q in range(offsets.shape[0] - 1):
-        a, b = offsets[q], offsets[q + 1]
-        by_grade = np.lexsort((-scores[a:b], -grades[a:b]))  # the ideal order, each grade by score
-        head = by_grade[:k]
-        rest = np.ones(b - a, dtype=bool)
-        rest[head] = False
-        by_score = np.argsort(-scores[a:b], kind="stable")
-        order = np.concatenate([head, by_score[rest[by_score]]])
-        grade, levels = _grades(np.ascontiguousarray(grades[a:b]))
-        graded_po_coef_from_order(order, grade, levels.shape[0], out[a:b])
-    return out
+    grades = loss.gains(labels) if loss.gain == "exp2" else loss.relevance(labels)
+    return latent_graded_po_star(scores, grades, offsets, int(loss.k))
 
 
 def _latent_gradient(loss):

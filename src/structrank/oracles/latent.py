@@ -96,6 +96,34 @@ def latent_po_star(scores, z, offsets, top) -> np.ndarray:
     return out
 
 
+def latent_graded_po_star(scores, grades, offsets, k) -> np.ndarray:
+    """phi_po coefficients (graded: pairs of different grades) of each query's best loss-zero
+    ranking of NDCG@k under ``scores``.
+
+    A ranking has loss 0 when its top ``min(k, n)`` places hold the ideal grades in order; the best
+    one under the scores puts there the documents of the ideal head (within the boundary grade, the
+    best-scoring ones), each grade by score, then every other document by score, so that the pairs
+    below the head take the scores' order and cancel against the max-violating ranking's (with
+    binary grades this is ``latent_po_star``'s ranking).
+    """
+    from structrank.oracles.graded import _grades, graded_po_coef_from_order
+
+    scores = np.asarray(scores, dtype=np.float64)
+    grades = np.asarray(grades, dtype=np.float64)
+    out = np.zeros(scores.shape[0])
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        by_grade = np.lexsort((-scores[a:b], -grades[a:b]))  # the ideal order, each grade by score
+        head = by_grade[:k]
+        rest = np.ones(b - a, dtype=bool)
+        rest[head] = False
+        by_score = np.argsort(-scores[a:b], kind="stable")
+        order = np.concatenate([head, by_score[rest[by_score]]])
+        grade, levels = _grades(np.ascontiguousarray(grades[a:b]))
+        graded_po_coef_from_order(order, grade, levels.shape[0], out[a:b])
+    return out
+
+
 def latent_dorm_star(scores, z, offsets, top, decay) -> np.ndarray:
     """phi_dorm coefficients (``decay(n)`` is A(rank)) of the best loss-zero ranking of every query."""
     orders = latent_orders(scores, z, offsets, top)

@@ -187,7 +187,7 @@ class StructuredLoss(RankingLoss):
     def relevance(self, labels) -> np.ndarray:
         return (np.asarray(labels) >= self.relevant_from).astype(np.int8)
 
-    def _gains(self, labels) -> np.ndarray:
+    def gains(self, labels) -> np.ndarray:
         labels = np.asarray(labels, dtype=np.float64)
         if self.gain == "exp2":
             return np.exp2(labels) - 1.0
@@ -245,7 +245,7 @@ class StructuredLoss(RankingLoss):
         return coef, delta, order
 
     def _dorm_batch(self, scores, labels, offsets, out=None):
-        gains = self._gains(labels)
+        gains = self.gains(labels)
         coef, order = batch_outputs(scores.shape[0], out)
         longest = longest_query(offsets)
         decay = self.decay(longest)
@@ -279,7 +279,7 @@ class StructuredLoss(RankingLoss):
         if self.feature_map == "mrr":
             return out
         if self.feature_map == "dorm":
-            gains = self._gains(labels)
+            gains = self.gains(labels)
             scores = np.asarray(scores, dtype=np.float64)
             for q in range(offsets.shape[0] - 1):
                 a, b = offsets[q], offsets[q + 1]
