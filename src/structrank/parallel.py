@@ -350,6 +350,33 @@ def _product(X, vector, dense_kernel, csr_kernel, out):
 _NO_INDEX = np.empty(0, np.int64)
 
 
+@njit(cache=True, nogil=True)
+def _lists_every_column(indices, indptr, n_columns):
+    for i in range(indptr.shape[0]):
+        if indptr[i] != i * n_columns:
+            return False
+    for k in range(indices.shape[0]):
+        if indices[k] != k % n_columns:
+            return False
+    return True
+
+
+def dense_view(X):
+    """X itself, or, for a CSR matrix whose every row lists every column in order (a LETOR file read
+    as CSR), the dense (rows, columns) view of its values: no copy, and the dense kernels skip the
+    column indices (a CSR fit took 1.3-1.6x a dense one). Sums keep their order, so the products
+    have the same bits either way."""
+    if not sp.issparse(X):
+        return X
+    X = X.tocsr()
+    n, d = X.shape
+    if d == 0 or X.nnz != n * d or not X.data.flags.c_contiguous:
+        return X
+    if not _lists_every_column(X.indices, X.indptr, d):
+        return X
+    return X.data.reshape(n, d)
+
+
 def row_arrays(X):
     """(data, indices, indptr) of X's rows for the numba row kernels: CSR as it is, or dense rows
     laid end to end in ``data`` with empty ``indices`` and ``indptr`` (no copy when contiguous)."""

@@ -211,8 +211,9 @@ def as_csr(X):
     return X if sp.issparse(X) else sp.csr_matrix(X)
 
 
-def informative_queries(X, y, offsets, relevant_from=1):
-    """(X, y, offsets) restricted to the queries with both a good and a bad document.
+def informative_rows(y, offsets, relevant_from=1):
+    """(y, offsets, rows) of the queries with both a good and a bad document: their labels and
+    query boundaries, and their rows in the data (None when every query is informative).
 
     The others cannot be ranked wrongly, so structured learners learn nothing from them.
     """
@@ -220,8 +221,14 @@ def informative_queries(X, y, offsets, relevant_from=1):
     if keep.size == 0:
         raise DataValidationError(f"no training query has both a good and a bad document (good: label >= "
                                   f"{relevant_from}): nothing to learn from")
-    if keep.size < offsets.size - 1:
-        rows = rows_of_queries(offsets, keep)
-        X, y = X[rows], y[rows]
-        offsets = np.concatenate([[0], np.cumsum(np.diff(offsets)[keep])]).astype(np.int64)
-    return X, y, offsets
+    if keep.size == offsets.size - 1:
+        return y, offsets, None
+    rows = rows_of_queries(offsets, keep)
+    return y[rows], np.concatenate([[0], np.cumsum(np.diff(offsets)[keep])]).astype(np.int64), rows
+
+
+def informative_queries(X, y, offsets, relevant_from=1):
+    """(X, y, offsets) restricted to the informative queries (``informative_rows``): a copy of
+    their rows, for learners that walk them as one block."""
+    y, offsets, rows = informative_rows(y, offsets, relevant_from)
+    return (X, y, offsets) if rows is None else (X[rows], y, offsets)

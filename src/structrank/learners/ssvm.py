@@ -24,13 +24,13 @@ import scipy.sparse as sp
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries
+from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries, informative_rows
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
 from structrank.oracles.latent import ImputedTarget, check_latent
-from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, matvec, ordered_sum, rmatvec, scratch,
-                                 shard_memo)
+from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_view, matvec, ordered_sum,
+                                 rmatvec, scratch, shard_memo)
 
 
 @dataclass
@@ -45,15 +45,27 @@ class CuttingPlaneTrace:
     qp_steps: int = 0
 
 
-def _oracle_step(X, y, offsets, losses, stars, w, n_queries):
-    """[(g, delta)] per loss at w: the most violated constraint of each slack group, in this process."""
+def _oracle_step(X, y, offsets, losses, stars, w, n_queries, rows=None):
+    """[(g, delta)] per loss at w: the most violated constraint of each slack group, in this process.
+
+    ``rows``: the rows of X that ``y`` and ``offsets`` describe (the informative queries), so that
+    X is not copied; the other rows get a zero coefficient, which the product skips, so g has
+    the same bits as on a copy of those rows.
+    """
     scores = matvec(X, w)  # fixed summation order: dense and CSR rows give the same bits
+    if rows is not None:
+        scores = scores[rows]
     found = []
     for l, loss in enumerate(losses):
         if loss.star_varies:  # the best correct structure for the current scores
             stars[l] = loss.star(scores, y, offsets)
         c_hat, delta = loss.batch(scores, y, offsets)
-        g = rmatvec(X, stars[l] - c_hat) / n_queries
+        diff = stars[l] - c_hat
+        if rows is not None:
+            full = np.zeros(X.shape[0])
+            full[rows] = diff
+            diff = full
+        g = rmatvec(X, diff) / n_queries
         found.append((g, float(delta.mean())))
     return found
 
@@ -64,7 +76,8 @@ def _shard_step(shard, w, losses):
     Its per-row temporaries are this thread's reused buffers (structrank.parallel.scratch), and
     a loss's fixed ideal structure is computed once per shard, not at every iteration.
     """
-    X, y, offsets = shard["X"], shard["y"], shard["offsets"]
+    X = shard_memo(shard, "dense_view", lambda: dense_view(shard["X"]))  # full CSR rows: the dense kernels
+    y, offsets = shard["y"], shard["offsets"]
     n = X.shape[0]
     scores = matvec(X, w, out=scratch("scores", n))
     out = []
@@ -109,8 +122,10 @@ def sharded_oracle_step(shards, losses, n_jobs=None, n_queries=None):
     return step
 
 
-def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-12, callback=None, step=None):
-    """Train w by the cutting-plane method over queries ``offsets`` of (X, y).
+def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-12, callback=None, step=None,
+                  rows=None):
+    """Train w by the cutting-plane method over queries ``offsets`` of (X, y) (of ``X[rows]``, when
+    ``rows`` are given, without copying them).
 
     Parameters
     ----------
@@ -132,7 +147,7 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     n_queries = offsets.shape[0] - 1
     d = X.shape[1]
     n_groups = len(losses)
-    stars = [loss.star(np.zeros(X.shape[0]), y, offsets) for loss in losses] if step is None else None
+    stars = [loss.star(np.zeros(y.shape[0]), y, offsets) for loss in losses] if step is None else None
     G = np.zeros((0, d))
     b = np.zeros(0)
     group = np.zeros(0, dtype=np.int64)
@@ -145,7 +160,7 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
     # max_iter + 1 passes: the last one only measures the final w (its slack and objective)
     for n_iter in range(1, max_iter + 2):
         start = time.perf_counter()
-        found = _oracle_step(X, y, offsets, losses, stars, w, n_queries) if step is None else step(w)
+        found = _oracle_step(X, y, offsets, losses, stars, w, n_queries, rows) if step is None else step(w)
         trace.oracle_seconds += time.perf_counter() - start
         # slack of each group under the current working set, and the new violations
         slack = np.zeros(n_groups)
@@ -460,19 +475,25 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
             raise ValueError(f"C must be positive, got {self.C!r}")
         self.gain_ = self._resolve_gain(y)
         losses = self._losses()
+        if self.target != "latent" and self.n_jobs is None and dask_client() is None:
+            # only the informative queries can be violated; their rows are indexed, not copied
+            y, offsets, rows = informative_rows(y, offsets, self.relevant_from)
+            self.n_queries_used_ = int(offsets.size - 1)
+            X = dense_view(X)
+            X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+            w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter,
+                                                               rows=rows)
+            return self._set_fitted(w, alpha, n_iter, converged, trace)
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)  # only these can be violated
         self.n_queries_used_ = int(offsets.size - 1)
         if self.target == "latent":
             return self._fit_latent(X, y, offsets, losses)
-        if self.n_jobs is None and dask_client() is None:
-            X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
-            w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter)
-        else:  # float32 stays float32: the shard products accumulate in float64
-            X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X)
-            with ShardedQueries({"X": X, "y": y}, offsets, self.shard_rows) as shards:
-                step = sharded_oracle_step(shards, losses, self.n_jobs)
-                w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol,
-                                                                   self.max_iter, step=step)
+        # shards hold the informative rows; float32 stays float32: their products accumulate in float64
+        X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X)
+        with ShardedQueries({"X": X, "y": y}, offsets, self.shard_rows) as shards:
+            step = sharded_oracle_step(shards, losses, self.n_jobs)
+            w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol,
+                                                               self.max_iter, step=step)
         return self._set_fitted(w, alpha, n_iter, converged, trace)
 
     def _fit_latent(self, X, y, offsets, losses):

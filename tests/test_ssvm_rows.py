@@ -1,0 +1,58 @@
+"""StructSVMRanker trains on the informative queries' rows in place (no copy of X), on dense and
+CSR input alike, with the same bits as on a copy of those rows."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from structrank.data import make_ranking_dataset
+from structrank.data.dataset import rows_of_queries
+from structrank.data.filters import queries_with_both
+from structrank.learners import StructSVMRanker
+from structrank.parallel import dense_view, matvec, rmatvec
+
+
+def with_uninformative_queries(seed=0):
+    ds = make_ranking_dataset(n_queries=40, random_state=seed)
+    y = ds.y.copy()
+    for q in range(0, 40, 3):  # every third query: all bad, or all good
+        y[ds.offsets[q]:ds.offsets[q + 1]] = 0 if q % 2 else 1
+    return ds.X, y, ds.qid, ds.offsets
+
+
+@pytest.mark.parametrize("loss", ["map", "ndcg", "mrr", "auc", "combo"])
+def test_in_place_fit_equals_a_fit_on_the_informative_rows_copied(loss):
+    X, y, qid, offsets = with_uninformative_queries()
+    keep = queries_with_both(y, offsets)
+    assert keep.size < offsets.size - 1
+    rows = rows_of_queries(offsets, keep)
+    whole = StructSVMRanker(loss=loss, C=10.0).fit(X, y, qid=qid)
+    copied = StructSVMRanker(loss=loss, C=10.0).fit(X[rows], y[rows], qid=qid[rows])
+    assert whole.n_queries_used_ == copied.n_queries_used_ == keep.size
+    assert np.array_equal(whole.coef_, copied.coef_) and whole.n_iter_ == copied.n_iter_
+
+
+@pytest.mark.parametrize("loss", ["map", "ndcg"])
+def test_dense_and_csr_fits_have_the_same_bits(loss):
+    X, y, qid, _ = with_uninformative_queries(1)
+    X = X.copy()
+    X[::7, 2] = 0.0  # zeros that a CSR matrix built from X drops: rows of different lengths
+    dense = StructSVMRanker(loss=loss, C=1.0).fit(X, y, qid=qid)
+    csr = StructSVMRanker(loss=loss, C=1.0).fit(sp.csr_matrix(X), y, qid=qid)
+    assert np.array_equal(dense.coef_, csr.coef_)
+    assert np.array_equal(dense.predict(X), csr.predict(sp.csr_matrix(X)))
+
+
+def test_dense_view_of_a_csr_matrix_that_lists_every_column():
+    rng = np.random.default_rng(0)
+    A = rng.random((50, 6))
+    A[3, 2] = 0.0
+    full = sp.csr_matrix((A.ravel(), np.tile(np.arange(6), 50), np.arange(51) * 6), shape=(50, 6))  # zero kept
+    view = dense_view(full)
+    assert isinstance(view, np.ndarray) and np.shares_memory(view, full.data) and np.array_equal(view, A)
+    dropped = sp.csr_matrix(A)  # the zero is not stored: not every column is listed
+    assert dense_view(dropped) is not None and sp.issparse(dense_view(dropped))
+    w, c = rng.normal(size=6), rng.normal(size=50)
+    assert np.array_equal(matvec(view, w), matvec(dropped, w))
+    assert np.array_equal(rmatvec(view, c), rmatvec(dropped, c))
+    assert dense_view(A) is A
