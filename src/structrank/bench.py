@@ -19,6 +19,9 @@ Start-up and reading (structrank.bench_startup): ``structrank --help``/``--versi
 structrank.metrics``, ``structrank evaluate`` and ``structrank train`` as whole processes, and
 ``read_letor`` at 10^6 and 10^7 documents, each beside what a user would otherwise run.
 
+Memory (structrank.bench_memory): the peak memory a fit adds on MQ2008 x100 beside LightGBM's
+lambdarank, and a fit's time on dense, full CSR and sparse CSR rows.
+
 Trees (structrank.bench_trees): boosted trees on the NDCG@10 hinge against LightGBM lambdarank on
 MQ2008 Fold1, one thread, interleaved rounds: the fit and the whole ``structrank train`` command.
 
@@ -142,7 +145,7 @@ def bench_evaluate(repeat=5, conventions=("trec", "letor4", "letor3")):
             "queries": sum(ds.n_queries for _, ds, _ in runs), "times": times}
 
 
-BENCH_SECTIONS = ("startup", "evaluate", "structured", "latent", "crf", "trees", "tagger", "kernels", "scale")
+BENCH_SECTIONS = ("startup", "evaluate", "memory", "structured", "latent", "crf", "trees", "tagger", "kernels", "scale")
 
 
 def _evaluate_lines(figures, repeat):
@@ -213,6 +216,13 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
         print("\n".join(lines))
         if lines:
             sections.append("```\n" + "\n".join(lines) + "\n```\n")
+    if only in (None, "memory"):
+        from structrank import bench_memory
+
+        memory = bench_memory.bench_memory()
+        print("\n" + "\n".join(bench_memory.format_memory(memory)))
+        figures["memory"] = memory
+        sections.append(bench_memory.markdown_section(memory))
     if only in (None, "structured"):
         from structrank.bench_structured import format_structured, markdown_section, structured_figures
 

@@ -414,9 +414,9 @@ def _add_bench(sub):
     p = sub.add_parser("bench", help=HELP["bench"])
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
-    p.add_argument("--only", choices=("startup", "evaluate", "structured", "latent", "crf", "trees", "tagger", "kernels",
-                                      "scale"),
-                   help="run one section: start-up and reading as whole processes, metric evaluation, the structural SVM oracles and training, the "
+    p.add_argument("--only", choices=("startup", "evaluate", "memory", "structured", "latent", "crf", "trees", "tagger",
+                                      "kernels", "scale"),
+                   help="run one section: start-up and reading as whole processes, metric evaluation, memory and sparse input, the structural SVM oracles and training, the "
                         "positional MAP inference, a permutation CRF training epoch, boosted trees on a "
                         "structured loss against lambdarank, the HMM tagger and "
                         "the n-best rerankers, the tree kernels, or time and memory against data size")
