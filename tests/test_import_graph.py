@@ -44,3 +44,17 @@ def test_evaluating_a_trec_run_imports_no_heavy_library(tmp_path):
     code = (f"from structrank.metrics import evaluate_run\n"
             f"assert evaluate_run({str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}, ['map']).metrics == {{'map': 1.0}}")
     assert imported_after(code, tuple(h for h in HEAVY if not h.startswith("scipy"))) == []
+
+
+def test_reading_a_letor_file_imports_no_scikit_learn(tmp_path):
+    """read_letor parses with structrank's own numba parser (scikit-learn's import costs about a second)."""
+    (tmp_path / "f.txt").write_text("1 qid:1 1:0.5 2:0.1 #docid = a\n0 qid:1 1:0.2 2:0.3 #docid = b\n")
+    code = f"from structrank.data import read_letor\nassert read_letor({str(tmp_path / 'f.txt')!r}).n_rows == 2"
+    assert imported_after(code, ("sklearn", "pandas", "joblib", "lightgbm", "torch", "scipy.stats", "scipy.optimize")) == []
+
+
+def test_the_train_command_line_imports_no_learner_until_it_trains():
+    """`structrank train MODEL` parses its arguments from the model table alone; the learners load on use
+    (structrank.learners is lazy), and only `train --help` instantiates every one to list its parameters."""
+    code = "import structrank.models\nfrom structrank.cli import build_parser\nbuild_parser(only='train', details=False)"
+    assert imported_after(code, HEAVY + ("structrank.learners.",)) == []

@@ -85,7 +85,7 @@ def bench_commands(rounds=7, data_dir=None) -> dict:
         figures["evaluate"] = _interleaved({
             "python -c pass": lambda: _wall([sys.executable, "-c", "pass"], env),
             "structrank evaluate": lambda: _wall(_structrank("evaluate", "--data", str(fold.test), "--scores", scores,
-                                                             "--metric", "map", "ndcg@10"), env),
+                                                             "--metric", "map", "--metric", "ndcg@10"), env),
         }, rounds)
         train = {"structrank train svm-auc": lambda: _wall(_structrank("train", "svm-auc", "--train", str(fold.train),
                                                                         "--set", "C=1", "--out", model), env)}

@@ -8,6 +8,7 @@ Every input problem ends in one line naming the file, the line and the problem, 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -174,12 +175,16 @@ def cmd_compare(args):
     return 0
 
 
-def _add_train(sub):
+def _add_train(sub, details=True):
+    """``details``: list every model's parameters in the description (for ``train --help``); that
+    instantiates every estimator class, which imports every learner's module (seconds), so a
+    training run, which never prints it, goes without."""
     from structrank.models import MODELS
 
     listing = "\n".join(
-        f"  {spec.name:<12} {spec.help}; parameters: {', '.join(f'{k}={v}' for k, v in spec.make().get_params().items())}"
-        f"; grid on --vali: {spec.grid}"
+        f"  {spec.name:<12} {spec.help}"
+        + (f"; parameters: {', '.join(f'{k}={v}' for k, v in spec.make().get_params().items())}"
+           f"; grid on --vali: {spec.grid}" if details else "")
         for spec in MODELS.values()
     )
     p = sub.add_parser(
@@ -434,9 +439,10 @@ def cmd_bench(args):
     return 0
 
 
-def build_parser(only=None):
+def build_parser(only=None, details=True):
     """The parser; ``only``: build that command in full and the others as one-line stubs, so that
-    ``structrank --help`` and a command's start-up do not import every model and experiment."""
+    ``structrank --help`` and a command's start-up do not import every model and experiment;
+    ``details``: the long descriptions that only ``--help`` prints (``_add_train``'s)."""
     parser = argparse.ArgumentParser(
         prog="structrank", description="Structured, loss-sensitive learning to rank and reranking."
     )
@@ -445,7 +451,7 @@ def build_parser(only=None):
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or progress messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    adders = {"train": _add_train, "predict": _add_predict, "evaluate": _add_evaluate, "compare": _add_compare,
+    adders = {"train": functools.partial(_add_train, details=details), "predict": _add_predict, "evaluate": _add_evaluate, "compare": _add_compare,
               "featurize": _add_featurize, "reproduce": _add_reproduce, "results": _add_results, "demo": _add_demo,
               "bench": _add_bench, "losses": _add_losses, "export": _add_export}
     for name, add in adders.items():
@@ -480,7 +486,8 @@ def _command_of(argv):
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
-    parser = build_parser(only=command)  # "" or an unknown name: every command a stub
+    # "" or an unknown name: every command a stub
+    parser = build_parser(only=command, details="-h" in argv or "--help" in argv)
     args = parser.parse_args(argv)
     warnings.simplefilter("default")
     warnings.formatwarning = _one_line_warning

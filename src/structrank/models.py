@@ -14,20 +14,6 @@ import numpy as np
 
 from structrank.losses import HINGE, PROBABILISTIC, entries
 from structrank.oracles.losses import DEFAULT_FEATURE_MAP
-from structrank.learners import (
-    LambdaMARTRanker,
-    LatentPerceptronRanker,
-    LatentSSVMRanker,
-    LinearRegressionRanker,
-    McRank,
-    MLPRanker,
-    NystroemRanker,
-    PermutationCRFRanker,
-    PolySVCRanker,
-    RankSVM,
-    StructuredBoostingRanker,
-    StructSVMRanker,
-)
 
 
 @dataclass(frozen=True)
@@ -35,12 +21,18 @@ class ModelSpec:
     """A command-line model: its estimator class, fixed defaults and the grid tuned on --vali."""
 
     name: str
-    cls: type
+    estimator: str  # the class's name in structrank.learners, imported when the model is used
     help: str
     defaults: dict = field(default_factory=dict)
     grid: dict = field(default_factory=dict)
     metric: str | tuple = "map"  # the vali metric the grid is tuned on (a tuple: the mean of its metrics)
     fit_with_vali: bool = False  # fit(train, eval_set=vali): the learner picks its epoch on vali itself
+
+    @property
+    def cls(self) -> type:
+        import structrank.learners
+
+        return getattr(structrank.learners, self.estimator)
 
     @property
     def metric_label(self) -> str:
@@ -92,18 +84,18 @@ MLP_GRID = {"learning_rate": [1e-3, 1e-2], "hidden_layer_sizes": [(16,), (64,)]}
 MODELS = {
     spec.name: spec
     for spec in (
-        ModelSpec("linreg", LinearRegressionRanker, "pointwise least-squares regression of the labels",
+        ModelSpec("linreg", "LinearRegressionRanker", "pointwise least-squares regression of the labels",
                   {"alpha": 0.0}, {"alpha": [0.0, 0.1, 1.0, 10.0]}),
-        ModelSpec("ranksvm", RankSVM, "pairwise RankSVM (Joachims 2002) with liblinear",
+        ModelSpec("ranksvm", "RankSVM", "pairwise RankSVM (Joachims 2002) with liblinear",
                   {"C": 1.0}, {"C": [0.001, 0.01, 0.1, 1.0, 10.0]}),
-        ModelSpec("svc-poly", PolySVCRanker, "SVM classifier, polynomial kernel of degree 3, first 10 documents per "
+        ModelSpec("svc-poly", "PolySVCRanker", "SVM classifier, polynomial kernel of degree 3, first 10 documents per "
                   "training query (the SVM baseline of Haponchyk & Moschitti 2018)", {}, {"C": [0.01, 0.1, 1.0, 10.0]}),
-        ModelSpec("mcrank", McRank, "McRank (Li et al. 2007): LightGBM multiclass grades, expected relevance",
+        ModelSpec("mcrank", "McRank", "McRank (Li et al. 2007): LightGBM multiclass grades, expected relevance",
                   {}, {"num_leaves": [7, 31], "min_child_samples": [5, 20]}, metric="ndcg@10"),
-        ModelSpec("lambdamart", LambdaMARTRanker, "LambdaMART with LightGBM's lambdarank objective",
+        ModelSpec("lambdamart", "LambdaMARTRanker", "LambdaMART with LightGBM's lambdarank objective",
                   {}, {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}, metric="ndcg@10"),
         *(
-            ModelSpec(name, StructSVMRanker, help, {"loss": loss, **extra},
+            ModelSpec(name, "StructSVMRanker", help, {"loss": loss, **extra},
                       {"C": SSVM_C_GRIDS.get(extra.get("target") or extra.get("feature_map", DEFAULT_FEATURE_MAP.get(loss)),
                                              SSVM_C_GRID)},
                       metric=metric)
@@ -125,22 +117,23 @@ MODELS = {
                  "SVM-combo: MAP, NDCG@k, NDCG-nc and MRR@k with separate slacks (Chakrabarti et al. 2008)"),
             )
         ),
-        ModelSpec("lsp", LatentPerceptronRanker, "latent structured perceptron without loss, epoch chosen on vali "
+        ModelSpec("lsp", "LatentPerceptronRanker", "latent structured perceptron without loss, epoch chosen on vali "
                   "(LSP; Haponchyk & Moschitti 2018)", {"inference": "none"}, fit_with_vali=True),
         *(
-            ModelSpec(name, cls, help, {"inference": inference}, {"C": LATENT_C_GRID}, fit_with_vali=cls is LatentPerceptronRanker)
+            ModelSpec(name, cls, help, {"inference": inference}, {"C": LATENT_C_GRID},
+                      fit_with_vali=cls == "LatentPerceptronRanker")
             for name, cls, inference, help in (
-                ("lsp-ap", LatentPerceptronRanker, "greedy",
+                ("lsp-ap", "LatentPerceptronRanker", "greedy",
                  "latent structured perceptron for MAP, greedy inference, epoch chosen on vali (LSP-AP)"),
-                ("lsp-ap-exact", LatentPerceptronRanker, "exact",
+                ("lsp-ap-exact", "LatentPerceptronRanker", "exact",
                  "latent structured perceptron for MAP, exact interleaving search (LSP-AP*)"),
-                ("lssvm-ap", LatentSSVMRanker, "greedy", "latent structural SVM for MAP, greedy inference (LSSVM-AP)"),
-                ("lssvm-ap-exact", LatentSSVMRanker, "exact",
+                ("lssvm-ap", "LatentSSVMRanker", "greedy", "latent structural SVM for MAP, greedy inference (LSSVM-AP)"),
+                ("lssvm-ap-exact", "LatentSSVMRanker", "exact",
                  "latent structural SVM for MAP, exact interleaving search (LSSVM-AP*)"),
             )
         ),
         *(
-            ModelSpec(f"crf-{objective}", PermutationCRFRanker, help, {"objective": objective},
+            ModelSpec(f"crf-{objective}", "PermutationCRFRanker", help, {"objective": objective},
                       {"learning_rate": CRF_RATE_GRID, **extra}, metric=CRF_METRIC, fit_with_vali=True)
             for objective, extra, help in (
                 ("ml", {}, "permutation CRF, maximum likelihood over all zero-loss rankings (Volkovs et al. 2011)"),
@@ -173,18 +166,18 @@ def loss_models() -> list:
     for name, entry in entries().items():
         metric = _loss_metric(entry)
         if entry.kind == HINGE and f"svm-{name}" not in MODELS:
-            specs.append(ModelSpec(f"svm-{name}", StructSVMRanker, f"structural SVM on {entry.summary}",
+            specs.append(ModelSpec(f"svm-{name}", "StructSVMRanker", f"structural SVM on {entry.summary}",
                                    {"loss": name}, {"C": SSVM_C_GRID}, metric=metric))
         if entry.kind == HINGE and name != "map" and f"lsp-{name}" not in MODELS:
-            specs.append(ModelSpec(f"lsp-{name}", LatentPerceptronRanker, f"averaged structured perceptron (Alg. 1 of "
+            specs.append(ModelSpec(f"lsp-{name}", "LatentPerceptronRanker", f"averaged structured perceptron (Alg. 1 of "
                                    f"Haponchyk & Moschitti 2018) on {entry.summary}, epoch chosen on vali",
                                    {"loss": name, "dev_metric": metric if isinstance(metric, str) else ",".join(metric)},
                                    {"C": LSP_C_GRID}, metric=metric, fit_with_vali=True))
-        specs.append(ModelSpec(f"gbrt-{name}", StructuredBoostingRanker, f"gradient-boosted trees (LightGBM) on "
+        specs.append(ModelSpec(f"gbrt-{name}", "StructuredBoostingRanker", f"gradient-boosted trees (LightGBM) on "
                                f"{entry.summary}; the eval metric recorded per round on --vali",
                                {"loss": name, **GBRT_DEFAULTS.get(name, {})}, GBRT_GRID, metric=metric,
                                fit_with_vali=True))
-        specs.append(ModelSpec(f"mlp-{name}", MLPRanker, f"a ReLU network (PyTorch, the torch extra) on {entry.summary}, "
+        specs.append(ModelSpec(f"mlp-{name}", "MLPRanker", f"a ReLU network (PyTorch, the torch extra) on {entry.summary}, "
                                "Adam, started at the linear learner of the loss, the epoch chosen on --vali",
                                {"loss": name, "init": "linear"}, MLP_GRID, metric=metric,
                                fit_with_vali=True))
@@ -194,7 +187,7 @@ def loss_models() -> list:
 MODELS.update((spec.name, spec) for spec in loss_models())
 # A kernelised structured ranker (croce2016's section on MQ2008): Nyström RBF features, 500 landmarks, then SVM-<loss>
 MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
-    f"nystroem-svm-{loss}", NystroemRanker, f"SVM-{loss} on a Nyström RBF embedding (500 landmarks, gamma = 1 / number "
+    f"nystroem-svm-{loss}", "NystroemRanker", f"SVM-{loss} on a Nyström RBF embedding (500 landmarks, gamma = 1 / number "
     "of features; Croce et al. 2016); saved as landmarks, normalisation and weights",
     {"ranker": "StructSVMRanker", "ranker_params": {"loss": loss}},
     {"ranker_params": [{"loss": loss, "C": c} for c in (0.01, 0.1, 1.0, 10.0)]}, metric=metric))
@@ -203,7 +196,7 @@ MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
 
 def _spec_loss(spec):
     """The registered loss a command-line model trains on (None for the baselines)."""
-    if spec.cls is PermutationCRFRanker:
+    if spec.estimator == "PermutationCRFRanker":
         return f"crf-{spec.defaults.get('objective')}"
     return spec.defaults.get("loss", spec.cls().get_params(deep=False).get("loss"))
 

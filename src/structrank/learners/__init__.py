@@ -1,43 +1,39 @@
-"""Rankers: one estimator class per method family."""
+"""Rankers: one estimator class per method family.
 
-from structrank.learners.base import BaseRanker, LinearRankerMixin
-from structrank.learners.baselines import LinearRegressionRanker, PolySVCRanker, RankSVM, preference_pairs
-from structrank.learners.boosting import BoostingReranker
-from structrank.learners.crf import PermutationCRFRanker
-from structrank.learners.latent import LatentPerceptronRanker, LatentSSVMRanker
-from structrank.learners.lowdim import LowDimReranker
-from structrank.learners.mlp import MLPRanker
-from structrank.learners.nystroem_ranker import NystroemRanker
-from structrank.learners.ssvm import StructSVMRanker
-from structrank.learners.structured_trees import StructuredBoostingRanker
-from structrank.learners.trees import LambdaMARTRanker, McRank
+The names below are loaded on first use (PEP 562): ``structrank train svm-auc`` imports the
+structural SVM's module only, not LightGBM's, PyTorch's or scikit-learn's linear models.
+"""
+
+_LAZY = {
+    "BaseRanker": "base", "LinearRankerMixin": "base",
+    "LinearRegressionRanker": "baselines", "PolySVCRanker": "baselines", "RankSVM": "baselines",
+    "preference_pairs": "baselines",
+    "BoostingReranker": "boosting",
+    "PermutationCRFRanker": "crf",
+    "LatentPerceptronRanker": "latent", "LatentSSVMRanker": "latent",
+    "LowDimReranker": "lowdim",
+    "MLPRanker": "mlp",
+    "NystroemRanker": "nystroem_ranker",
+    "StructSVMRanker": "ssvm",
+    "StructuredBoostingRanker": "structured_trees",
+    "LambdaMARTRanker": "trees", "McRank": "trees",
+}
 
 # The n-best rerankers (LowDimReranker, BoostingReranker) take NBestData rather than (X, y, qid)
 # and have no model files yet, so they are not in RANKER_CLASSES.
-RANKER_CLASSES = {
-    cls.__name__: cls
-    for cls in (LinearRegressionRanker, RankSVM, PolySVCRanker, McRank, LambdaMARTRanker, StructSVMRanker,
-                LatentPerceptronRanker, LatentSSVMRanker, PermutationCRFRanker, StructuredBoostingRanker,
-                MLPRanker, NystroemRanker)
-}
+_RANKERS = ("LinearRegressionRanker", "RankSVM", "PolySVCRanker", "McRank", "LambdaMARTRanker", "StructSVMRanker",
+            "LatentPerceptronRanker", "LatentSSVMRanker", "PermutationCRFRanker", "StructuredBoostingRanker",
+            "MLPRanker", "NystroemRanker")
 
-__all__ = [
-    "RANKER_CLASSES",
-    "BaseRanker",
-    "BoostingReranker",
-    "LambdaMARTRanker",
-    "LatentPerceptronRanker",
-    "LatentSSVMRanker",
-    "LinearRankerMixin",
-    "LowDimReranker",
-    "MLPRanker",
-    "NystroemRanker",
-    "LinearRegressionRanker",
-    "McRank",
-    "PermutationCRFRanker",
-    "PolySVCRanker",
-    "RankSVM",
-    "StructSVMRanker",
-    "StructuredBoostingRanker",
-    "preference_pairs",
-]
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"structrank.learners.{_LAZY[name]}"), name)
+    if name == "RANKER_CLASSES":  # {class name: class} of the rankers a model file may hold
+        return {ranker: __getattr__(ranker) for ranker in _RANKERS}
+    raise AttributeError(f"module 'structrank.learners' has no attribute {name!r}")
+
+
+__all__ = sorted([*_LAZY, "RANKER_CLASSES"])
