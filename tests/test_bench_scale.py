@@ -48,15 +48,15 @@ def test_machine_ceiling_times_the_shard_steps_in_one_and_two_processes(tmp_path
 
 def test_every_speedup_configuration_and_the_ceiling_take_turns():
     """One round runs each task's pair of 1 and 2 workers (the base first), its LocalCluster run
-    (the SVMs), then the machine's ceiling; a pair's order alternates between rounds."""
-    from structrank.bench_scale import SPEEDUP_TASKS, _order, _speedup_configs
+    (the SVMs and LSP-AP), then the machine's ceiling; a pair's order alternates between rounds."""
+    from structrank.bench_scale import CLUSTER_TASKS, SPEEDUP_TASKS, _order, _speedup_configs
 
     configs = _speedup_configs("unused.txt")
     assert list(dict.fromkeys(task for task, _, _ in configs)) == [*SPEEDUP_TASKS, "ceiling"]
     for task in SPEEDUP_TASKS:
         labels = [label for t, group, _ in configs if t == task for label in group]
         assert labels[:2] == ["1 worker", "2 workers (threads)"]
-        assert ("LocalCluster, 2 processes" in labels) == task.startswith("svm")
+        assert ("LocalCluster, 2 processes" in labels) == (task in CLUSTER_TASKS)
     assert [group for t, group, _ in configs if t == "ceiling"] == [("1 process", "2 independent processes")]
     assert [_order(r) for r in range(3)] == [(1, 2), (2, 1), (1, 2)]
 

@@ -292,7 +292,7 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
         sizes = scale_sizes or bench_scale.SCALE_SIZES
         print(f"\nscale: synthetic data of {', '.join(f'{n:,}' for n in sizes)} documents")
         with tempfile.TemporaryDirectory(prefix="structrank-scale-") as folder:
-            scale = bench_scale.bench_scale(folder, sizes=sizes, speedup_size=10**6 if 10**6 in sizes else max(sizes))
+            scale = bench_scale.bench_scale(folder, sizes=sizes, speedup_size=max(sizes))
         print("\n".join(bench_scale.format_scale(scale)))
         figures["scale"] = scale
         link = None
