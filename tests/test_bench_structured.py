@@ -72,3 +72,15 @@ def test_report_says_training_was_skipped():
 def test_run_benchmarks_rejects_an_unknown_section():
     with pytest.raises(ValueError, match="only must be one of"):
         run_benchmarks(only="nope")
+
+
+def test_qp_lines_give_verdicts_from_the_figures():
+    from structrank.bench_structured import format_qp
+
+    figures = {"rows": [dict(data="MQ2008", loss="map", C=1000.0, qp_ms=172.0, oracle_ms=228.0, n_iter=352, seconds=0.4),
+                        dict(data="OHSUMED", loss="ndcg", C=1.0, qp_ms=3.0, oracle_ms=2.0, n_iter=5, seconds=0.1)],
+               "versus": {"svm-map C=100": [0.10, 0.11], "svm-ndcg C=100": [0.30, 0.31], "ranksvm C=1": [0.2, 0.2]}}
+    text = "\n".join(format_qp(figures))
+    assert "0.75" in text and "met" in text and "1.50" in text and "MISSED" in text
+    assert "0.53x  met" in text and "1.52x  MISSED" in text
+    assert format_qp(None) == ["qp: no LETOR data found; skipped"]

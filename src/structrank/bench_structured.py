@@ -192,6 +192,70 @@ def bench_training(repeat=3, configs=TRAINING):
     return rows or None
 
 
+# -- 2b. the QP against C, and the SVMs against RankSVM -------------------------------------------
+
+QP_C = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
+QP_LOSSES = ("map", "ndcg")
+
+
+def bench_qp(repeat=3, Cs=QP_C, datasets=("MQ2008", "OHSUMED")):
+    """For SVM-map and SVM-ndcg at every C of the grid (to 1,000) on Fold1 train: the seconds of the
+    working-set QP and of the oracle batch over the fit (best fit of ``repeat``); then, on MQ2008,
+    both at C = 100 against RankSVM (liblinear, pairwise: what this machine has of SVM-rank) at C = 1
+    on the same rows, in interleaved rounds. None without the data."""
+    from structrank.learners import RankSVM
+    from structrank.learners.ssvm import StructSVMRanker
+
+    rows = []
+    for name in datasets:
+        data = _fold1_train(name)
+        if data is None:
+            continue
+        for loss in QP_LOSSES:
+            for C in Cs:
+                fig = _fit_figures(lambda: StructSVMRanker(loss=loss, C=C, gain="binary"), data, repeat)
+                rows.append(dict(data=name, loss=loss, C=C, qp_ms=1e3 * fig["qp_s"], oracle_ms=1e3 * fig["oracle_s"],
+                                 n_iter=fig["n_iter"], seconds=fig["seconds"]))
+                _progress(f"  qp {name} svm-{loss} C={C:g}: qp {fig['qp_s']:.3f} s, oracle {fig['oracle_s']:.3f} s")
+    data = _fold1_train("MQ2008")
+    versus = None
+    if data is not None:
+        fits = {"svm-map C=100": lambda: StructSVMRanker(loss="map", C=100.0),
+                "svm-ndcg C=100": lambda: StructSVMRanker(loss="ndcg", C=100.0, gain="binary"),
+                "ranksvm C=1": lambda: RankSVM(C=1.0)}
+        for make in fits.values():
+            make().fit(data)  # warm-up
+        versus = {label: [] for label in fits}
+        for _ in range(max(repeat, 5)):
+            for label, make in fits.items():
+                start = time.perf_counter()
+                make().fit(data)
+                versus[label].append(time.perf_counter() - start)
+    return {"rows": rows, "versus": versus} if rows else None
+
+
+def format_qp(figures) -> list:
+    if not figures:
+        return ["qp: no LETOR data found; skipped"]
+    lines = ["qp: the working-set QP against the oracle batch, seconds summed over a fit (best of 3), Fold1 train, "
+             "binary gains; bar: QP at most the oracles at every C",
+             f"  {'data':<8} {'loss':<5} {'C':>7} {'qp ms':>9} {'oracle ms':>10} {'qp/oracle':>9} {'iters':>6}"]
+    for r in figures["rows"]:
+        ratio = r["qp_ms"] / r["oracle_ms"] if r["oracle_ms"] else float("nan")
+        lines.append(f"  {r['data']:<8} {r['loss']:<5} {r['C']:>7g} {r['qp_ms']:>9.1f} {r['oracle_ms']:>10.1f} "
+                     f"{ratio:>9.2f} {r['n_iter']:>6}  {'met' if ratio <= 1 else 'MISSED'}")
+    versus = figures.get("versus")
+    if versus:
+        base = np.median(versus["ranksvm C=1"])
+        lines.append(f"  MQ2008 Fold1 train, fit seconds, median of {len(versus['ranksvm C=1'])} interleaved rounds (range), "
+                     "ratio to RankSVM at C = 1 (liblinear; svm_rank_learn is not on this machine); bar: at most 1x")
+        for label, values in versus.items():
+            ratio = np.median(values) / base
+            lines.append(f"    {label:<15} {np.median(values):7.3f} s ({min(values):.3f}-{max(values):.3f})  {ratio:5.2f}x"
+                         + ("" if label.startswith("ranksvm") else f"  {'met' if ratio <= 1 else 'MISSED'}"))
+    return lines
+
+
 # -- 3. scaling --------------------------------------------------------------------------------
 
 
@@ -263,6 +327,8 @@ def run_structured(oracle_repeat=200, train_repeat=3, factors=(1, 2, 4, 8)):
     figures["oracles"] = bench_oracles(repeat=oracle_repeat)
     _progress("bench structured: training")
     figures["training"] = bench_training(repeat=train_repeat)
+    _progress("bench structured: the QP against C")
+    figures["qp"] = bench_qp(repeat=train_repeat)
     _progress("bench structured: scaling")
     figures["scaling"] = bench_scaling(factors=factors, repeat=train_repeat)
     return figures
@@ -327,6 +393,8 @@ def format_structured(figures) -> list:
         for name, (q, used, n) in sizes.items():
             lines.append(f"  {name}: {q} queries ({used} with good and bad documents), {n} documents")
         lines.append("")
+    if "qp" in figures:
+        lines += format_qp(figures["qp"]) + [""]
     scaling = figures["scaling"]
     lines += [f"scaling: {scaling['source']} replicated {', '.join(map(str, scaling['factors']))} times "
               f"(new qids per copy), best of {figures['train_repeat']}",
