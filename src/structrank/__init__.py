@@ -8,6 +8,49 @@ __version__ = "0.1.0"
 
 from structrank.errors import DataFormatError, DataValidationError, StructRankError  # noqa: E402
 
+
+def _numba_cache_dir():
+    """Put numba's on-disk cache in a folder named after this version and the state of the sources.
+
+    numba keys a cached function by its own file's time stamp only: a cached caller (the oracles'
+    batch switch, say) would keep running the machine code of a callee in another module after that
+    module changed, by an edit or an upgrade that leaves ``__pycache__`` behind. A folder per state
+    of the sources (a hash of every module's path, time stamp and size) makes every change start
+    from a clean cache. A NUMBA_CACHE_DIR the user set is kept; the stats cost a few milliseconds.
+    """
+    import os
+    import sys
+    from pathlib import Path
+
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return None
+    import hashlib
+
+    stamps, folders = [], [os.path.dirname(os.path.abspath(__file__))]
+    while folders:  # the package's .py files, __pycache__ left out
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        folders.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    stat = entry.stat()
+                    stamps.append(f"{entry.path}:{stat.st_mtime_ns}:{stat.st_size}")
+    key = hashlib.blake2b("\n".join(sorted(stamps)).encode(), digest_size=8).hexdigest()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = base / "structrank" / "numba" / f"{__version__}-{key}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:  # no writable home: numba's own default (beside the sources)
+        return None
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    if "numba" in sys.modules:  # imported before structrank: its configuration was read already
+        sys.modules["numba"].config.CACHE_DIR = str(folder)
+    return folder
+
+
+_numba_cache_dir()
+
 _LAZY = {
     "evaluate": "structrank.metrics",
     "LinearRegressionRanker": "structrank.learners",
