@@ -81,3 +81,28 @@ def test_the_speedup_is_the_median_of_the_paired_ratios():
                             dict(task="lsp-ap", label="2 workers (threads)", seconds=1.0, runs=two)])
     text = "\n".join(format_scale(figures))
     assert "speed-up 2.50   ratio of medians 2.00   best runs 2.50" in text
+
+
+def test_the_cluster_run_trains_as_many_epochs_as_the_pairs(monkeypatch):
+    """LSP-AP's cluster fit once ran the scale table's 2 epochs against the pairs' 10 (an 8x 'speed-up')."""
+    from structrank import bench_scale
+
+    seen = {}
+
+    def fake_run_in_child(*args, fn=None):
+        seen["args"] = args
+        return (1.0, 0.0, {})
+
+    class FakeCluster:
+        scheduler_address = "tcp://fake"
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(bench_scale, "run_in_child", fake_run_in_child)
+    monkeypatch.setattr("distributed.LocalCluster", lambda *a, **k: FakeCluster())
+    assert bench_scale._with_cluster("lsp-ap", "unused.txt") == (1.0,)
+    assert seen["args"] == ("lsp-ap", "unused.txt", None, "tcp://fake", bench_scale.SPEEDUP_EPOCHS)

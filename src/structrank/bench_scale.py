@@ -324,7 +324,8 @@ def _with_cluster(task, path, round_=0):
 
     with dask.config.set({"distributed.worker.profile.enabled": False}), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
-        return (run_in_child(task, path, None, local.scheduler_address)[0],)
+        # the same epochs as the pairs' fits (LSP-AP's default here would be SCALE_EPOCHS)
+        return (run_in_child(task, path, None, local.scheduler_address, SPEEDUP_EPOCHS)[0],)
 
 
 def slopes(rows, key, smallest=10**5):
