@@ -36,3 +36,14 @@ def test_the_folder_changes_when_a_module_changes(tmp_path):
 def test_a_folder_the_user_chose_is_kept(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
     assert cache_dir(env) == str(tmp_path / "mine")
+
+
+def test_only_the_recent_folders_are_kept(tmp_path):
+    from structrank import _prune
+
+    for i in range(12):
+        folder = tmp_path / f"v-{i}"
+        folder.mkdir()
+        os.utime(folder, (1_000_000 + i, 1_000_000 + i))
+    _prune(tmp_path, keep=8)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"v-{i}" for i in range(4, 12))

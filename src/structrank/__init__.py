@@ -40,13 +40,27 @@ def _numba_cache_dir():
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     folder = base / "structrank" / "numba" / f"{__version__}-{key}"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if not folder.is_dir():
+            folder.mkdir(parents=True, exist_ok=True)
+            _prune(folder.parent, keep=8)  # a folder per state of the sources: keep the recent ones
     except OSError:  # no writable home: numba's own default (beside the sources)
         return None
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
     if "numba" in sys.modules:  # imported before structrank: its configuration was read already
         sys.modules["numba"].config.CACHE_DIR = str(folder)
     return folder
+
+
+def _prune(parent, keep, idle_days=1.0):
+    """Remove the cache folders under ``parent`` beyond the ``keep`` most recently modified ones that
+    have not been touched for ``idle_days`` (another checkout's process may be using a recent one)."""
+    import shutil
+    import time
+
+    folders = sorted((p for p in parent.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in folders[keep:]:
+        if time.time() - old.stat().st_mtime > idle_days * 86400:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 _numba_cache_dir()
