@@ -33,8 +33,10 @@ SETTINGS = {"learning_rate": 0.05, "num_leaves": 31, "n_jobs": 1}
 def _make(name, trees):
     from structrank.learners import LambdaMARTRanker, StructuredBoostingRanker
 
-    if name == "gbrt-ndcg":
-        return StructuredBoostingRanker(loss="ndcg", n_estimators=trees, **SETTINGS)
+    if name == "gbrt-ndcg":  # the command line's model (its defaults: the latent target), as the command times it
+        from structrank.models import get_model
+
+        return StructuredBoostingRanker(**{**get_model(name).defaults, "n_estimators": trees, **SETTINGS})
     return LambdaMARTRanker(n_estimators=trees, **SETTINGS)
 
 
