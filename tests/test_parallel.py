@@ -81,6 +81,46 @@ def test_two_workers_are_two_threads_of_this_process():
     assert there[:4] == [there[0]] * 4 and there[4:] == [there[4]] * 4  # groups of 4 shards each
 
 
+class _WorkerClient:
+    """A dask client as a worker's task sees it: ``scheduler_info`` may list no worker yet, and
+    ``submit`` keeps dask's rule that ``allow_other_workers=`` needs ``workers=``."""
+
+    def __init__(self, workers):
+        self.workers, self.placements = workers, []
+
+    def scheduler_info(self):
+        return {"workers": self.workers}
+
+    def submit(self, fn, *args, pure=True, workers=None, allow_other_workers=False):
+        if allow_other_workers and workers is None:
+            raise ValueError("Only use allow_other_workers= if using workers=")
+        self.placements.append(workers)
+        from concurrent.futures import Future
+
+        future = Future()
+        future.set_result(fn(*args))
+        return future
+
+
+@pytest.mark.parametrize("workers", [{}, {"tcp://a": {"nthreads": 1}, "tcp://b": {"nthreads": 1}}])
+def test_a_map_inside_a_workers_task_pins_groups_only_to_known_workers(monkeypatch, workers):
+    """Inside a grid point's task the worker's client may not know the workers yet (CI hit it):
+    the shards then go unpinned, as one group, and the map still answers."""
+    import structrank.parallel as parallel
+
+    client = _WorkerClient(workers)
+    monkeypatch.setattr(parallel, "dask_client", lambda: client)
+    monkeypatch.setattr(parallel, "_in_worker", lambda: True)
+    monkeypatch.setattr(parallel, "_gather", lambda client, futures: [f.result() for f in futures])
+    ds = make_ranking_dataset(n_queries=30, random_state=1)
+    with ShardedQueries({"X": ds.X, "y": ds.y}, ds.offsets, shard_rows=200) as shards:
+        monkeypatch.setattr(ShardedQueries, "_scattered", lambda self, client: self.shards)
+        extra = list(range(len(shards)))
+        got = shards.map(_row_sums, 2.0, per_shard=extra)
+        assert got == [_row_sums(shard, 2.0, e) for shard, e in zip(shards.shards, extra)]
+    assert client.placements == ([None] if not workers else [["tcp://a"], ["tcp://b"]])
+
+
 @pytest.fixture(scope="module")
 def data():
     return make_ranking_dataset(n_queries=120, random_state=0)

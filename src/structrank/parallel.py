@@ -162,8 +162,10 @@ class ShardedQueries:
         info = client.scheduler_info()["workers"]  # may be empty in a worker's client: then unpinned
         slots = [address for address in sorted(info) for _ in range(info[address].get("nthreads", 1))]
         groups = _groups(len(handles), len(slots))
+        # dask refuses allow_other_workers= without workers=: an unpinned group passes neither
+        placement = [dict(workers=[slots[g]], allow_other_workers=False) if slots else {} for g in range(len(groups))]
         futures = [client.submit(_apply_group, fn, [(handles[i], extra[i]) for i in group], args, pure=False,
-                                 workers=[slots[g]] if slots else None, allow_other_workers=not slots)
+                                 **placement[g])
                    for g, group in enumerate(groups)]
         return [r for group in _gather(client, futures) for r in group]
 
