@@ -188,6 +188,23 @@ def _check_inputs(y, scores, qid, docids):
     return check_labels(y), scores, qid
 
 
+# Labels up to this take the counting sort of the ideal gains (a table of one gain per level)
+_MAX_LEVEL_TABLE = 64
+
+
+def _ideal_gains(kernels, conv, labels, gains, offsets):
+    """Each query's gains in decreasing order: counted per label level when the labels are small
+    integers (the LETOR and TREC judgements), else sorted."""
+    top = int(labels.max()) if labels.size else 0
+    if top > _MAX_LEVEL_TABLE:
+        return kernels.ideal_gains(gains, offsets)
+    table = conv.gains(np.arange(top + 1))
+    by_gain = np.argsort(-table, kind="stable")  # levels, largest gain first
+    rank = np.empty(top + 1, np.int64)
+    rank[by_gain] = np.arange(top + 1)
+    return kernels.ideal_gains_by_level(rank[labels.astype(np.int64)], table[by_gain], offsets)
+
+
 def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docids=None) -> EvaluationResult:
     """Per-query and mean ranking metrics of ``scores`` under a named convention.
 
@@ -251,7 +268,7 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
         family, k = parse_metric(name)
         if family == "ndcg":
             if ideal is None:
-                ideal = kernels.ideal_gains(gains, offsets)
+                ideal = _ideal_gains(kernels, conv, labels, gains, offsets)
             values = kernels.ndcg_kernel(gains, ideal, offsets, discount, k, conv.ndcg_short_zero, conv.empty_value)
         elif family == "map":
             cutoff = k or (conv.ap_cutoff or 0)

@@ -115,6 +115,25 @@ def ideal_gains(gains, offsets):
 
 
 @njit(cache=True, nogil=True)
+def ideal_gains_by_level(codes, level_gains, offsets):
+    """``ideal_gains`` when the gains take a few values: row i has level ``codes[i]`` and the
+    levels' gains are ``level_gains``, largest first. A counting sort, O(documents + levels) per
+    query where the sort is O(documents log documents): a third of ``evaluate``'s time on LETOR."""
+    out = np.empty(codes.shape[0])
+    counts = np.zeros(level_gains.shape[0], np.int64)
+    for q in range(offsets.shape[0] - 1):
+        counts[:] = 0
+        for i in range(offsets[q], offsets[q + 1]):
+            counts[codes[i]] += 1
+        i = offsets[q]
+        for level in range(level_gains.shape[0]):
+            for _ in range(counts[level]):
+                out[i] = level_gains[level]
+                i += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
 def ndcg_kernel(gains, ideal, offsets, discount, k, short_zero, empty_value):
     """NDCG@k per query (k <= 0: the whole list). ``gains`` are in rank order, ``ideal`` the same
     gains in decreasing order within each query (``ideal_gains``)."""
