@@ -107,19 +107,12 @@ class BaseRanker(BaseEstimator):
 
     def _scored(self, y, scores, qid, docids=None) -> float:
         """``score``'s value of given scores (also what learners pick their best round or epoch by)."""
-        return float(np.mean(list(self._evaluated(y, scores, qid, docids).metrics.values())))
-
-    def _scored_per_query(self, y, scores, qid) -> np.ndarray:
-        """``_scored``'s value per query (the mean of its metrics), in the order of the queries."""
-        per_query = self._evaluated(y, scores, qid).per_query
-        return np.mean(list(per_query.values()), axis=0)
-
-    def _evaluated(self, y, scores, qid, docids=None):
         metrics, convention, relevant_from = self._scoring()
         y = np.asarray(y)
         if relevant_from is not None:  # a loss on binary relevance is judged on binary labels
             y = (y >= relevant_from).astype(np.int64)
-        return evaluate(y, scores, qid, list(metrics), convention, docids=docids)
+        result = evaluate(y, scores, qid, list(metrics), convention, docids=docids)
+        return float(np.mean(list(result.metrics.values())))
 
     def _scoring(self):
         """(metrics, convention, relevant_from) of ``score``: the mean of the metrics under the

@@ -43,19 +43,6 @@ def _digest(*arrays) -> str:
     return h.hexdigest()
 
 
-def departs(start, trained, n_se) -> bool:
-    """Whether a trained epoch's per-query eval values beat the start's by more than ``n_se``
-    standard errors of the per-query gains (paired: the same queries).
-
-    Breiman's one-standard-error rule, applied to leaving the start: the network is kept only
-    where the eval set's evidence for it is larger than the eval set's own noise.
-    """
-    gains = np.asarray(trained, dtype=np.float64) - np.asarray(start, dtype=np.float64)
-    if gains.size < 2:
-        return bool(gains.sum() > 0)
-    return bool(gains.mean() > n_se * gains.std(ddof=1) / np.sqrt(gains.size))
-
-
 def layer_shapes(n_features, hidden_layer_sizes):
     """[(rows, columns)] of each layer's weight matrix, the input layer first (bias: one per column)."""
     sizes = [int(n_features), *(int(h) for h in hidden_layer_sizes), 1]
@@ -95,16 +82,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         -0.89, -0.37, -0.87 points). Where vali prefers a trained epoch to the start, the
         residual's gain on MQ2008's small vali files has not carried to test.
         The ``mlp-<loss>`` models use it.
-    departure_se : float, default 1.0
-        With ``init="linear"`` and ``eval_set``: the best trained epoch replaces the start only if
-        its mean gain over the start on the eval queries exceeds ``departure_se`` standard errors
-        of the per-query gains (``departs``); 0 keeps the best epoch whenever it is better at all.
-        Why: on MQ2008's small vali files (about 150 queries) the best epoch's lead over the linear
-        start was often within the noise and did not carry to test.
     epochs : int, default 30
         Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
-        (the loss's own, as ``score``) is kept (``init="linear"``: the start, epoch 0, too, under
-        ``departure_se``).
+        (the loss's own, as ``score``) is kept (``init="linear"``: the start, epoch 0, too).
     batch_queries : int, default 16
         Queries per Adam step (the loss is their mean).
     learning_rate : float, default 1e-3
@@ -127,15 +107,13 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
 
-    def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", departure_se=1.0,
-                 epochs=30, batch_queries=16,
+    def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30, batch_queries=16,
                  learning_rate=1e-3, weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor",
                  dorm_cut=None, components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, random_state=0):
         self.loss = loss
         self.hidden_layer_sizes = hidden_layer_sizes
         self.linear_skip = linear_skip
         self.init = init
-        self.departure_se = departure_se
         self.epochs = epochs
         self.batch_queries = batch_queries
         self.learning_rate = learning_rate
@@ -204,7 +182,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                                      weight_decay=float(self.weight_decay))
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         X_t, n_queries = torch.from_numpy(X), offsets.size - 1
-        best, history, start = None, [], None
+        best, history = None, []
         if self.init == "linear":
             coef, intercept = self._linear_start(X, y, qid, eval_set, dev)
             with torch.no_grad():
@@ -215,13 +193,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
             best = (-1, params)
             if dev is not None:
-                start = self._dev_values(params, dev)
-                history.append(float(start.mean()))
-        trained = None  # (epoch, params, per-query dev values) of the best trained epoch
+                self.params_ = params
+                history.append(self._scored(dev[1], self.predict(dev[0]), dev[2]))
         for epoch in range(int(self.epochs)):
             order = rng.permutation(n_queries)
-            for first in range(0, n_queries, int(self.batch_queries)):
-                batch = order[first:first + int(self.batch_queries)]
+            for start in range(0, n_queries, int(self.batch_queries)):
+                batch = order[start:start + int(self.batch_queries)]
                 rows = np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in batch])
                 sizes = np.diff(offsets)[batch]
                 value = loss(net(X_t[rows]).squeeze(1), y[rows], np.concatenate([[0], np.cumsum(sizes)]))
@@ -230,22 +207,15 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 optimiser.step()
             params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
             if dev is not None:
-                values = self._dev_values(params, dev)
-                history.append(float(values.mean()))
-                if trained is None or history[-1] > trained[2].mean():
-                    trained = (epoch, params, values)
+                self.params_ = params
+                history.append(self._scored(dev[1], self.predict(dev[0]), dev[2]))
+                if best is None or history[-1] > history[best[0] + (self.init == "linear")]:
+                    best = (epoch, params)
             else:
                 best = (epoch, params)
-        if trained is not None:
-            best = trained[:2] if start is None or departs(start, trained[2], self.departure_se) else best
         self.best_epoch_, self.params_ = best[0] + 1, best[1]
         self.eval_history_ = np.array(history)
         return self
-
-    def _dev_values(self, params, dev) -> np.ndarray:
-        """The eval metric of each eval query under the network with weights ``params``."""
-        self.params_ = params
-        return self._scored_per_query(dev[1], self.predict(dev[0]), dev[2])
 
     def _linear_start(self, X, y, qid, eval_set, dev):
         """(weights, bias) of the linear learner of this loss, its grid point chosen on ``dev`` by its
