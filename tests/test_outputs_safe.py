@@ -12,9 +12,10 @@ import threading
 import numpy as np
 import pytest
 
+from cli_checks import one_line as refused
+from cli_checks import trained_letor
 from structrank.atomic import atomic_open, check_output, write_text_atomic
 from structrank.cli import main
-from structrank.data import make_ranking_dataset, write_letor
 from structrank.errors import StructRankError
 from structrank.experiments import ResultStore, RunSpec
 from structrank.experiments.runner import discard_results, run_experiment
@@ -23,24 +24,7 @@ from structrank.experiments.runner import discard_results, run_experiment
 @pytest.fixture(scope="module")
 def letor(tmp_path_factory):
     """A small training file and a model trained on it."""
-    folder = tmp_path_factory.mktemp("outputs")
-    data = folder / "train.txt"
-    write_letor(data, make_ranking_dataset(n_queries=6, n_features=4, random_state=3))
-    model = folder / "model.npz"
-    assert main(["train", "ranksvm", "--train", str(data), "--out", str(model), "--quiet"]) == 0
-    return data, model
-
-
-def refused(capsys, argv, *names):
-    """Run the command; assert exit 2 and one stderr line naming ``names``."""
-    code = main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err, err
-    for name in names:
-        assert str(name) in lines[0], (name, lines[0])
-    return lines[0]
+    return trained_letor(tmp_path_factory.mktemp("outputs"), seed=3)
 
 
 def snapshot(*paths):
