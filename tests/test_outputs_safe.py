@@ -289,3 +289,16 @@ def test_fit_refuses_mixed_int_and_str_qids():
     X = np.random.default_rng(0).random((4, 3))
     with pytest.raises(DataValidationError, match="qid mixes strings and numbers"):
         RankSVM().fit(X, np.array([1, 0, 1, 0]), qid=np.array([1, 1, "a", "a"], dtype=object))
+
+
+@pytest.mark.parametrize("name", ["croce2016", "haponchyk2018", "jagarlamudi2012", "letor-baselines", "volkovs2011"])
+def test_every_reproduction_claims_its_folder_before_computing_anything(name, data_root, tmp_path):
+    """The experiments that cache features or kernels in OUT refuse another's folder before touching it."""
+    from structrank.experiments.registry import EXPERIMENTS
+    from structrank.experiments.runner import claim_folder
+
+    out = tmp_path / "out"
+    claim_folder(out, "other2000")
+    with pytest.raises(StructRankError, match=f"holds the runs of experiment other2000, not {name}"):
+        EXPERIMENTS[name](out=out, data_dir=data_root, quick=True)
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith("results.sqlite")) == []
