@@ -1,13 +1,16 @@
 """Atomic file writes: a crash never leaves a half-written file where a good one was.
 
 The content goes to a temporary file in the same folder, is flushed to disk, and is then
-renamed over the target (rename is atomic on POSIX and on Windows within one volume).
+renamed over the target (rename is atomic on POSIX and on Windows within one volume). A symlink is
+followed: its target is replaced and the link stays. :func:`check_output` refuses, before any work,
+an output that is one of the command's inputs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -19,7 +22,8 @@ def atomic_open(path, mode="w", encoding="utf-8"):
 
     On an exception inside the block the temporary file is removed and ``path`` is untouched.
     ``"-"`` writes to standard output; a path that exists and is not a regular file (/dev/stdout,
-    a FIFO, a terminal) is written in place and never replaced; a folder is an error.
+    a FIFO, a terminal) is written in place and never replaced; a symlink to a regular file (or a
+    dangling one) has its target replaced atomically and stays a symlink; a folder is an error.
     """
     binary = "b" in mode
     if str(path) == "-":
@@ -27,13 +31,18 @@ def atomic_open(path, mode="w", encoding="utf-8"):
         yield stream
         stream.flush()
         return
+    if str(path) == "":
+        raise FileNotFoundError("an empty file name: give a file to write")
     path = Path(path)
-    if path.is_dir():
+    kind = _existing_kind(path)
+    if kind == "folder":
         raise IsADirectoryError(f"{path}: is a folder; give a file name to write")
-    if path.exists() and not path.is_file():  # a device or a pipe: renaming over it would replace it
+    if kind == "special":  # a device or a pipe: renaming over it would replace it
         with open(path, mode, **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
             yield fh
         return
+    # a symlink's target is replaced, never the link (renaming over it would cut it off)
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -48,6 +57,47 @@ def atomic_open(path, mode="w", encoding="utf-8"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _existing_kind(path: Path) -> str | None:
+    """"folder", "special" (a device, a FIFO, a socket), "file", or None when nothing is there.
+
+    ``os.stat`` follows symlinks, so a link is judged by its target; a symlink loop or a path under
+    a file raises the OSError that names it (a dangling link is None: its target gets written).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        return "folder"
+    return "file" if stat.S_ISREG(mode) else "special"
+
+
+def check_output(out, inputs, option="--out") -> None:
+    """Refuse an output path that is one of the inputs, before anything is read or written.
+
+    ``inputs`` maps each input's option (``"--data"``) to its path (None and ``"-"`` are skipped).
+    Paths are compared as files (``os.path.samefile``: symlinks, hard links, ``./`` and ``..`` all
+    resolve), so writing the output can never destroy an input. An empty name or an existing folder
+    is refused too, naming ``option``.
+    """
+    if out is None or str(out) == "-":
+        return
+    if str(out) == "":
+        raise ValueError(f"{option} is empty: give a file to write")
+    kind = _existing_kind(Path(out))
+    if kind == "folder":
+        raise IsADirectoryError(f"{option} {out}: is a folder; give a file name to write")
+    if kind != "file":  # a new file, or a device or FIFO, written in place: no input is lost
+        return
+    for name, path in inputs.items():
+        if path is None or str(path) in ("", "-"):
+            continue
+        with contextlib.suppress(OSError):  # an input that is not there is the reader's error
+            if os.path.samefile(out, path):
+                raise ValueError(f"{option} {out} is the same file as {name} {path}: writing it would "
+                                 f"destroy the input; give another {option}")
 
 
 def _file_mode(path: Path) -> int:

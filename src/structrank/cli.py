@@ -8,6 +8,7 @@ Every input problem ends in one line naming the file, the line and the problem, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -15,6 +16,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from structrank.atomic import check_output
 from structrank.errors import StructRankError
 
 #: each command's one-line help: the top-level parser lists these without building the commands
@@ -145,6 +147,8 @@ def cmd_compare(args):
 
     if len(args.systems) < 2:
         raise ValueError("compare needs at least two systems")
+    check_output(args.plot, {"--qrels": args.qrels, "--data": args.data,
+                             **{f"system {i}": path for i, path in enumerate(args.systems, 1)}}, option="--plot")
     if args.permutations < 10_000:
         raise ValueError(f"--permutations must be at least 10000 for a stable p-value, got {args.permutations}")
     names = args.names.split(",") if args.names else [Path(s).name for s in args.systems]
@@ -209,18 +213,30 @@ def _add_parallel_options(p, jobs_help):
                         "data files must be at the same paths on every worker (docs/DISTRIBUTED.md)")
 
 
+@contextlib.contextmanager
+def _cluster(address):
+    """``parallel.cluster(address)``, with a scheduler that cannot be reached named as --scheduler."""
+    from structrank.parallel import cluster
+
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(cluster(address))
+        except (OSError, ValueError) as exc:  # distributed: OSError/TimeoutError, ValueError for a bad address
+            raise StructRankError(f"--scheduler {address}: cannot connect to the dask scheduler: {exc}") from exc
+        yield
+
+
 def cmd_train(args):
     from structrank.data import read_letor
     from structrank.model_io import save_model
     from structrank.models import get_model, parse_assignments, select_on_vali
 
+    check_output(args.out, {"--train": args.train, "--vali": args.vali})
     spec = get_model(args.model)
     fixed = parse_assignments(args.set)
     spec.make(**fixed)  # unknown names fail here, before any work
     train = read_letor(args.train)
-    from structrank.parallel import cluster
-
-    with cluster(args.scheduler):
+    with _cluster(args.scheduler):
         if args.vali:
             vali = read_letor(args.vali, n_features=train.n_features)
             model, params, value = select_on_vali(
@@ -255,6 +271,7 @@ def cmd_predict(args):
 
     import numpy as np
 
+    check_output(args.out, {"--model": args.model, "--data": args.data})
     model = load_model(args.model)
     ds = read_letor(args.data, n_features=model.n_features_in_)
     scores = model.predict(ds.X)
@@ -301,19 +318,41 @@ def _add_reproduce(sub):
     p.add_argument("--data-dir", help="data folder (default: STRUCTRANK_DATA or ../shared/data)")
     p.add_argument("--quick", action="store_true", help="a small version that finishes in minutes")
     p.add_argument("--out", default=None, help="output folder (default: out/EXPERIMENT)")
+    p.add_argument("--fresh", action="store_true",
+                   help="discard the runs recorded in OUT/results.sqlite and start afresh (needed when the store "
+                        "was made from other data or by another experiment)")
     _add_parallel_options(p, "runs in parallel (joblib)")
     p.set_defaults(func=cmd_reproduce)
 
 
 def cmd_reproduce(args):
     from structrank.experiments.registry import EXPERIMENTS
+    from structrank.experiments.runner import discard_results
 
-    from structrank.parallel import cluster
-
-    out = Path(args.out or Path("out") / args.experiment)
-    with cluster(args.scheduler):
+    out = _reproduce_folder(args.out, args.experiment, args.data_dir)
+    if args.fresh:
+        discard_results(out)
+    with _cluster(args.scheduler):
         EXPERIMENTS[args.experiment](out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=args.jobs)
     return 0
+
+
+def _reproduce_folder(out, experiment, data_dir):
+    """``reproduce``'s --out as a Path, refused when it is a file or lies in the data folder it reads."""
+    from structrank.paths import data_dir as default_data_dir
+
+    if out == "":
+        raise ValueError("--out is empty: give a folder for the results")
+    out = Path(out or Path("out") / experiment)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"--out {out}: is a file; reproduce writes a folder (results.sqlite, report.md, ...)")
+    data = Path(data_dir) if data_dir else default_data_dir()
+    if data is not None and data.is_dir():
+        real_out, real_data = Path(os.path.realpath(out)), Path(os.path.realpath(data))
+        if real_out == real_data or real_data in real_out.parents:
+            raise ValueError(f"--out {out} is inside the data folder {data}: the data must stay as they are; "
+                             "give another --out")
+    return out
 
 
 def _add_results(sub):
@@ -330,6 +369,7 @@ def cmd_results(args):
     for path in args.stores:
         if not Path(path).is_file():
             raise FileNotFoundError(f"{path}: no such result store")
+    check_output(args.out, {f"STORE {i}": path for i, path in enumerate(args.stores, 1)})
     stores = [ResultStore(p) for p in args.stores]
     command = args.command or "structrank results " + " ".join(args.stores) + f" --out {args.out}"
     write_results_markdown(stores, args.out, "structrank results", command)
@@ -355,6 +395,7 @@ def cmd_export(args):
     from structrank.export import export_text
     from structrank.model_io import load_model
 
+    check_output(args.out, {"MODEL_FILE": args.model, "--feature-names": args.feature_names})
     names = None
     if args.feature_names:
         names = [line.strip() for line in Path(args.feature_names).read_text(encoding="utf-8").splitlines()
@@ -376,6 +417,7 @@ def cmd_losses(args):
     from structrank.atomic import write_text_atomic
     from structrank.models import losses_page
 
+    check_output(args.out, {})
     page = losses_page()
     if args.out is None:
         print(page, end="")
@@ -408,10 +450,19 @@ def _add_featurize(sub):
 
 
 def cmd_featurize(args):
-    from structrank.qa.featurize import featurize_file
+    from structrank.qa.featurize import featurize_file, state_path_for
 
-    featurize_file(args.input, args.out, fit=args.fit, state=args.state, embeddings=args.embeddings,
-                   query_file=args.query_file)
+    inputs = {"--input": args.input, "--fit": args.fit, "--state": args.state}
+    check_output(args.out, inputs)
+    if args.query_file:
+        check_output(args.out + ".query", inputs, option="--out's .query file")
+    if args.state is None:  # the fitted state is written beside --out
+        check_output(state_path_for(args.out), inputs, option="--out's featurizer state")
+    try:
+        featurize_file(args.input, args.out, fit=args.fit, state=args.state, embeddings=args.embeddings,
+                       query_file=args.query_file)
+    except RecursionError:  # json.loads recurses per nesting level; only the state file is JSON
+        raise StructRankError(f"--state {args.state}: JSON nested too deeply to be a featurizer state") from None
     return 0
 
 
@@ -434,9 +485,23 @@ def _add_bench(sub):
 def cmd_bench(args):
     from structrank.bench import run_benchmarks
 
-    sizes = tuple(int(float(n)) for n in args.scale_sizes.split(","))
+    check_output(args.out, {})
+    if args.repeat < 1:
+        raise ValueError(f"--repeat must be at least 1, got {args.repeat}")
+    sizes = tuple(_size(n) for n in args.scale_sizes.split(","))
     run_benchmarks(repeat=args.repeat, out=args.out, only=args.only, scale_sizes=sizes)
     return 0
+
+
+def _size(text):
+    """One of --scale-sizes' document counts: a positive whole number (``1e6`` allowed)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"--scale-sizes: {text!r} is not a number") from None
+    if not value >= 1 or value != int(value):
+        raise ValueError(f"--scale-sizes: {text!r} must be a positive whole number of documents")
+    return int(value)
 
 
 def build_parser(only=None, details=True):
@@ -495,11 +560,38 @@ def _main(argv):
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its options from TQDM_* variables
     try:
         return args.func(args)
-    except (StructRankError, ValueError, FileNotFoundError, IsADirectoryError) as exc:
+    except Exception as exc:  # noqa: BLE001 -- every error ends in one line (STRUCTRANK_DEBUG=1: the traceback)
         if os.environ.get("STRUCTRANK_DEBUG"):  # the whole traceback, for reporting a bug
             raise
-        print(f"structrank {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"structrank {args.command}: {error_line(exc)}", file=sys.stderr)
+        return 2 if _is_input_error(exc) else 1
+
+
+def _is_input_error(exc) -> bool:
+    """Whether ``exc`` is about the user's inputs or the system (exit 2) rather than a bug (exit 1)."""
+    sqlite3 = sys.modules.get("sqlite3")  # imported only by the commands that open a store
+    return (isinstance(exc, (StructRankError, ValueError, OSError, RecursionError, MemoryError))
+            or (sqlite3 is not None and isinstance(exc, sqlite3.Error)))
+
+
+def error_line(exc) -> str:
+    """One line for ``exc``, naming the file when the error carries one.
+
+    An OSError's own text is ``[Errno 2] No such file or directory: 'x'``; this gives ``x: No such
+    file or directory``. A message of several lines keeps its first (the rest is a traceback or
+    detail that STRUCTRANK_DEBUG=1 shows).
+    """
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 is not None else f"{exc.filename}"
+        text = f"{where or repr(where)}: {exc.strerror}"
+    elif isinstance(exc, RecursionError):
+        text = f"an input nested too deeply to read ({exc})"
+    else:
+        text = str(exc) or type(exc).__name__
+    text = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    kind = "error" if _is_input_error(exc) else f"internal error ({type(exc).__name__}; STRUCTRANK_DEBUG=1 shows " \
+                                                  "the traceback)"
+    return f"{kind}: {text}"
 
 
 if __name__ == "__main__":

@@ -47,9 +47,10 @@ from pathlib import Path
 
 import numpy as np
 
+from structrank import paths
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import new_figure, save_figure, write_report
-from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run_experiment, wall_time
+from structrank.experiments.runner import Measurement, RunSpec, claim_folder, letor_roots, run_experiment, wall_time
 
 EXPERIMENT = "croce2016"
 DATASET = "semeval2016"
@@ -415,10 +416,12 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     ``quick`` is not a smaller SemEval problem (the kernel columns are the whole cost and are
     needed by the full SVM): it runs two landmark counts, one seed and one MQ2008 fold.
     """
-    from structrank.qa.semeval import load_semeval
+    from structrank.qa.semeval import FOLDER, load_semeval
 
     out = Path(out)
     load_semeval("dev", data_dir=data_dir)  # a clear error now if the SemEval data is absent
+    # the kernel cache in OUT/data was computed from the SemEval files: refuse other data before using it
+    claim_folder(out, EXPERIMENT, [Path(data_dir or paths.data_dir(required=True)) / FOLDER])
     print(f"{EXPERIMENT}: pair objects and kernel columns (cached in {out / 'data'})", file=sys.stderr)
     tic = time.perf_counter()
     folder, computed = prepare(out, data_dir, n_jobs=n_jobs)
@@ -428,7 +431,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     except FileNotFoundError as exc:
         print(f"{exc}; the MQ2008 part is skipped", file=sys.stderr)
         roots = {}
-    rows = run_experiment(out, plan(roots, quick), _Runner(folder, roots), n_jobs, EXPERIMENT)
+    rows = run_experiment(out, plan(roots, quick), _Runner(folder, roots), n_jobs, EXPERIMENT, data=roots.values())
     if computed == len(_block_paths(folder, load_pairs(str(folder))[0]["n_train"])):  # all in this call
         from structrank.atomic import write_text_atomic
 

@@ -36,10 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
+from structrank import paths
 from structrank.data import RankingDataset
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
-from structrank.experiments.runner import Measurement, RunSpec, run_experiment
+from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment
 from structrank.metrics import evaluate
 
 EXPERIMENT = "haponchyk2018"
@@ -362,7 +363,9 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     be stopped and resumed with everything cheaper already recorded.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    root = Path(data_dir) if data_dir is not None else paths.data_dir(required=True)
+    # the features cached in OUT/features were computed from these files: refuse other data before using them
+    claim_folder(out, EXPERIMENT, [root / "wikiqa"] if quick else [root / "wikiqa", root / "trecqa"])
     feature_sets = ["sim"] if quick else list(TEXT_SETS)
     if not quick:
         if embeddings_available():

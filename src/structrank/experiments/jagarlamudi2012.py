@@ -43,7 +43,7 @@ import scipy.sparse as sp
 from structrank.data.nbest import NBestData
 from structrank.experiments.claims import Claim, claims_section, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import new_figure, save_figure, write_report
-from structrank.experiments.runner import Measurement, RunSpec, run_experiment, wall_time
+from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment, wall_time
 
 EXPERIMENT = "jagarlamudi2012"
 PAPER = "Jagarlamudi & Daumé III 2012"
@@ -396,11 +396,11 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     paths = {}
     for lang in ("fr",) if quick else LANGUAGES:
         try:
-            for split in SPLITS:
-                treebank_file(lang, split, data_dir)
+            files = [treebank_file(lang, split, data_dir) for split in SPLITS]
         except FileNotFoundError as exc:
             print(f"{LANGUAGE_NAMES[lang]}: {exc}; skipped", file=sys.stderr)
             continue
+        claim_folder(out, EXPERIMENT, files)  # OUT/data caches the tagged treebank: refuse other data first
         print(f"{EXPERIMENT}: tagging and featurising {LANGUAGE_NAMES[lang]}", file=sys.stderr)
         for base in (HMM,) if quick else TAGGERS:
             paths[lang, base] = str(prepare(out, lang, data_dir, n_jobs=n_jobs, base=base))

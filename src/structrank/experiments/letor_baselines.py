@@ -93,7 +93,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     if not specs:
         raise FileNotFoundError("no LETOR data set found (looked for MQ2008 and OHSUMED under the data folder)")
     out.mkdir(parents=True, exist_ok=True)
-    rows = run_experiment(out, specs, _Runner(roots), n_jobs, EXPERIMENT)
+    rows = run_experiment(out, specs, _Runner(roots), n_jobs, EXPERIMENT, data=roots.values())
     sections = []
     for dataset in roots:
         part = [r for r in rows if r["dataset"] == dataset and not r["metric"].startswith(NONEMPTY_PREFIX)]

@@ -21,6 +21,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -55,13 +56,14 @@ class Measurement:
 class RunFailedError(StructRankError):
     """A run raised; nothing of it was recorded (the runs finished before it were).
 
-    The original exception is the ``__cause__``; ``spec`` is the run that failed.
+    The original exception is the ``__cause__``; ``spec`` is the run that failed, ``detail`` the
+    worker's traceback. The message is one line: the run and its error's first line.
     """
 
-    def __init__(self, spec: RunKey, detail: str = ""):
-        self.spec = spec
-        message = f"run failed: {spec.label()}"
-        super().__init__(message + ("\n" + detail if detail else ""))
+    def __init__(self, spec: RunKey, detail: str = "", error: BaseException | None = None):
+        self.spec, self.detail = spec, detail
+        cause = "" if error is None else f": {type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}"
+        super().__init__(f"run failed: {spec.label()}{cause}")
 
 
 @dataclass
@@ -195,7 +197,7 @@ def run_all(
     try:
         for outcome in _outcomes(run_fn, todo, n_jobs, backend):
             if outcome.error is not None:
-                raise RunFailedError(outcome.spec, outcome.detail) from outcome.error
+                raise RunFailedError(outcome.spec, outcome.detail, outcome.error) from outcome.error
             store.record(outcome.spec, outcome.rows, outcome.seconds)
             bar.update(1)
     finally:
@@ -225,17 +227,52 @@ def letor_roots(names: Iterable[str], data_dir=None, only: str | None = None) ->
     return roots
 
 
-def run_experiment(out, specs, run_fn, n_jobs=1, desc=None) -> list[dict]:
+#: what ``reproduce`` writes into its folder and ``--fresh`` discards: the store and the files made
+#: from its runs, and the caches the experiments compute from the data (features, kernel columns)
+RESULT_FILES = ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
+                "results.csv", "wall_time.json", "prepare_time.json")
+CACHE_FOLDERS = ("data", "features")
+
+
+def discard_results(out) -> None:
+    """Remove the store, its tables and the experiments' data caches from ``out`` (``reproduce --fresh``)."""
+    import shutil
+
+    out = Path(out)
+    for name in RESULT_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            (out / name).unlink()
+    for name in CACHE_FOLDERS:
+        if (out / name).is_dir() and not (out / name).is_symlink():
+            shutil.rmtree(out / name)
+
+
+def claim_folder(out, experiment: str, data=()) -> None:
+    """Tie ``out/results.sqlite`` to ``experiment`` and the data files under ``data`` (files or
+    folders), refusing a store made by another experiment or from other data (StructRankError).
+
+    Experiments that cache what they compute from the data in ``out`` call it before using the cache.
+    """
+    from structrank.experiments.store import data_identity
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with ResultStore(out / "results.sqlite") as store:
+        store.claim(experiment, data_identity(data, known=store.recorded_data()))
+
+
+def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=()) -> list[dict]:
     """``run_all`` into ``out/results.sqlite``, then ``out/results.csv``; returns the rows.
 
-    When every run was done by this call, its wall time goes to ``out/wall_time.json``
-    ({"seconds", "runs", "jobs"}) for the report to quote.
+    ``data``: the files or folders the runs read; the store is claimed for them and the experiment
+    (:func:`claim_folder`). When every run was done by this call, its wall time goes to
+    ``out/wall_time.json`` ({"seconds", "runs", "jobs"}) for the report to quote.
     """
     from structrank.atomic import write_text_atomic
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     specs = _unique(specs)
+    claim_folder(out, ",".join(sorted({spec.experiment for spec in specs})) or desc or "runs", data)
     start = time.perf_counter()
     with ResultStore(out / "results.sqlite") as store:
         todo = len(set(specs) - store.completed_keys())
@@ -283,7 +320,7 @@ def reproduce_letor_experiment(out, experiment, datasets, plan, run, report_sect
 
     out = Path(out)
     roots = letor_roots(datasets, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), RootsRun(run, roots), n_jobs, experiment)
+    rows = run_experiment(out, plan(roots, quick), RootsRun(run, roots), n_jobs, experiment, data=roots.values())
     write_report(out / "report.md", report_sections(rows, out), title=title)
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows

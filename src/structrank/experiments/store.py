@@ -9,6 +9,11 @@ experiment can skip exactly the runs that finished.
 SQLite runs in WAL mode with a busy timeout, so several processes may open the same file and
 record runs into it (readers never block the writer).
 
+A store belongs to one experiment and one set of data files: :meth:`ResultStore.claim` records
+the experiment's name and each data file's path, size, time stamp and SHA-256 (``data_identity``),
+and refuses a store made by another experiment or from files whose content differs, so resuming
+never mixes runs on other data into the tables.
+
 Example
 -------
 >>> import tempfile, os
@@ -25,7 +30,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import functools
+import hashlib
 import json
 import math
 import os
@@ -60,6 +68,10 @@ CREATE TABLE IF NOT EXISTS runs (
     finished_at TEXT NOT NULL,
     UNIQUE (experiment, dataset, split, fold, seed, model, params)
 );
+CREATE TABLE IF NOT EXISTS meta (     -- the store's owner: experiment name, data identity (JSON)
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS measurements (
     run_id     INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
     metric     TEXT NOT NULL,
@@ -68,6 +80,61 @@ CREATE TABLE IF NOT EXISTS measurements (
     PRIMARY KEY (run_id, metric, convention)
 );
 """
+
+
+def file_identity(path, known: Mapping[str, Any] | None = None) -> dict:
+    """{"path", "size", "mtime_ns", "sha256"} of one file.
+
+    The hash is a full SHA-256 of the content (the benchmark data are tens of MB: a fraction of a
+    second), but ``known`` (an earlier identity of the same file) is trusted when path, size and
+    modification time all match, so resuming over large data does not read it all again.
+    """
+    path = Path(path)
+    info = path.stat()
+    identity = {"path": str(path.resolve()), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+    if known and all(known.get(k) == v for k, v in identity.items()) and known.get("sha256"):
+        return {**identity, "sha256": known["sha256"]}
+    with open(path, "rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    return {**identity, "sha256": digest}
+
+
+def data_files(sources: Iterable) -> dict[str, Path]:
+    """{name: file} of the data files in ``sources`` (files, or folders walked recursively).
+
+    A file is named by its folder's name and its path below it (``MQ2008/Fold1/train.txt.gz``), or
+    by its own name when given alone, so the same data in another place has the same names. Hidden
+    files and structrank's reading caches (``*.structrank-cache``) are not data.
+    """
+    files = {}
+    for source in sources:
+        source = Path(source)
+        if source.is_file():
+            files[source.name] = source
+            continue
+        for path in sorted(source.rglob("*")):
+            rel = path.relative_to(source)
+            if path.is_file() and not any(p.startswith(".") or p.endswith(".structrank-cache") for p in rel.parts):
+                files[f"{source.name}/{rel.as_posix()}"] = path
+    return files
+
+
+def data_identity(sources: Iterable, known: Mapping[str, Mapping] | None = None) -> dict[str, dict]:
+    """{name: file_identity} of every data file in ``sources`` (``known``: a store's earlier record)."""
+    known = known or {}
+    return {name: file_identity(path, known.get(name)) for name, path in data_files(sources).items()}
+
+
+def _named_errors(method):
+    """A store method whose SQLite errors (not a database, malformed, a folder) name the store's file."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise StructRankError(f"{self.path}: not a readable result store ({exc})") from exc
+
+    return wrapper
 
 
 def _jsonable(obj):
@@ -240,6 +307,7 @@ class ResultStore:
 
     # -- connection ---------------------------------------------------------------------------
 
+    @_named_errors
     def _connect(self) -> sqlite3.Connection:
         # A connection must not cross a fork, so each process opens its own.
         if self._conn is not None and self._pid == os.getpid():
@@ -293,8 +361,53 @@ class ResultStore:
     def __repr__(self):
         return f"ResultStore({str(self.path)!r})"
 
+    # -- ownership -----------------------------------------------------------------------------
+
+    @_named_errors
+    def recorded_data(self) -> dict[str, dict]:
+        """The data identity recorded by :meth:`claim` ({} for a new store)."""
+        row = self._connect().execute("SELECT value FROM meta WHERE name = 'data'").fetchone()
+        return {} if row is None else json.loads(row[0])
+
+    @_named_errors
+    def claim(self, experiment: str, data: Mapping[str, Mapping] | None = None) -> None:
+        """Tie the store to ``experiment`` and the files of ``data`` (:func:`data_identity`).
+
+        Raises StructRankError, recording nothing, when the store holds another experiment's runs
+        or a file of the same name whose content (SHA-256) differs. Files not seen before are
+        added, so a quick run followed by the full one (more data sets) resumes.
+        """
+        data = dict(data or {})
+        conn = self._connect()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            owner = conn.execute("SELECT value FROM meta WHERE name = 'experiment'").fetchone()
+            # a store written before ownership was recorded: its runs say whose it is
+            owners = {owner[0]} if owner else {r[0] for r in conn.execute("SELECT DISTINCT experiment FROM runs")}
+            others = sorted(owners - {experiment})
+            if others:
+                raise StructRankError(f"{self.path}: holds the runs of experiment {', '.join(others)}, not "
+                                      f"{experiment}; give another --out, or --fresh to discard them")
+            row = conn.execute("SELECT value FROM meta WHERE name = 'data'").fetchone()
+            recorded = json.loads(row[0]) if row else {}
+            for name in sorted(set(recorded) & set(data)):
+                old, new = recorded[name], data[name]
+                if old["sha256"] != new["sha256"]:
+                    raise StructRankError(
+                        f"{self.path}: its runs were made from other data: {name} was {old['path']} "
+                        f"(sha256 {old['sha256'][:12]}), now {new['path']} (sha256 {new['sha256'][:12]}); "
+                        "give another --out, or --fresh to discard them")
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('experiment', ?)", (experiment,))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('data', ?)",
+                         (json.dumps({**recorded, **data}, sort_keys=True),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
     # -- writing -------------------------------------------------------------------------------
 
+    @_named_errors
     def record(self, key, rows: Iterable, seconds: float) -> bool:
         """Record one finished run: all its measured values, its seconds and the time, at once.
 
@@ -352,6 +465,7 @@ class ResultStore:
 
     # -- reading -------------------------------------------------------------------------------
 
+    @_named_errors
     def has(self, key) -> bool:
         """Whether the run ``key`` is recorded."""
         key = _as_key(key)
@@ -360,16 +474,19 @@ class ResultStore:
             " AND model=? AND params=?", key.as_tuple()).fetchone()
         return row is not None
 
+    @_named_errors
     def completed_keys(self) -> set[RunKey]:
         """The keys of every recorded run."""
         cursor = self._connect().execute(
             "SELECT experiment, dataset, split, fold, seed, model, params FROM runs")
         return {RunKey(*row) for row in cursor}
 
+    @_named_errors
     def __len__(self) -> int:
         """The number of recorded runs."""
         return self._connect().execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
+    @_named_errors
     def rows(self, keys: Iterable | None = None) -> list[dict]:
         """Every measured value in long form, one dict per value with the :data:`COLUMNS`.
 

@@ -188,7 +188,7 @@ def plan(roots, quick=False):
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run the sweeps (``quick``: MQ2008 Fold1, one seed, two settings) and write the report into ``out``."""
     roots = letor_roots(DATASETS, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), _Runner(roots), n_jobs, EXPERIMENT)
+    rows = run_experiment(out, plan(roots, quick), _Runner(roots), n_jobs, EXPERIMENT, data=roots.values())
     write_report(Path(out) / "report.md", report_sections(rows, out),
                  title="Volkovs, Larochelle & Zemel (2011), reproduced")
     print(f"wrote {Path(out) / 'results.csv'} and {Path(out) / 'report.md'}", file=sys.stderr)

@@ -64,6 +64,8 @@ class BaseRanker(BaseEstimator):
         qid = np.asarray(qid)
         if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
             raise DataValidationError(f"qid must have one entry per row ({X.shape[0]}), got shape {qid.shape}")
+        if qid.dtype == object and 0 < sum(isinstance(q, str) for q in qid) < len(qid):  # 1 and "a" do not sort
+            raise DataValidationError("qid mixes strings and numbers: give every query id the same type")
         order = contiguous_order(qid)
         if order is not None:  # learners walk queries as contiguous blocks
             X, y, qid = X[order], y[order], qid[order]

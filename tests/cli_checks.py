@@ -1,0 +1,25 @@
+"""Helpers of the tests that a command's failure is one line and leaves its inputs alone."""
+
+from structrank.cli import main
+from structrank.data import make_ranking_dataset, write_letor
+
+
+def trained_letor(folder, seed):
+    """(a small LETOR training file, a RankSVM model file trained on it) in ``folder``."""
+    data = folder / "train.txt"
+    write_letor(data, make_ranking_dataset(n_queries=6, n_features=4, random_state=seed))
+    model = folder / "model.npz"
+    assert main(["train", "ranksvm", "--train", str(data), "--out", str(model), "--quiet"]) == 0
+    return data, model
+
+
+def one_line(capsys, argv, *names, code=2):
+    """Run ``structrank ARGV``; assert the exit code and a single stderr line naming ``names``."""
+    got = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert got == code, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    for name in names:
+        assert str(name) in lines[0], (name, lines[0])
+    return lines[0]
