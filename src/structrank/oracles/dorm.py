@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from structrank.oracles.sorting import order_desc
+
 
 @njit(cache=True, nogil=True)
 def two_level_head(s, good, a, d):
@@ -15,10 +17,9 @@ def two_level_head(s, good, a, d):
     so only the interleaving of the two levels is free, a DP over (place, goods placed) in
     O(width^2) instead of an O(n width^2) assignment. Ties keep the input order, goods first.
     """
-    goods = np.flatnonzero(good)
-    bads = np.flatnonzero(~good)
-    goods = goods[np.argsort(-s[goods], kind="mergesort")]
-    bads = bads[np.argsort(-s[bads], kind="mergesort")]
+    by_score = order_desc(s)
+    goods = by_score[good[by_score]]
+    bads = by_score[~good[by_score]]
     ng, nb, width = goods.shape[0], bads.shape[0], a.shape[0]
     value = np.full((width + 1, ng + 1), -np.inf)
     took_good = np.zeros((width + 1, ng + 1), dtype=np.bool_)
@@ -83,8 +84,8 @@ def two_level_query(s, good, level, k, discount, a, coef, order):
     placed = np.zeros(n, dtype=np.bool_)
     for j in range(width):
         placed[order[j]] = True
-    rest = np.flatnonzero(~placed)
-    order[width:] = rest[np.argsort(-s[rest], kind="mergesort")]
+    by_score = order_desc(s)
+    order[width:] = by_score[~placed[by_score]]
     found = 0.0
     for pos in range(n):
         coef[order[pos]] = a[pos]
@@ -98,8 +99,8 @@ def _by_score_within(s, head, n_good):
     """``head`` (good rows, then the others) with each part sorted by descending score, stably."""
     out = head.copy()
     goods, others = head[:n_good], head[n_good:]
-    out[:n_good] = goods[np.argsort(-s[goods], kind="mergesort")]
-    out[n_good:] = others[np.argsort(-s[others], kind="mergesort")]
+    out[:n_good] = goods[order_desc(s[goods])]
+    out[n_good:] = others[order_desc(s[others])]
     return out
 
 

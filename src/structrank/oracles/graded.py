@@ -35,6 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from structrank.oracles.sorting import order_desc
+
 NEG_INF = -np.inf
 
 
@@ -191,7 +193,7 @@ def graded_ndcg_kernel(s, labels, k, discount, coef, order):
     n = s.shape[0]
     grade, levels = _grades(labels)
     n_grades = levels.shape[0]
-    by_score = np.argsort(-s, kind="mergesort")
+    by_score = order_desc(s)
     count, pairs = _grade_counts(grade, n_grades)
     gain = np.exp2(levels.astype(np.float64)) - 1.0
     cut = n if k <= 0 else min(k, n)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from structrank.oracles.sorting import order_desc
+
 from structrank.structures import po_coef_from_order
 
 NEG_INF = -np.inf
@@ -30,7 +32,7 @@ NEG_INF = -np.inf
 @njit(cache=True, nogil=True)
 def _split_sorted(s, z):
     """Indices of good and bad documents, each in decreasing score order (stable)."""
-    order = np.argsort(-s, kind="mergesort")
+    order = order_desc(s)
     n_good = 0
     for i in range(s.shape[0]):
         n_good += z[i]
@@ -91,7 +93,7 @@ def auc_kernel(s, z, k, discount, coef, order):
     if n_good == 0 or n_bad == 0:
         return _ideal(s, z, coef, order)
     shifted = s - 0.5 * z
-    order[:] = np.argsort(-shifted, kind="mergesort")
+    order[:] = order_desc(shifted)
     po_coef_from_order(order, z, coef)
     swapped = 0  # bad-above-good pairs
     bad_above = 0
