@@ -390,7 +390,7 @@ def format_scale(figures) -> list:
 
 
 def figure(figures, path):
-    from structrank.experiments.report import new_figure, save_figure
+    from structrank.figures import new_figure, save_figure
 
     rows = figures["rows"]
     fig = new_figure(figsize=(6, 4))

@@ -18,16 +18,10 @@ Example
 >>> store.close()
 """
 
-from structrank.experiments.report import (
-    markdown_table,
-    new_figure,
-    pivot,
-    save_figure,
-    write_report,
-    write_results_markdown,
-)
+from structrank.experiments.report import markdown_table, pivot, write_report, write_results_markdown
 from structrank.experiments.runner import Measurement, RunFailedError, RunSpec, run_all
 from structrank.experiments.store import COLUMNS, ResultStore, RunKey, canonical_params
+from structrank.figures import new_figure, save_figure
 
 __all__ = [
     "COLUMNS",

@@ -33,7 +33,8 @@ import numpy as np
 from structrank.data import letor_folds, read_letor
 from structrank.data.prepare import prepare_like_chakrabarti
 from structrank.experiments.claims import hypothesis
-from structrank.experiments.report import markdown_table, new_figure, save_figure
+from structrank.experiments.report import markdown_table
+from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, reproduce_letor_experiment
 from structrank.metrics import evaluate
 

@@ -49,7 +49,8 @@ import numpy as np
 
 from structrank import paths
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
-from structrank.experiments.report import new_figure, save_figure, write_report
+from structrank.experiments.report import write_report
+from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, claim_folder, letor_roots, run_experiment, wall_time
 
 EXPERIMENT = "croce2016"

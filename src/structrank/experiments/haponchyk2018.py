@@ -39,7 +39,8 @@ import numpy as np
 from structrank import paths
 from structrank.data import RankingDataset
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
-from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
+from structrank.experiments.report import markdown_table, write_report
+from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment
 from structrank.metrics import evaluate
 

@@ -42,7 +42,8 @@ import scipy.sparse as sp
 
 from structrank.data.nbest import NBestData
 from structrank.experiments.claims import Claim, claims_section, hypothesis, not_run, ordered, verdict_of
-from structrank.experiments.report import new_figure, save_figure, write_report
+from structrank.experiments.report import write_report
+from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment, wall_time
 
 EXPERIMENT = "jagarlamudi2012"

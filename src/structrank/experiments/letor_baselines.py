@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from structrank.data import letor_folds, letor_root, read_letor
-from structrank.experiments.report import markdown_table, new_figure, save_figure, write_report
+from structrank.experiments.report import markdown_table, write_report
+from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, run_experiment
 from structrank.metrics import evaluate
 

@@ -16,7 +16,6 @@ Example
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections import defaultdict
@@ -206,43 +205,6 @@ def write_report(path, sections, title: str | None = None) -> Path:
     return path
 
 
-def new_figure(**kwargs):
-    """A matplotlib Figure drawn by the Agg backend, independent of pyplot and any display.
-
-    >>> fig = new_figure(figsize=(3, 2))
-    >>> ax = fig.add_subplot()
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(**kwargs)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def save_figure(fig, path, dpi: int = 150) -> Path:
-    """Save ``fig`` as a PNG at ``path``, atomically, rendered by Agg.
-
-    Works headless whatever pyplot backend is configured, since the image is rendered into
-    memory first and written in one step.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> fig = new_figure(figsize=(2, 2)); _ = fig.add_subplot().plot([0, 1], [1, 0])
-    >>> path = save_figure(fig, os.path.join(tempfile.mkdtemp(), "fig.png"))
-    >>> open(path, "rb").read(4)
-    b'\\x89PNG'
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    if not isinstance(fig.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(fig)  # a pyplot figure of an interactive backend: render with Agg
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    path = Path(path)
-    write_bytes_atomic(path, buffer.getvalue())
-    return path
 
 
 QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"

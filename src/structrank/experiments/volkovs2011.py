@@ -38,7 +38,8 @@ import numpy as np
 
 from structrank.data import letor_folds, read_letor
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, verdict_of
-from structrank.experiments.report import new_figure, save_figure, write_report
+from structrank.experiments.report import write_report
+from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run_experiment, wall_time
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.metrics import evaluate

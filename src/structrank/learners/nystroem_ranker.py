@@ -72,7 +72,7 @@ class NystroemRanker(BaseRanker):
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Sample landmarks from X's rows, embed, and fit the inner ranker on the embedding
         (``eval_set``, embedded alike, goes to a ranker that picks its epoch on it)."""
-        from structrank.data import RankingDataset
+        from structrank.data.dataset import RankingDataset
         from structrank.kernels import NystroemFeatures, RBFKernel
 
         inner = self._inner()

@@ -121,7 +121,7 @@ class Comparison:
 
     def plot(self, path):
         """A PNG of each system's per-query differences from the baseline, sorted, one panel per measure."""
-        from structrank.experiments.report import new_figure, save_figure
+        from structrank.figures import new_figure, save_figure
 
         fig = new_figure(figsize=(5 * len(self.metrics), 3.5))
         for i, metric in enumerate(self.metrics):

@@ -1,0 +1,135 @@
+"""structrank's internal import graph, read from the sources (no import is run).
+
+    python tools/import_graph.py            # each package's imports of other packages, and any circle
+    python tools/import_graph.py --modules  # every module's internal imports ("*" marks one inside a function)
+
+Layers are the first level under ``structrank`` (``data``, ``metrics``, ``oracles``, ``learners``,
+...; a top-level module is its own layer). ``tests/test_layers.py`` checks the rules on this graph.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def module_name(path: Path, src: Path = SRC) -> str:
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(node, current: str, is_package: bool) -> list[str]:
+    """The structrank modules an import statement names (relative imports resolved)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "structrank"]
+    base = node.module or ""
+    if node.level:
+        package = current.split(".") if is_package else current.split(".")[:-1]
+        package = package[: len(package) - (node.level - 1)]
+        base = ".".join(package + ([base] if base else []))
+    if base.split(".")[0] != "structrank":
+        return []
+    return [base]
+
+
+def imports(src: Path = SRC) -> dict:
+    """{module: {imported module: True if only inside a function (deferred)}}."""
+    graph = {}
+    for path in sorted(src.joinpath("structrank").rglob("*.py")):
+        name = module_name(path, src)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        found: dict = {}
+        top = {id(n) for n in tree.body}
+        guarded = {id(n) for stmt in tree.body if isinstance(stmt, ast.If) for n in ast.walk(stmt)}  # TYPE_CHECKING
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for target in _resolve(node, name, path.name == "__init__.py"):
+                    deferred = id(node) not in top and id(node) not in guarded
+                    found[target] = found.get(target, True) and deferred
+        graph[name] = found
+    return graph
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "structrank"
+
+
+def layer_graph(graph: dict) -> dict:
+    """{layer: {layer it imports: [(module, imported module, deferred)]}}, without a layer's own imports."""
+    out: dict = defaultdict(lambda: defaultdict(list))
+    for module, targets in graph.items():
+        for target, deferred in targets.items():
+            if layer(target) != layer(module) and target != "structrank":
+                out[layer(module)][layer(target)].append((module, target, deferred))
+    return out
+
+
+def cycles(edges: dict) -> list:
+    """Strongly connected components of more than one node (Tarjan), each sorted."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modules", action="store_true", help="list every module's internal imports")
+    args = parser.parse_args(argv)
+    graph = imports()
+    if args.modules:
+        for module, targets in graph.items():
+            listed = ", ".join(f"{t}{'*' if d else ''}" for t, d in sorted(targets.items()))
+            print(f"{module}: {listed}")
+        return 0
+    layers = layer_graph(graph)
+    total = sum(len(t) for t in graph.values())
+    deferred = sum(d for t in graph.values() for d in t.values())
+    print(f"{len(graph)} modules, {total} internal imports, {deferred} of them only inside functions")
+    for source in sorted(layers):
+        line = ", ".join(f"{t} ({len(v)}{', all deferred' if all(d for *_, d in v) else ''})"
+                         for t, v in sorted(layers[source].items()))
+        print(f"{source} -> {line}")
+    module_edges = {m: [t for t, d in ts.items() if not d and t in graph] for m, ts in graph.items()}
+    circles = cycles(module_edges)
+    print(f"circles among module-level imports: {len(circles)}")
+    for c in circles:
+        print("  " + " <-> ".join(c))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
