@@ -6,6 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from structrank.data import make_ranking_dataset
 from structrank.learners import StructuredBoostingRanker
@@ -88,3 +90,35 @@ def test_trees_fit_on_the_latent_target_and_refuse_it_elsewhere():
 
 def test_gbrt_ndcg_trains_on_the_latent_target():
     assert get_model("gbrt-ndcg").make().target == "latent"
+
+
+def _reference_latent_graded_po_star(scores, grades, offsets, k):
+    """The target as first written, per query with numpy: lexsort for the head, argsort for the rest."""
+    from structrank.oracles.graded import _grades, graded_po_coef_from_order
+
+    out = np.zeros(scores.shape[0])
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        by_grade = np.lexsort((-scores[a:b], -grades[a:b]))
+        head = by_grade[:k]
+        rest = np.ones(b - a, dtype=bool)
+        rest[head] = False
+        by_score = np.argsort(-scores[a:b], kind="stable")
+        order = np.concatenate([head, by_score[rest[by_score]]])
+        grade, levels = _grades(np.ascontiguousarray(grades[a:b]))
+        graded_po_coef_from_order(order, grade, levels.shape[0], out[a:b])
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(sizes=st.lists(st.integers(1, 15), min_size=1, max_size=5), k=st.integers(1, 12),
+       levels=st.integers(1, 4), ties=st.booleans(), seed=st.integers(0, 2**16))
+def test_the_numba_target_is_the_numpy_one(sizes, k, levels, ties, seed):
+    from structrank.oracles.latent import latent_graded_po_star
+
+    rng = np.random.default_rng(seed)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    scores = rng.integers(0, 3, offsets[-1]).astype(float) if ties else rng.normal(size=offsets[-1])
+    grades = np.exp2(rng.integers(0, levels + 1, offsets[-1]).astype(float)) - 1.0
+    np.testing.assert_array_equal(latent_graded_po_star(scores, grades, offsets, k),
+                                  _reference_latent_graded_po_star(scores, grades, offsets, k))

@@ -34,7 +34,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
+from structrank.oracles.graded import _grades, graded_po_coef_from_order
+from structrank.oracles.sorting import order_desc
 from structrank.structures import po_coef_from_order
 
 # loss name -> how many good documents a loss-zero ranking must put on top (None: the cut-off k)
@@ -104,24 +107,39 @@ def latent_graded_po_star(scores, grades, offsets, k) -> np.ndarray:
     one under the scores puts there the documents of the ideal head (within the boundary grade, the
     best-scoring ones), each grade by score, then every other document by score, so that the pairs
     below the head take the scores' order and cancel against the max-violating ranking's (with
-    binary grades this is ``latent_po_star``'s ranking).
+    binary grades this is ``latent_po_star``'s ranking). One numba pass over the queries: boosted
+    trees impute it every round.
     """
-    from structrank.oracles.graded import _grades, graded_po_coef_from_order
-
-    scores = np.asarray(scores, dtype=np.float64)
-    grades = np.asarray(grades, dtype=np.float64)
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    grades = np.ascontiguousarray(grades, dtype=np.float64)
     out = np.zeros(scores.shape[0])
+    _latent_graded_batch(scores, grades, np.asarray(offsets, dtype=np.int64), int(k), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _latent_graded_batch(scores, grades, offsets, k, out):
     for q in range(offsets.shape[0] - 1):
         a, b = offsets[q], offsets[q + 1]
-        by_grade = np.lexsort((-scores[a:b], -grades[a:b]))  # the ideal order, each grade by score
-        head = by_grade[:k]
-        rest = np.ones(b - a, dtype=bool)
-        rest[head] = False
-        by_score = np.argsort(-scores[a:b], kind="stable")
-        order = np.concatenate([head, by_score[rest[by_score]]])
-        grade, levels = _grades(np.ascontiguousarray(grades[a:b]))
+        grade, levels = _grades(grades[a:b])
+        by_score = order_desc(scores[a:b])
+        n = b - a
+        order = np.empty(n, np.int64)
+        in_head = np.zeros(n, np.bool_)
+        placed = 0
+        for level in range(levels.shape[0] - 1, -1, -1):  # the ideal order: grades down, each by score
+            for i in by_score:
+                if placed == min(k, n):
+                    break
+                if grade[i] == level:
+                    order[placed] = i
+                    in_head[i] = True
+                    placed += 1
+        for i in by_score:
+            if not in_head[i]:
+                order[placed] = i
+                placed += 1
         graded_po_coef_from_order(order, grade, levels.shape[0], out[a:b])
-    return out
 
 
 def latent_dorm_star(scores, z, offsets, top, decay) -> np.ndarray:
