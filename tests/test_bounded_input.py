@@ -162,3 +162,12 @@ def test_the_feature_index_limit_is_overridable_up_to_int32(tmp_path, monkeypatc
     monkeypatch.setenv("STRUCTRANK_MAX_FEATURE_INDEX", "lots")
     with pytest.raises(ValueError, match=r"STRUCTRANK_MAX_FEATURE_INDEX must be an integer"):
         read_letor(path)
+
+
+def test_the_scale_bench_times_reading_with_peak_memory(tmp_path):
+    from structrank.bench_scale import SCALE_TASKS, _task, write_synthetic_letor
+
+    assert "read" in SCALE_TASKS
+    path = write_synthetic_letor(tmp_path / "s.txt", 500)
+    seconds, peak_mb, extra = _task("read", str(path))
+    assert extra == {"rows": 500} and seconds > 0 and peak_mb > 0
