@@ -124,7 +124,7 @@ def test_files_and_dataframes_read_like_dicts(tmp_path):
 
 def test_bad_lines_name_the_file_line_and_field(tmp_path):
     (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b x\n")
-    with pytest.raises(DataFormatError, match=r"q.txt.*line 2.*rel must be an integer"):
+    with pytest.raises(DataFormatError, match=r"q.txt, line 2, rel: .x. is not an integer"):
         read_qrels(tmp_path / "q.txt")
     (tmp_path / "r.txt").write_text("1 Q0 a 1 0.5 x\n1 Q0 b 2\n")
     with pytest.raises(DataFormatError, match=r"r.txt.*line 2.*6 fields"):

@@ -8,6 +8,8 @@ touched):
 
 - ``load``: the streaming conversion of the text file to the memory-mapped cache
   (structrank.data.cache; 200,000 lines per chunk);
+- ``read``: ``read_letor``, the whole file into memory (after a warm-up read of one row that
+  loads the parser's numba kernels);
 - ``evaluate``: scores of a random linear model over the cache, then NDCG@10 and MAP;
 - ``svm-map``, ``svm-ndcg``: ``StructSVMRanker`` on the cache, shard by shard (50,000 rows per
   shard, in this process), ``SCALE_ITERATIONS`` cutting-plane iterations (tol = 0, so every
@@ -50,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 SCALE_SIZES = (10**4, 10**5, 10**6, 10**7)
-SCALE_TASKS = ("load", "evaluate", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
+SCALE_TASKS = ("load", "read", "evaluate", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
 N_FEATURES = 20
 DOCS_PER_QUERY = 100
 SCALE_ITERATIONS = 10
@@ -139,6 +141,8 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         start = time.perf_counter()
         build_letor_cache(path)
         return time.perf_counter() - start, _peak_mb(), {}
+    if name == "read":
+        return _timed_read(path)
     cache = open_letor_cache(path)
     if name == "evaluate":
         from structrank.metrics import evaluate
@@ -159,6 +163,21 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         seconds = _timed_fit(model, cache)
     extra = {"iterations": model.n_iter_, "oracle_seconds": model.oracle_seconds_} if name.startswith("svm") else {}
     return seconds, _peak_mb(), extra
+
+
+def _timed_read(path):
+    """(seconds, peak MB, rows) of ``read_letor(path)``, after one warm-up read of a one-row file."""
+    import tempfile
+
+    from structrank.data import read_letor
+
+    with tempfile.TemporaryDirectory() as folder:
+        warm = Path(folder) / "warm.txt"
+        warm.write_text("1 qid:1 1:0.5\n")
+        read_letor(warm)
+    start = time.perf_counter()
+    dataset = read_letor(path)
+    return time.perf_counter() - start, _peak_mb(), {"rows": dataset.n_rows}
 
 
 def _paired_task(name, path, order, epochs=None):

@@ -28,13 +28,11 @@ import contextlib
 import gzip
 import hashlib
 import io
-import itertools
 import json
 import os
 import shutil
 import tempfile
 import time
-import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -44,6 +42,7 @@ import scipy.sparse as sp
 
 from structrank.atomic import write_text_atomic
 from structrank.data.dataset import RankingDataset
+from structrank.data.files import bounded_blocks, open_regular
 from structrank.data.letor import check_not_utf16, parse_rows
 from structrank.errors import DataFormatError
 
@@ -58,7 +57,6 @@ ARRAY_DTYPES = {
     "offsets": np.dtype("<i8"),
     "query_ids": np.dtype("<i8"),
 }
-_GZIP_ERRORS = (EOFError, OSError, zlib.error)
 _LABEL_MAX = np.iinfo(np.int32).max
 
 
@@ -228,10 +226,8 @@ class LetorCache:
 # -- where the cache lives -----------------------------------------------------------------------
 def _existing_file(path) -> Path:
     path = Path(path)
-    if not path.exists():
-        raise DataFormatError(path, None, "file not found")
-    if path.is_dir():
-        raise DataFormatError(path, None, "is a folder, not a file")
+    with open_regular(path):  # refuses a missing file, a folder, a FIFO or a device
+        pass
     return path.resolve()
 
 
@@ -354,31 +350,42 @@ def _read_chunks(source: Path, chunk_rows: int):
     """``(lines before the chunk, the chunk's bytes)`` for successive blocks of ``chunk_rows`` lines.
 
     Gzip is recognised by its magic number and a UTF-8 byte order mark dropped, as ``read_bytes`` does;
-    UTF-16 text is refused as ``read_letor`` refuses it.
+    UTF-16 text is refused as ``read_letor`` refuses it. The limits of ``read_bytes`` hold here
+    too (``files.bounded_blocks``: a regular file, a line at most ``STRUCTRANK_MAX_LINE_BYTES``
+    plain or gzip, a gzip within its ratio), so a chunk's memory is bounded by ``chunk_rows``
+    lines of bounded length. The file is read in blocks, not lines, so blank lines cost no
+    Python call each.
     """
-    with open(source, "rb") as fh:
-        compressed = fh.read(2) == b"\x1f\x8b"
-    opener = gzip.open if compressed else open
-    lines_before = 0
-    with opener(source, "rb") as fh:
-        while True:
-            try:
-                lines = list(itertools.islice(fh, chunk_rows))
-            except _GZIP_ERRORS as exc:
-                if not compressed:
-                    raise
-                raise DataFormatError(source, None, f"corrupt or truncated gzip data ({exc})") from None
-            if not lines:
-                return
-            if lines_before == 0:
-                check_not_utf16(source, lines[0])
-                if lines[0].startswith(codecs.BOM_UTF8):
-                    lines[0] = lines[0][len(codecs.BOM_UTF8):]
-            before_chunk, lines_before = lines_before, lines_before + len(lines)
-            raw = b"".join(lines)
-            del lines  # keep one copy of the chunk, not two
-            yield before_chunk, raw
+    with open_regular(source) as raw_fh:
+        compressed = raw_fh.read(2) == b"\x1f\x8b"
+        raw_fh.seek(0)
+        fh = gzip.GzipFile(fileobj=raw_fh) if compressed else raw_fh
+        # small blocks: a chunk of a few thousand short lines must not be outweighed by one block
+        blocks = bounded_blocks(source, fh, os.fstat(raw_fh.fileno()).st_size, compressed, block_size=1 << 16)
+        for number, raw in enumerate(_chunks_of_lines(blocks, chunk_rows)):
+            if number == 0:
+                check_not_utf16(source, raw)
+                if raw.startswith(codecs.BOM_UTF8):
+                    raw = raw[len(codecs.BOM_UTF8):]
+            yield number * chunk_rows, raw
             del raw
+
+
+def _chunks_of_lines(blocks, n: int):
+    """Byte strings of ``n`` lines each (the last one fewer), cut from consecutive ``blocks``."""
+    held, count = [], 0  # the pieces of the chunk being gathered, and their complete lines
+    for block in blocks:
+        ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10) + 1
+        start = 0
+        for cut in ends[n - count - 1::n].tolist():
+            held.append(block[start:cut])
+            yield b"".join(held)
+            held, start = [], cut
+        count = (count + ends.size) % n
+        if start < len(block):
+            held.append(block[start:])
+    if held:
+        yield b"".join(held)
 
 
 def _parse_chunk(source: Path, raw: bytes, lines_before: int, n_features):

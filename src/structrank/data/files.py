@@ -1,5 +1,7 @@
 """Reading a file's bytes: standard input for "-", gzip by its magic number, no UTF-8 BOM, no UTF-16.
 
+Bounded (docs/GRAMMAR.md, "Limits"): only regular files are read (a FIFO or /dev/zero would block
+or never end), and a gzip may not expand past a ratio of its size or hold a line past a length.
 Light on purpose (no NumPy, no scikit-learn): the TREC readers of ``structrank.metrics`` use it.
 """
 
@@ -7,6 +9,9 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import io
+import os
+import stat
 import sys
 import zlib
 from pathlib import Path
@@ -14,6 +19,52 @@ from pathlib import Path
 from structrank.errors import DataFormatError
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+GZIP_ERRORS = (EOFError, OSError, zlib.error)
+
+#: Decompression limits (docs/GRAMMAR.md): LETOR text compresses about 5-fold, a gzip bomb of
+#: newlines or zeros about 1000-fold; below the floor any ratio is allowed (small repetitive files).
+GZIP_RATIO_ENV, GZIP_MAX_RATIO, GZIP_FLOOR = "STRUCTRANK_GZIP_MAX_RATIO", 200, 64 << 20
+LINE_BYTES_ENV, MAX_LINE_BYTES = "STRUCTRANK_MAX_LINE_BYTES", 64 << 20
+_BLOCK = 1 << 20
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _limit(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    if not text.strip().isascii() or not text.strip().isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {text!r}")
+    return int(text)
+
+
+def gzip_limits(compressed_size: int) -> tuple[int, int]:
+    """(the most bytes a gzip of ``compressed_size`` bytes may expand to, the longest line)."""
+    total = max(_limit(GZIP_RATIO_ENV, GZIP_MAX_RATIO) * compressed_size, GZIP_FLOOR)
+    return total, _limit(LINE_BYTES_ENV, MAX_LINE_BYTES)
+
+
+def open_regular(path: Path):
+    """``path`` opened for binary reading, or DataFormatError when it is missing, a folder or not a
+    regular file. It is opened without blocking (a FIFO with no writer would block ``open``) and
+    checked on the open descriptor, so it cannot be swapped between the check and the read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise DataFormatError(path, None, "file not found") from None
+    except IsADirectoryError:
+        raise DataFormatError(path, None, "is a folder, not a file") from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISDIR(mode):
+        os.close(fd)
+        raise DataFormatError(path, None, "is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+        raise DataFormatError(path, None, f"is {kind}, not a regular file: save the data to a file first")
+    return os.fdopen(fd, "rb")
 
 
 def read_bytes(path) -> bytes:
@@ -23,20 +74,64 @@ def read_bytes(path) -> bytes:
         path = Path("<stdin>")
     else:
         path = Path(path)
-    try:
-        raw = raw if str(path) == "<stdin>" else path.read_bytes()
-    except FileNotFoundError:
-        raise DataFormatError(path, None, "file not found") from None
-    except IsADirectoryError:
-        raise DataFormatError(path, None, "is a folder, not a file") from None
+        with open_regular(path) as fh:
+            raw = fh.read()
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise DataFormatError(path, None, f"corrupt or truncated gzip data ({exc})") from None
+        raw = _gunzip(path, raw)
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
     return raw
+
+
+def _gunzip(path, raw: bytes) -> bytes:
+    """``raw`` decompressed in blocks, refused as soon as it passes ``gzip_limits``."""
+    return b"".join(bounded_blocks(path, gzip.GzipFile(fileobj=io.BytesIO(raw)), len(raw), compressed=True))
+
+
+def bounded_blocks(path, fh, size: int, compressed: bool, block_size: int = _BLOCK):
+    """The bytes of ``fh`` in blocks of ``block_size``, refused (DataFormatError) when a line passes
+    its limit or, when ``compressed``, the total passes ``gzip_limits(size)`` (``size``: the
+    compressed bytes)."""
+    most, longest = gzip_limits(size)
+    lines = LineLimit(path, longest)
+    total = 0
+    while True:
+        try:
+            block = fh.read(min(block_size, longest))
+        except GZIP_ERRORS as exc:
+            if not compressed:
+                raise
+            raise DataFormatError(path, None, f"corrupt or truncated gzip data ({exc})") from None
+        if not block:
+            return
+        total += len(block)
+        if compressed and total > most:
+            raise too_large(path, most, size)
+        lines.check(block)
+        yield block
+
+
+def too_large(path, most: int, compressed: int) -> DataFormatError:
+    return DataFormatError(path, None, f"gzip data expands past {most:,} bytes from {compressed:,} (a gzip bomb? "
+                           f"{GZIP_RATIO_ENV} raises the ratio, default {GZIP_MAX_RATIO})")
+
+
+class LineLimit:
+    """Checks, block by block, that no line of a stream is longer than ``longest`` bytes (a block
+    is at most ``longest`` bytes, so only the line running across blocks needs counting)."""
+
+    def __init__(self, path, longest: int):
+        self.path, self.longest, self.run, self.lines = path, longest, 0, 0
+
+    def check(self, block: bytes) -> None:
+        first = block.find(b"\n")
+        self.run += len(block) if first < 0 else first
+        if self.run > self.longest:
+            raise DataFormatError(self.path, self.lines + 1, f"a line longer than {self.longest:,} bytes "
+                                  f"({LINE_BYTES_ENV} raises the limit)")
+        if first >= 0:
+            self.lines += block.count(b"\n")
+            self.run = len(block) - block.rfind(b"\n") - 1
 
 
 def check_not_utf16(path, head: bytes) -> None:

@@ -11,22 +11,28 @@ fractional labels, lines without a qid among lines with one).
 from __future__ import annotations
 
 import gzip
-import math
+import os
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from structrank.atomic import atomic_open
+from structrank.data import grammar
 from structrank.data.dataset import RankingDataset
 from structrank.data.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
 from structrank.errors import DataFormatError
 
-#: Largest 1-based feature index accepted. Indices are held as int32 (by the parser and the
-#: cache), so a larger one cannot be held anyway; in a LETOR file it is a
-#: corrupt line or a hashed id, never a column, and a learner would try to allocate a weight per
-#: index (10**12 indices: 8 TB). It is refused with the line and the index rather than attempted.
-MAX_FEATURE_INDEX = 2**31 - 1
+#: Largest feature index accepted by default. A dataset is as wide as its largest index and a
+#: learner keeps a weight (or a dense column) per index, so the limit is what bounds a model
+#: and the memory of training: 2**20 float64 weights are 8 MiB, where one stray index of 10**8
+#: in a 68-byte file made a 762 MB model. LETOR sets use at most a few hundred; a larger index
+#: is a corrupt line or a hashed id, refused with its line. ``max_feature_index=`` or the
+#: environment variable below raise it, up to ``INDEX_CEILING``.
+MAX_FEATURE_INDEX = 2**20
+MAX_FEATURE_INDEX_ENV = "STRUCTRANK_MAX_FEATURE_INDEX"
+#: The most any setting allows: indices are held as int32 by the parser and the cache.
+INDEX_CEILING = 2**31 - 1
 
 #: Largest relevance label accepted: labels are stored as int32 (the cache) or int64, and a
 #: larger value (1e20) would wrap around silently when cast, so it is refused instead.
@@ -44,26 +50,32 @@ def _decode_comment(comment: bytes) -> str:
         return comment.decode("latin-1")
 
 
-def _parse_number(path, number, token, field, kind=float):
-    try:
-        value = kind(token)
-    except ValueError:
-        what = "an integer" if kind is int else "a number"
-        raise DataFormatError(path, number, f"{token.decode(errors='replace')!r} is not {what}", field) from None
-    return value
+def feature_index_limit(value=None) -> int:
+    """The largest feature index to accept: ``value``, else ``$STRUCTRANK_MAX_FEATURE_INDEX``,
+    else ``MAX_FEATURE_INDEX``; ValueError naming the setting when it is not in 1..INDEX_CEILING."""
+    name, text = "max_feature_index", value
+    if value is None:
+        name, text = MAX_FEATURE_INDEX_ENV, os.environ.get(MAX_FEATURE_INDEX_ENV)
+        if text is None:
+            return MAX_FEATURE_INDEX
+    text = str(text).strip()
+    if grammar.INTEGER.fullmatch(text.encode()) is None or not 1 <= int(text) <= INDEX_CEILING:
+        raise ValueError(f"{name} must be an integer from 1 to {INDEX_CEILING}, got {text!r}")
+    return int(text)
 
 
-def line_problem(path, number, line: bytes, n_features=None, zero_based=False):
+def line_problem(path, number, line: bytes, n_features=None, zero_based=False, max_index=MAX_FEATURE_INDEX):
     """Raise the DataFormatError that names the field of a bad line (the reference of the grammar).
 
-    Besides malformed tokens this finds a qid outside 64 bits, a feature index above
-    ``MAX_FEATURE_INDEX`` or above ``n_features``, and indices that do not increase. Returns
-    when the line is well formed.
+    Besides a bare CR and malformed tokens (``grammar.NUMBER``, ``grammar.INTEGER``) this finds a qid outside
+    64 bits, a feature index above ``max_index`` or above ``n_features``, and indices that do
+    not increase. Returns when the line is well formed.
     """
+    grammar.check_line_ends(path, line, number - 1)
     tokens = line.partition(b"#")[0].split()
     if not tokens:
         return
-    _parse_number(path, number, tokens[0], "label")
+    grammar.number(path, number, tokens[0], "label")
     last = -1
     for position, token in enumerate(tokens[1:], start=2):
         name, colon, value = token.partition(b":")
@@ -74,19 +86,20 @@ def line_problem(path, number, line: bytes, n_features=None, zero_based=False):
         if name == b"qid":
             if position != 2:
                 raise DataFormatError(path, number, "qid must come right after the label", "qid")
-            qid = _parse_number(path, number, value, "qid", int)
+            qid = grammar.integer(path, number, value, "qid")
             if not -(2**63) <= qid < 2**63:
                 raise DataFormatError(path, number, f"qid {qid} does not fit in 64 bits", "qid")
             continue
-        index = _parse_number(path, number, name, f"feature index {name.decode(errors='replace')}", int)
-        _parse_number(path, number, value, f"feature {index}")
+        index = grammar.integer(path, number, name, f"feature index {name.decode(errors='replace')}")
+        grammar.number(path, number, value, f"feature {index}")
         lowest = 1 if zero_based is False else 0
         if index < lowest:
             raise DataFormatError(path, number, f"feature index {index} < {lowest} (indices are {lowest}-based)",
                                   f"feature {index}")
-        if index > MAX_FEATURE_INDEX:
+        if index > max_index:
             raise DataFormatError(path, number, f"feature index {index} exceeds the largest supported index "
-                                  f"{MAX_FEATURE_INDEX} (a corrupt line?)", f"feature {index}")
+                                  f"{max_index} (a corrupt line? max_feature_index= or {MAX_FEATURE_INDEX_ENV} "
+                                  f"raises the limit, up to {INDEX_CEILING})", f"feature {index}")
         if n_features is not None and index > n_features - lowest:
             raise DataFormatError(path, number, f"feature index {index} > n_features={n_features}",
                                   f"feature {index}")
@@ -105,29 +118,31 @@ def _line(raw: bytes, number: int) -> bytes:
     return raw[start:end]
 
 
-def _bad_line(path, raw, number, n_features, zero_based, lines_before):
+def _bad_line(path, raw, number, n_features, zero_based, lines_before, max_index):
     """The DataFormatError of line ``number`` of ``raw`` (counted from ``lines_before`` in the file)."""
     try:
-        line_problem(path, lines_before + number, _line(raw, number), n_features, zero_based)
+        line_problem(path, lines_before + number, _line(raw, number), n_features, zero_based, max_index)
     except DataFormatError as exc:
         return exc
     return DataFormatError(path, lines_before + number, "cannot be parsed as SVMlight/LETOR")
 
 
-def parse_rows(path, raw: bytes, n_features=None, zero_based="auto", dtype=np.float64, lines_before=0):
+def parse_rows(path, raw: bytes, n_features=None, zero_based="auto", dtype=np.float64, lines_before=0,
+               max_feature_index=None):
     """The data rows of SVMlight/LETOR bytes, checked: a dict with ``X`` (CSR), ``y`` (float
     labels), ``qid``, ``has_qid``, ``line_numbers`` (in the file: ``lines_before`` + the line in
     ``raw``) and ``spans`` (each row's comment and docid byte spans, -1 when absent).
 
     Parsing is ``structrank.data.svmlight``'s kernel; every problem is a DataFormatError naming
-    the file, the line and the field.
+    the file, the line and the field. ``max_feature_index``: see ``feature_index_limit``.
     """
     from structrank.data import svmlight  # numba: loaded by the first read, not on import
 
+    max_index = feature_index_limit(max_feature_index)
     try:
-        rows = svmlight.parse(raw, MAX_FEATURE_INDEX)
+        rows = svmlight.parse(raw, max_index)
     except svmlight.ParseError as exc:
-        raise _bad_line(path, raw, exc.line, n_features, zero_based, lines_before) from None
+        raise _bad_line(path, raw, exc.line, n_features, zero_based, lines_before, max_index) from None
     line_numbers = rows["line_numbers"] + lines_before
     indices, indptr = rows["indices"], rows["indptr"]
     lowest, highest = rows["lowest"], rows["highest"]
@@ -165,11 +180,11 @@ def _read_group_sizes(path, n_rows) -> np.ndarray:
     raw = read_bytes(path)
     check_not_utf16(path, raw)
     sizes = []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in grammar.lines(path, raw):
         token = line.strip()
         if not token:
             continue
-        size = _parse_number(path, number, token, "group size", int)
+        size = grammar.integer(path, number, token, "group size")
         if size <= 0:
             raise DataFormatError(path, number, f"group size {size} is not positive", "group size")
         sizes.append(size)
@@ -191,7 +206,7 @@ def query_file_for(path) -> Path | None:
 
 
 def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_based="auto",
-               sparse="auto") -> RankingDataset:
+               sparse="auto", max_feature_index=None) -> RankingDataset:
     """Read a LETOR/SVMlight file (plain or .gz) into a RankingDataset.
 
     Parameters
@@ -211,6 +226,9 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_ba
         The type of ``X``: "auto" gives a dense ndarray when the file lists at least half of all
         (row, column) cells, as LETOR files do (smaller than CSR from there on, and faster to
         train on), else CSR; True always CSR, False always dense.
+    max_feature_index : int, optional
+        The largest feature index accepted (``MAX_FEATURE_INDEX`` by default, or
+        ``$STRUCTRANK_MAX_FEATURE_INDEX``); a larger one is refused with its line.
 
     Returns
     -------
@@ -239,7 +257,7 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_ba
     path = Path(path)
     raw = read_bytes(path)
     check_not_utf16(path, raw)
-    rows = parse_rows(path, raw, n_features, zero_based, dtype)
+    rows = parse_rows(path, raw, n_features, zero_based, dtype, max_feature_index=max_feature_index)
     X, y, qid, has_qid, line_numbers, spans = (rows[k] for k in ("X", "y", "qid", "has_qid", "line_numbers", "spans"))
     if line_numbers.size == 0:
         raise DataFormatError(path, None, "holds no data rows (empty file)")
@@ -373,14 +391,10 @@ def write_letor(path, dataset: RankingDataset, zero_features=None, query_file=Fa
 
 
 def parse_score(path, number, text, field="score") -> float:
-    """``text`` as a finite float, or DataFormatError naming the file, the line and the field."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise DataFormatError(path, number, f"{text!r} is not a number", field) from None
-    if not math.isfinite(value):
-        raise DataFormatError(path, number, f"{field} {value} is not finite", field)
-    return value
+    """``text`` (str or bytes) as a finite float under ``grammar.NUMBER``, or DataFormatError
+    naming the file, the line and the field."""
+    token = text.encode("utf-8", errors="surrogateescape") if isinstance(text, str) else text
+    return grammar.finite(path, number, token, field)
 
 
 def read_scores(path, n_rows=None, data_path=None) -> np.ndarray:
@@ -393,7 +407,7 @@ def read_scores(path, n_rows=None, data_path=None) -> np.ndarray:
     """
     raw = read_bytes(path)
     check_not_utf16(path, raw)
-    lines = raw.split(b"\n")
+    lines = [line for _, line in grammar.lines(path, raw)]
     while lines and lines[-1].strip() == b"":
         lines = lines[:-1]  # the final newline, and blank lines an editor left at the end
     if not lines:
@@ -403,7 +417,7 @@ def read_scores(path, n_rows=None, data_path=None) -> np.ndarray:
         token = line.strip()
         if not token:
             raise DataFormatError(path, number, "empty line where a score was expected", "score")
-        scores[number - 1] = parse_score(path, number, token.decode(errors="replace"))
+        scores[number - 1] = parse_score(path, number, token)
     if n_rows is not None and scores.shape[0] != n_rows:
         against = f" {data_path}" if data_path is not None else " the data"
         raise DataFormatError(path, None, f"has {scores.shape[0]} scores but{against} has {n_rows} rows")

@@ -4,10 +4,12 @@ Why not scikit-learn's ``load_svmlight_file``: importing scikit-learn costs seco
 evaluate`` must start in well under one), its parser with ``query_id=True`` is much slower than
 without (10^6 LETOR rows: 131 s against 8 s here), and it reports a bad line without its number.
 
-Grammar of a line (what ``read_letor`` accepts; the reference is ``letor._line_problem``, which
-names the field of a bad line): ``label [qid:Q] index:value ... [# comment]`` with ASCII
-whitespace between tokens, blank lines and ``#`` lines skipped. Indices and qids are integers
-(an optional ``+``); labels and values are whatever Python's ``float`` reads.
+Grammar of a line (docs/GRAMMAR.md; the reference is ``letor.line_problem``, which names the
+field of a bad line): ``label [qid:Q] index:value ... [# comment]`` with ASCII whitespace
+between tokens, blank lines and ``#`` lines skipped. Indices and qids are ``grammar.INTEGER``;
+labels and values ``grammar.NUMBER``, which ``_is_number`` mirrors here; a bare CR stops the
+kernel at its line as ``grammar.check_line_ends`` would (in the kernel, so that the first problem
+in file order is the one reported).
 
 Numbers are exact. A decimal with at most 18 significant digits and a power of ten within
 10^+-22 whose digits fit in 53 bits is one correctly rounded IEEE multiplication or division of
@@ -28,6 +30,7 @@ OK, BAD_TOKEN = 0, 1
 _TWO53 = 2**53
 _POW10 = np.array([10.0**i for i in range(23)])  # exact doubles: 10^22 = 2^22 * 5^22, 5^22 < 2^53
 _INT64_MAX = 2**63 - 1
+_WORDS = (np.frombuffer(b"inf", np.uint8), np.frombuffer(b"infinity", np.uint8), np.frombuffer(b"nan", np.uint8))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -124,12 +127,47 @@ def _integer(buf, start, end, limit):
 
 
 @njit(cache=True, nogil=True)
-def _printable(buf, start, end):
-    """Only printable ASCII (what a number can be written with; NUL would end NumPy's bytes)."""
-    for p in range(start, end):
-        if buf[p] < 33 or buf[p] > 126:
+def _word(buf, start, end, word):
+    """Whether buf[start:end] is ``word`` (lowercase ASCII letters) in any case."""
+    if end - start != word.shape[0]:
+        return False
+    for i in range(word.shape[0]):
+        if buf[start + i] | 32 != word[i]:
             return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def _is_number(buf, start, end, words):
+    """Whether buf[start:end] matches ``grammar.NUMBER`` (checked for the tokens the fast path
+    leaves to NumPy, whose conversion also reads ``1_5`` and ``+nan``): ASCII decimal digits with
+    an optional sign, point and exponent, or ``inf``/``infinity``/``nan`` in any case."""
+    p = start
+    if p < end and (buf[p] == 43 or buf[p] == 45):  # + -
+        p += 1
+    for w in range(len(words)):
+        if _word(buf, p, end, words[w]):
+            return True
+    n_digits = 0
+    while p < end and 48 <= buf[p] <= 57:
+        p += 1
+        n_digits += 1
+    if p < end and buf[p] == 46:  # .
+        p += 1
+        while p < end and 48 <= buf[p] <= 57:
+            p += 1
+            n_digits += 1
+    if n_digits == 0:
+        return False
+    if p < end and (buf[p] == 101 or buf[p] == 69):  # e E
+        p += 1
+        if p < end and (buf[p] == 43 or buf[p] == 45):
+            p += 1
+        if p == end:
+            return False
+        while p < end and 48 <= buf[p] <= 57:
+            p += 1
+    return p == end
 
 
 @njit(cache=True, nogil=True)
@@ -164,22 +202,42 @@ def _docid(buf, start, end):
 
 
 @njit(cache=True, nogil=True)
-def _parse(buf, max_index, pow10):
+def _count_rows(buf):
+    """(data rows, colons before '#'): the sizes to allocate. Blank and comment lines are not
+    counted, so a file of newlines (a gzip of them expands 1000-fold) allocates nothing per line."""
+    rows = 0
+    colons = 0
+    content = False  # the line has a character before '#' that is not white space
+    comment = False
+    for i in range(buf.shape[0]):
+        b = buf[i]
+        if b == 10:
+            rows += content
+            content = False
+            comment = False
+        elif comment:
+            continue
+        elif b == 35:  # '#'
+            comment = True
+        elif b == 58:  # ':'
+            colons += 1
+            content = True
+        elif not _space(b):
+            content = True
+    return rows + content, colons
+
+
+@njit(cache=True, nogil=True)
+def _parse(buf, max_index, pow10, words):
     n = buf.shape[0]
-    n_lines = 1
-    n_colons = 0
-    for i in range(n):
-        if buf[i] == 10:
-            n_lines += 1
-        elif buf[i] == 58:
-            n_colons += 1
-    labels = np.empty(n_lines, np.float64)
-    qids = np.zeros(n_lines, np.int64)
-    has_qid = np.zeros(n_lines, np.bool_)
-    line_numbers = np.empty(n_lines, np.int64)
-    line_starts = np.empty(n_lines, np.int64)
-    spans = np.full((n_lines, 4), -1, np.int64)  # comment start, end; docid start, end
-    indptr = np.zeros(n_lines + 1, np.int64)
+    n_rows, n_colons = _count_rows(buf)
+    labels = np.empty(n_rows, np.float64)
+    qids = np.zeros(n_rows, np.int64)
+    has_qid = np.zeros(n_rows, np.bool_)
+    line_numbers = np.empty(n_rows, np.int64)
+    line_starts = np.empty(n_rows, np.int64)
+    spans = np.full((n_rows, 4), -1, np.int64)  # comment start, end; docid start, end
+    indptr = np.zeros(n_rows + 1, np.int64)
     indices = np.empty(n_colons, np.int32)
     values = np.empty(n_colons, np.float64)
     slow = np.empty(64, np.int64)  # (entry or -1 - row, byte offset) pairs, flattened
@@ -193,8 +251,13 @@ def _parse(buf, max_index, pow10):
     while pos < n:
         line += 1
         end = pos
+        bare_cr = False  # a CR not before LF nor ending the file: grammar.check_line_ends refuses it
         while end < n and buf[end] != 10:
+            bare_cr |= buf[end] == 13 and end + 1 < n and buf[end + 1] != 10
             end += 1
+        if bare_cr:
+            return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, line_numbers, \
+                line_starts, spans, indptr, indices, values, slow
         data_end = pos
         while data_end < end and buf[data_end] != 35:  # '#'
             data_end += 1
@@ -209,7 +272,7 @@ def _parse(buf, max_index, pow10):
         while t < data_end and not _space(buf[t]):
             t += 1
         value, ok = _decimal(buf, p, t, pow10)
-        if not ok and not _printable(buf, p, t):
+        if not ok and not _is_number(buf, p, t, words):
             return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, line_numbers, \
                 line_starts, spans, indptr, indices, values, slow
         if not ok:
@@ -255,7 +318,7 @@ def _parse(buf, max_index, pow10):
                 lowest = min(lowest, index)
                 highest = max(highest, index)
                 value, ok = _decimal(buf, colon + 1, t, pow10)
-                if not ok and not _printable(buf, colon + 1, t):
+                if not ok and not _is_number(buf, colon + 1, t, words):
                     return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, \
                         line_numbers, line_starts, spans, indptr, indices, values, slow
                 if not ok:
@@ -329,7 +392,7 @@ def parse(raw: bytes, max_index: int):
     """
     buf = np.frombuffer(raw, dtype=np.uint8)
     (status, line, rows, nnz, n_slow, lowest, highest, labels, qids, has_qid, line_numbers, line_starts, spans,
-     indptr, indices, values, slow) = _parse(buf, max_index, _POW10)
+     indptr, indices, values, slow) = _parse(buf, max_index, _POW10, _WORDS)
     if status != OK:
         raise ParseError(int(line), int(rows))
     if n_slow:

@@ -35,53 +35,53 @@ _DOC_COLUMNS = ("doc_id", "docno")
 
 
 def _lines(path):
-    """(line number, fields) of every non-blank line of a text file (plain or gzip; ``"-"``: stdin)."""
+    """(line number, fields as bytes) of every non-blank line of a text file (plain or gzip;
+    ``"-"``: stdin): UTF-8, lines and numbers as docs/GRAMMAR.md says (``structrank.data.grammar``),
+    fields split at ASCII white space only."""
+    from structrank.data import grammar
     from structrank.data.files import read_bytes
 
     raw = read_bytes(path)
     try:
-        text = raw.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataFormatError(str(path), None, f"not UTF-8 text ({exc.reason})") from None
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in grammar.lines(str(path), raw):
         fields = line.split()
         if fields:
             yield number, fields
 
 
-def _number(text, path, line, field, kind):
-    try:
-        value = kind(text)
-    except ValueError:
-        raise DataFormatError(str(path), line, f"{field} must be a{'n integer' if kind is int else ' number'}, got "
-                              f"{text!r}", field) from None
-    if kind is float and not np.isfinite(value):
-        raise DataFormatError(str(path), line, f"{field} must be finite, got {text!r}", field)
-    return value
+def _text(field: bytes) -> str:
+    return field.decode("utf-8")
 
 
 def read_qrels(path) -> dict:
     """``{qid: {docno: rel}}`` from a TREC qrels file (``qid iter docno rel``)."""
+    from structrank.data import grammar
+
     qrels = {}
     for line, fields in _lines(path):
         if len(fields) != 4:
             raise DataFormatError(str(path), line, f"a qrels line has 4 fields (qid iter docno rel), got {len(fields)}")
-        qrels.setdefault(fields[0], {})[fields[2]] = _number(fields[3], path, line, "rel", int)
+        qrels.setdefault(_text(fields[0]), {})[_text(fields[2])] = grammar.integer(str(path), line, fields[3], "rel")
     return qrels
 
 
 def read_run(path) -> dict:
     """``{qid: {docno: score}}`` from a TREC run file (``qid Q0 docno rank score tag``); the rank is ignored."""
+    from structrank.data import grammar
+
     run = {}
     for line, fields in _lines(path):
         if len(fields) != 6:
             raise DataFormatError(str(path), line, "a run line has 6 fields (qid Q0 docno rank score tag), got "
                                   f"{len(fields)}")
-        docs = run.setdefault(fields[0], {})
-        if fields[2] in docs:
-            raise DataFormatError(str(path), line, f"document {fields[2]!r} is retrieved twice for query {fields[0]}",
-                                  "docno")
-        docs[fields[2]] = _number(fields[4], path, line, "score", float)
+        qid, docno = _text(fields[0]), _text(fields[2])
+        docs = run.setdefault(qid, {})
+        if docno in docs:
+            raise DataFormatError(str(path), line, f"document {docno!r} is retrieved twice for query {qid}", "docno")
+        docs[docno] = grammar.finite(str(path), line, fields[4], "score")
     return run
 
 
@@ -207,4 +207,4 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
 
 def _qid_key(qid: str):
     """trec_eval's query order: numeric qids by value, then any others by string."""
-    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
+    return (0, int(qid), "") if qid.isascii() and qid.isdigit() else (1, 0, qid)
