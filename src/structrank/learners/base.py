@@ -207,10 +207,6 @@ def labels_vary_within_queries(y, offsets) -> bool:
     return bool(np.any(np.maximum.reduceat(y, starts) != np.minimum.reduceat(y, starts)))
 
 
-def as_csr(X):
-    return X if sp.issparse(X) else sp.csr_matrix(X)
-
-
 def informative_rows(y, offsets, relevant_from=1):
     """(y, offsets, rows) of the queries with both a good and a bad document: their labels and
     query boundaries, and their rows in the data (None when every query is informative).
