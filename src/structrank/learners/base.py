@@ -93,15 +93,22 @@ class BaseRanker(BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
 
-    def score(self, X, y=None, qid=None):
+    def score(self, X, y=None, qid=None, sample_weight=None):
         """Mean over queries of the metric the ranker stands for (``_scoring``: for a structured loss,
-        the loss's own metric), as in scikit-learn: GridSearchCV without ``scoring`` tunes it."""
+        the loss's own metric), as in scikit-learn: GridSearchCV without ``scoring`` tunes it.
+
+        ``sample_weight`` is in the signature because ``Pipeline.score`` always passes it; it must
+        be None, as a ranking metric averages queries, not rows.
+        """
+        if sample_weight is not None:
+            raise DataValidationError(f"{type(self).__name__}.score: sample_weight must be None (the score is a "
+                                      "mean over queries, which row weights do not define)")
         docids = X.docids if isinstance(X, RankingDataset) else None  # trec_eval's tie rule needs them
         X, y, qid = unpack(X, y, qid)
         if qid is None:
             raise DataValidationError(
-                f"{type(self).__name__}.score needs qid. Inside GridSearchCV or cross_val_score, enable "
-                "metadata routing: sklearn.set_config(enable_metadata_routing=True)"
+                f"{type(self).__name__}.score needs qid. Inside a Pipeline, GridSearchCV or cross_val_score, "
+                "enable metadata routing: sklearn.set_config(enable_metadata_routing=True)"
             )
         return self._scored(y, self.predict(X), qid, docids)
 
