@@ -53,13 +53,16 @@ class BaseRanker(BaseEstimator):
         """Validated X, y, qid with each query's rows contiguous, and the query offsets."""
         X, y, qid = unpack(X, y, qid)
         if y is None:
-            raise DataValidationError(f"{type(self).__name__}.fit needs relevance labels y")
+            # the second phrase is the one scikit-learn's estimator checks look for
+            raise DataValidationError(f"{type(self).__name__}.fit needs relevance labels y: it requires y to be "
+                                      "passed, but the target y is None")
         if qid is None:
             raise DataValidationError(
                 f"{type(self).__name__}.fit needs qid (one query id per row). Inside GridSearchCV or "
                 "cross_val_score, enable metadata routing: sklearn.set_config(enable_metadata_routing=True)"
             )
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True)
+        # a ranking needs two documents; scikit-learn's message names the row count
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True, ensure_min_samples=2)
         y = check_labels(y)
         qid = np.asarray(qid)
         if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
