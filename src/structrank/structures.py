@@ -27,8 +27,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-FEATURE_MAPS = ("po", "mrr", "dorm", "positional")
-
 
 @njit(cache=True, nogil=True)
 def po_coef_from_order(order, z, out):
@@ -124,12 +122,6 @@ def phi_po(order, z) -> np.ndarray:
     return _from_order(po_coef_from_order, order, z)
 
 
-def phi_po_star(z) -> np.ndarray:
-    """phi_po coefficients of the ideal order."""
-    z = np.asarray(z, dtype=np.int8)
-    return po_star(z, [0, z.shape[0]])
-
-
 def phi_mrr(order, z) -> np.ndarray:
     """phi_mrr coefficients of a total order."""
     return _from_order(mrr_coef_from_order, order, z)
@@ -141,11 +133,6 @@ def phi_dorm(order, decay) -> np.ndarray:
     out = np.empty(len(order))
     dorm_coef_from_order(_as_order(order, len(order)), decay, out)
     return out
-
-
-def joint_feature(X, coef) -> np.ndarray:
-    """``Psi = X_q^T c`` (dense vector) for a query's rows ``X`` and coefficients ``c``."""
-    return np.asarray(X.T @ coef).ravel()
 
 
 POSITIONAL_WEIGHTS = ("harmonic", "log2", "linear")

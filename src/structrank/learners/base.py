@@ -53,13 +53,16 @@ class BaseRanker(BaseEstimator):
         """Validated X, y, qid with each query's rows contiguous, and the query offsets."""
         X, y, qid = unpack(X, y, qid)
         if y is None:
-            raise DataValidationError(f"{type(self).__name__}.fit needs relevance labels y")
+            # the second phrase is the one scikit-learn's estimator checks look for
+            raise DataValidationError(f"{type(self).__name__}.fit needs relevance labels y: it requires y to be "
+                                      "passed, but the target y is None")
         if qid is None:
             raise DataValidationError(
                 f"{type(self).__name__}.fit needs qid (one query id per row). Inside GridSearchCV or "
                 "cross_val_score, enable metadata routing: sklearn.set_config(enable_metadata_routing=True)"
             )
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True)
+        # a ranking needs two documents; scikit-learn's message names the row count
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True, ensure_min_samples=2)
         y = check_labels(y)
         qid = np.asarray(qid)
         if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
@@ -95,15 +98,22 @@ class BaseRanker(BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
 
-    def score(self, X, y=None, qid=None):
+    def score(self, X, y=None, qid=None, sample_weight=None):
         """Mean over queries of the metric the ranker stands for (``_scoring``: for a structured loss,
-        the loss's own metric), as in scikit-learn: GridSearchCV without ``scoring`` tunes it."""
+        the loss's own metric), as in scikit-learn: GridSearchCV without ``scoring`` tunes it.
+
+        ``sample_weight`` is in the signature because ``Pipeline.score`` always passes it; it must
+        be None, as a ranking metric averages queries, not rows.
+        """
+        if sample_weight is not None:
+            raise DataValidationError(f"{type(self).__name__}.score: sample_weight must be None (the score is a "
+                                      "mean over queries, which row weights do not define)")
         docids = X.docids if isinstance(X, RankingDataset) else None  # trec_eval's tie rule needs them
         X, y, qid = unpack(X, y, qid)
         if qid is None:
             raise DataValidationError(
-                f"{type(self).__name__}.score needs qid. Inside GridSearchCV or cross_val_score, enable "
-                "metadata routing: sklearn.set_config(enable_metadata_routing=True)"
+                f"{type(self).__name__}.score needs qid. Inside a Pipeline, GridSearchCV or cross_val_score, "
+                "enable metadata routing: sklearn.set_config(enable_metadata_routing=True)"
             )
         return self._scored(y, self.predict(X), qid, docids)
 
@@ -207,10 +217,6 @@ def labels_vary_within_queries(y, offsets) -> bool:
         return False
     starts = offsets[:-1]
     return bool(np.any(np.maximum.reduceat(y, starts) != np.minimum.reduceat(y, starts)))
-
-
-def as_csr(X):
-    return X if sp.issparse(X) else sp.csr_matrix(X)
 
 
 def informative_rows(y, offsets, relevant_from=1):

@@ -27,9 +27,11 @@ little below the cut) 0.2256 -> 0.2230 (lambdarank 0.2315).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from structrank.errors import DataValidationError
+from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.base import EvalSetMixin, features_vary_within_queries, labels_vary_within_queries
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.trees import _LightGBMRanker
@@ -158,11 +160,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
                                       "learn from (every gradient is 0)")
         self._fit_loss(y)
         if not features_vary_within_queries(X, np.array([0, X.shape[0]])):
-            # LightGBM drops constant columns, and a custom objective then has nothing to split on:
-            # the model is one tree with a zero leaf (every document the same score; fit has warned)
-            booster = lightgbm.train({**self._lgb_params(), "objective": "regression"},
-                                     lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
-            return self._keep(booster, [])
+            return self._keep(self._constant_booster(X), [])  # fit has warned
         if self.target == "latent":
             gradient = _latent_gradient(self.score_loss().build())
 
@@ -179,7 +177,14 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         params = {**self._lgb_params(), "objective": objective, "metric": "None"}
         if int(self.n_estimators) < 1:
             raise ValueError(f"n_estimators must be at least 1, got {self.n_estimators}")
-        train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), free_raw_data=True)
+        train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), free_raw_data=True,
+                                 params={k: v for k, v in params.items() if k != "objective"}).construct()
+        if not any(train.feature_num_bin(j) for j in range(X.shape[1])):
+            # LightGBM binned no feature: with min_child_samples rows per leaf none can be split
+            warnings.warn(f"StructuredBoostingRanker: no feature can be split into leaves of min_child_samples="
+                          f"{self.min_child_samples} of the {X.shape[0]} training rows: every document gets the same "
+                          "score", DegenerateDataWarning, stacklevel=2)
+            return self._keep(self._constant_booster(X), [])
         callbacks, valid, history = [], [], []
         feval = None
         if eval_set is not None:
@@ -198,6 +203,14 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         if booster.best_iteration > 0:  # keep the trees up to the best round only
             booster = lightgbm.Booster(model_str=booster.model_to_string(num_iteration=booster.best_iteration))
         return self._keep(booster, history)
+
+    def _constant_booster(self, X):
+        """One tree with a zero leaf. LightGBM drops the columns it cannot split on, and a custom
+        objective then fails; a regression on zero labels gives every document the same score."""
+        import lightgbm
+
+        return lightgbm.train({**self._lgb_params(), "objective": "regression"},
+                              lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
 
     def _check_target(self):
         if self.target not in TARGETS:

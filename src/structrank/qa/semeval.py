@@ -97,7 +97,6 @@ FEATURE_DOCS = {
 }
 
 _URL = re.compile(r"https?://|\bwww\.", re.IGNORECASE)
-_COMMENT_ID_SUFFIX = re.compile(r"_C(\d+)$")
 
 
 @dataclass
