@@ -437,3 +437,20 @@ def test_design_example_scores_differently_by_convention():
     letor4 = evaluate(y, s, q, metrics=["ndcg@3"], convention="letor4")
     assert abs(trec.metrics["ndcg@3"] - 0.9502) < 1e-4
     assert abs(letor4.metrics["ndcg@3"] - 0.9077) < 1e-4
+
+
+def test_labels_a_convention_does_not_credit_are_said():
+    """letor4 (LETOR 4.0's script) gives labels above 2 gain 0, silently there; here with a warning."""
+    import warnings
+
+    from structrank.errors import ConventionWarning
+    from structrank.metrics import evaluate
+
+    with pytest.warns(ConventionWarning, match="2 documents have labels above 2.*letor4"):
+        value = evaluate([4, 0, 3, 1], [1, 2, 3, 4], [1] * 4, ["ndcg@10"], "letor4").metrics["ndcg@10"]
+    assert value == evaluate([0, 0, 0, 1], [1, 2, 3, 4], [1] * 4, ["ndcg@10"], "letor4").metrics["ndcg@10"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate([2, 0, 1, 1], [1, 2, 3, 4], [1] * 4, ["ndcg@10"], "letor4")
+        evaluate([4, 0, 3, 1], [1, 2, 3, 4], [1] * 4, ["ndcg@10"], "mslr")
+        evaluate([9, 0, 3, 1], [1, 2, 3, 4], [1] * 4, ["ndcg@10"], "trec", docids=list("abcd"))

@@ -49,3 +49,8 @@ class DegenerateDataWarning(UserWarning):
     The fit finishes with finite weights, but they carry no information: every training label is
     the same, or no feature varies within any query.
     """
+
+
+class ConventionWarning(UserWarning):
+    """Labels a metric convention does not credit: under ``letor4`` (LETOR 4.0's eval script) a label
+    above 2 has gain 0 and is not relevant, so graded data of another scale scores as if unjudged."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from structrank.data.labels import check_labels
-from structrank.errors import DataValidationError
+from structrank.errors import ConventionWarning, DataValidationError
 from structrank.metrics.conventions import Convention, get_convention
 
 _METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|r|success|rprec|bpref|auc)(?:@(\d+))?$")
@@ -188,6 +189,18 @@ def _check_inputs(y, scores, qid, docids):
     return check_labels(y), scores, qid
 
 
+def _warn_uncredited(conv, labels):
+    """Say when labels lie above what the convention credits (gain 0, not relevant), as LETOR 4.0's
+    script does silently: data graded 0-4 evaluated under letor4 would lose its best documents."""
+    if conv.label_max is None or not labels.size:
+        return
+    above = int(np.count_nonzero(labels > conv.label_max))
+    if above:
+        warnings.warn(f"{above} documents have labels above {conv.label_max}, which the {conv.name} convention "
+                      f"counts as gain 0 and not relevant (as its official script does); for labels up to 4 use "
+                      "convention='mslr', for any label 'trec'", ConventionWarning, stacklevel=3)
+
+
 # Labels up to this take the counting sort of the ideal gains (a table of one gain per level)
 _MAX_LEVEL_TABLE = 64
 
@@ -256,6 +269,7 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     y, scores, qid = _check_inputs(y, scores, qid, docids)
     order, offsets, query_ids = rank_order(scores, qid, docids, conv.ties)
     labels = y[order]
+    _warn_uncredited(conv, labels)
     relevant = conv.relevant(labels)
     gains = conv.gains(labels)
     sizes = np.diff(offsets)
