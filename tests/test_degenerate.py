@@ -211,3 +211,19 @@ def test_variation_in_the_last_row_of_a_long_query_is_found(sparse):
     X[-1, 2] = 2.0
     assert features_vary_within_queries(as_input(X), offsets)
     assert not features_vary_within_queries(as_input(X), np.array([0, 10, 4999, 5000]))  # alone in its query
+
+
+@pytest.mark.parametrize("qid", [[1.0, float("nan"), 1.0, 2.0], np.array([1, float("nan"), 1, 2], dtype=object)])
+def test_a_nan_qid_is_named_by_fit_and_evaluate(qid):
+    """A missing query id (NaN equals no other, so its rows were split or called "not contiguous")."""
+    from structrank.data.labels import check_qid
+    from structrank.errors import DataValidationError
+    from structrank.learners import StructSVMRanker
+    from structrank.metrics import evaluate
+
+    with pytest.raises(DataValidationError, match="qid of row 1 is NaN"):
+        evaluate([1, 0, 1, 0], [1.0, 2.0, 3.0, 4.0], qid, ["map"])
+    with pytest.raises(DataValidationError, match="qid of row 1 is NaN"):
+        StructSVMRanker().fit(np.random.default_rng(0).random((4, 3)), [1, 0, 1, 0], qid=qid)
+    with pytest.raises(DataValidationError, match="do not sort together"):
+        check_qid(np.array([1, None, 2], dtype=object))

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
+from structrank.data.labels import check_qid
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.metrics import evaluate
@@ -64,11 +65,7 @@ class BaseRanker(BaseEstimator):
         # a ranking needs two documents; scikit-learn's message names the row count
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True, ensure_min_samples=2)
         y = check_labels(y)
-        qid = np.asarray(qid)
-        if qid.ndim != 1 or qid.shape[0] != X.shape[0]:
-            raise DataValidationError(f"qid must have one entry per row ({X.shape[0]}), got shape {qid.shape}")
-        if qid.dtype == object and 0 < sum(isinstance(q, str) for q in qid) < len(qid):  # 1 and "a" do not sort
-            raise DataValidationError("qid mixes strings and numbers: give every query id the same type")
+        qid = check_qid(qid, X.shape[0])
         order = contiguous_order(qid)
         if order is not None:  # learners walk queries as contiguous blocks
             X, y, qid = X[order], y[order], qid[order]

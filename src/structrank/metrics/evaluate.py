@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from structrank.data.labels import check_labels
+from structrank.data.labels import check_labels, check_qid
 from structrank.errors import ConventionWarning, DataValidationError
 from structrank.metrics.conventions import Convention, get_convention
 
@@ -170,6 +170,7 @@ def _check_inputs(y, scores, qid, docids):
     qid = np.asarray(qid)
     if y.ndim != 1 or scores.ndim != 1 or qid.ndim != 1:
         raise DataValidationError("y, scores and qid must be 1-dimensional")
+    check_qid(qid)
     if not (y.shape[0] == scores.shape[0] == qid.shape[0]):
         raise DataValidationError(
             f"y, scores and qid must have the same length, got {y.shape[0]}, {scores.shape[0]}, {qid.shape[0]}"
@@ -178,11 +179,6 @@ def _check_inputs(y, scores, qid, docids):
         docids = np.asarray(docids)
         if docids.ndim != 1 or docids.shape[0] != y.shape[0]:
             raise DataValidationError(f"docids must have one entry per row ({y.shape[0]}), got shape {docids.shape}")
-    if qid.dtype.kind == "O":  # mixed types (3 and "3") cannot be sorted into queries
-        try:
-            np.unique(qid)
-        except TypeError:
-            raise DataValidationError("query ids must be all numbers or all strings") from None
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:
         raise DataValidationError(f"score of row {int(bad[0])} is {scores[bad[0]]}: scores must be finite")
