@@ -13,7 +13,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from structrank.cli import main
 from structrank.data import make_ranking_dataset
 from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners import RANKER_CLASSES, LatentPerceptronRanker, PolySVCRanker, RankSVM
+from structrank.learners import (RANKER_CLASSES, LatentPerceptronRanker, LinearRegressionRanker, PermutationCRFRanker,
+                                 PolySVCRanker, RankSVM)
 from structrank.learners.base import parameter_problems
 from structrank.models import MODELS, parse_assignments
 
@@ -164,3 +165,41 @@ def test_predict_on_a_file_with_the_model_s_features_says_nothing(ds, model_file
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert main(["predict", "--model", str(path), "--data", str(data), "--out", str(tmp_path / "s.txt")]) == 0
+
+
+def test_save_model_never_writes_non_finite_arrays(ds, tmp_path):
+    from structrank.model_io import save_model
+
+    model = RankSVM().fit(ds)
+    model.coef_[1] = np.inf
+    with pytest.raises(DataValidationError, match=r"RankSVM: attribute coef_ holds NaN or infinite values; not writing"):
+        save_model(model, tmp_path / "m.npz")
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_train_that_overflows_exits_2_in_one_line_and_writes_no_model(ds, tmp_path, capsys):
+    data = write_letor(tmp_path / "huge.txt", huge(ds), ds.y, ds.qid)
+    out = tmp_path / "m.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        code = main(["train", "lsp-ap", "--train", str(data), "--set", "max_epochs=3", "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and not out.exists()
+    assert err == ("structrank train: error: LatentPerceptronRanker: training gave non-finite coef_ (NaN or infinity): "
+                   "the features or the step size are too large for float64; scale the features")
+
+
+@pytest.mark.parametrize("cls, what", [(LinearRegressionRanker, "centred features"),
+                                       (PolySVCRanker, "standardised features"),
+                                       (PermutationCRFRanker, None)])
+def test_overflowing_features_give_one_line_errors_in_every_learner_that_overflows(ds, cls, what):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's overflow warnings are not the message
+        with pytest.raises(DataValidationError) as info:
+            cls().fit(huge(ds), ds.y, qid=ds.qid)
+    message = str(info.value)
+    assert "\n" not in message
+    if what is not None:
+        assert message.startswith(f"{cls.__name__}: training gave non-finite {what}"), message
+    else:  # the CRF's own message, a FloatingPointError as it always was
+        assert isinstance(info.value, FloatingPointError) and "the weights diverged in epoch 1" in message

@@ -70,6 +70,12 @@ def check_parameters(estimator) -> None:
         raise InvalidParameterError(f"{type(estimator).__name__}: {next(iter(problems.values()))}")
 
 
+def overflow_error(estimator, what) -> DataValidationError:
+    """The error of a fit whose arithmetic left float64 (``what``: the values that showed it)."""
+    return DataValidationError(f"{type(estimator).__name__}: training gave non-finite {what} (NaN or infinity): the "
+                               "features or the step size are too large for float64; scale the features")
+
+
 def unpack(X, y=None, qid=None):
     """(X, y, qid) from arrays, a RankingDataset passed as X, or a DataFrame X with a ``qid`` column
     (the query ids; the other columns are the features)."""
@@ -107,12 +113,10 @@ class BaseRanker(BaseEstimator):
     def _finish_fit(self):
         """``self``, every fit's last step: learned arrays with NaN or infinity are an error (a model file
         could not hold them); all-zero weights a DegenerateDataWarning, unless the data's warning said so."""
-        name = type(self).__name__
         for key in self._saved_attributes:
             value = np.asarray(getattr(self, key, 0.0))
             if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
-                raise DataValidationError(f"{name}: training gave non-finite {key} (NaN or infinity): the features or "
-                                          "the step size are too large for float64; scale the features")
+                raise overflow_error(self, key)
         coef = getattr(self, "coef_", None)
         if coef is not None and not np.any(coef) and not getattr(self, "_said_degenerate", False):
             self._warn_degenerate("training gave all-zero weights: the model scores every document alike and ranks "

@@ -13,7 +13,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError
-from structrank.learners.base import COUNT, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin, Number
+from structrank.learners.base import (COUNT, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin, Number,
+                                      overflow_error)
 
 
 def varying_columns(X) -> np.ndarray:
@@ -67,7 +68,11 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
         self.coef_ = np.zeros(X.shape[1])
         if varies.any():
             model = LinearRegression() if self.alpha == 0 else Ridge(alpha=self.alpha)
-            model.fit(X[:, varies] if not varies.all() else X, y.astype(np.float64))
+            try:
+                with np.errstate(over="ignore", invalid="ignore"):  # the error below says it in one line
+                    model.fit(X[:, varies] if not varies.all() else X, y.astype(np.float64))
+            except ValueError:  # the solver refuses the inf/NaN that centring features near 1e308 gives
+                raise overflow_error(self, "centred features") from None
             self.coef_[varies] = np.asarray(model.coef_, dtype=np.float64).ravel()
             self.intercept_ = float(model.intercept_)
         else:
@@ -236,10 +241,13 @@ class PolySVCRanker(BaseRanker):
         if np.unique(labels).size < 2:
             raise DataValidationError(f"the training documents are all good or all bad (good: label >= "
                                       f"{self.relevant_from}): nothing to learn from")
-        self.mean_ = X.mean(axis=0)
-        std = X.std(axis=0)
-        self.scale_ = np.where(varying_columns(X) & (std > 0), std, 1.0)
-        Z = (X - self.mean_) / self.scale_
+        with np.errstate(over="ignore", invalid="ignore"):  # features near 1e308 overflow: the error below says so
+            self.mean_ = X.mean(axis=0)
+            std = X.std(axis=0)
+            self.scale_ = np.where(varying_columns(X) & (std > 0), std, 1.0)
+            Z = (X - self.mean_) / self.scale_
+        if not np.all(np.isfinite(Z)):
+            raise overflow_error(self, "standardised features")
         svm = SVC(C=self.C, kernel="poly", degree=self.degree, coef0=self.coef0, gamma=self.gamma).fit(Z, labels)
         self.support_vectors_ = svm.support_vectors_
         self.dual_coef_ = svm.dual_coef_.ravel()

@@ -155,6 +155,10 @@ def _mixed_epoch(shards, visit, settings, theta, rng, n_jobs):
     return ordered_sum(r[0] for r in results) / len(results), ordered_sum(r[1] for r in results)
 
 
+class DivergedError(DataValidationError, FloatingPointError):
+    """SGD's weights left float64: a data problem for the command line (one line), a FloatingPointError as before."""
+
+
 class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     """Permutation CRF trained by SGD on ML, LA, LS, EL or KL (CRF-ML ... CRF-KL).
 
@@ -282,7 +286,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             else:
                 theta, total = _mixed_epoch(shards, visit, settings, theta, rng, self.n_jobs)
             if not np.all(np.isfinite(theta)):
-                raise FloatingPointError(
+                raise DivergedError(
                     f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it")
             objective.append(total / max(visit.size, 1))
             current = theta.copy()
