@@ -561,3 +561,13 @@ def test_polynomial_degree_1000_in_a_header_is_refused(saved, tmp_path, data):
     """The issue's case: degree=1000 made a polynomial model predict NaN or inf for a third of the rows."""
     doctored = rewrite(saved["PolySVCRanker"][0], tmp_path / "t.npz", lambda h, a: h["params"].update(degree=1000))
     assert_refused(doctored, r"parameter degree: degree must be an int in the range \[1, 10\], got 1000")
+
+
+@pytest.mark.parametrize("sizes", [["a"], [0], [1.5], [True], "3", None])
+def test_mlp_layer_sizes_in_a_header_are_refused_unless_positive_ints(sizes, saved, tmp_path):
+    if "MLPRanker" not in saved:
+        pytest.skip("MLPRanker trains with the optional torch extra")
+    doctored = rewrite(saved["MLPRanker"][0], tmp_path / "t.npz",
+                       lambda h, a: h["params"].update(hidden_layer_sizes=sizes))
+    assert_refused(doctored, r"parameter hidden_layer_sizes: hidden_layer_sizes must be a list of items each an int in "
+                             r"the range \[1, inf\)")

@@ -203,3 +203,11 @@ def test_overflowing_features_give_one_line_errors_in_every_learner_that_overflo
         assert message.startswith(f"{cls.__name__}: training gave non-finite {what}"), message
     else:  # the CRF's own message, a FloatingPointError as it always was
         assert isinstance(info.value, FloatingPointError) and "the weights diverged in epoch 1" in message
+
+
+def test_mlp_without_epochs_needs_the_linear_start(ds):
+    pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra")
+    from structrank.learners import MLPRanker
+
+    with pytest.raises(ValueError, match=r"epochs=0 keeps the linear start: it needs init='linear'"):
+        MLPRanker(loss="map", epochs=0).fit(ds)

@@ -17,7 +17,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import InvalidParameterError, Interval, StrOptions, make_constraint
+from sklearn.utils._param_validation import InvalidParameterError, Interval, StrOptions, _Constraint, make_constraint
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
@@ -37,14 +37,29 @@ class Number(Interval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
+class Items(_Constraint):
+    """A list or tuple whose every item meets ``constraint`` (layer sizes, a combination's losses)."""
+
+    def __init__(self, constraint):
+        super().__init__()
+        self.constraint = make_constraint(constraint)
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, (list, tuple)) and all(self.constraint.is_satisfied_by(item) for item in val)
+
+    def __str__(self):
+        return f"a list of items each {self.constraint}"
+
+
 #: constraints shared by many rankers' parameters (scikit-learn's ``_parameter_constraints`` entries)
 POSITIVE = [Number(Real, 0, None, closed="neither")]
 NON_NEGATIVE = [Number(Real, 0, None, closed="left")]
 COUNT = [Number(Integral, 1, None, closed="left")]
+NON_NEGATIVE_INT = [Number(Integral, 0, None, closed="left")]
 N_JOBS = [Number(Integral, None, None, closed="neither"), None]  # threads: -1 all cores; 0 is refused where used
 #: the options of a registered loss (``structrank.losses``): its name and feature map are checked by the registry
 LOSS_OPTIONS = {
-    "loss": [str], "k": COUNT, "feature_map": [str, None], "components": [tuple, list],
+    "loss": [str], "k": COUNT, "feature_map": [str, None], "components": [Items(str)],
     "discount": [StrOptions({"letor", "log2"})], "dorm_cut": [*COUNT, None],
     "gain": [StrOptions({"auto", "binary", "exp2"})], "relevant_from": COUNT,
 }
@@ -55,7 +70,9 @@ def parameter_problems(estimator) -> dict:
     their ``_parameter_constraints`` (scikit-learn's constraint objects, worded without the class)."""
     problems = {}
     for name, value in estimator.get_params(deep=False).items():
-        constraints = [make_constraint(c) for c in estimator._parameter_constraints.get(name, ())]
+        # scikit-learn's make_constraint knows its own kinds only; Items and Interval are constraint objects already
+        constraints = [c if isinstance(c, _Constraint) else make_constraint(c)
+                       for c in estimator._parameter_constraints.get(name, ())]
         if constraints and not any(c.is_satisfied_by(value) for c in constraints):
             allowed = " or ".join(str(c) for c in constraints if not c.hidden)
             problems[name] = f"{name} must be {allowed}, got {value!r}"

@@ -10,15 +10,14 @@ is a few NumPy products, so model files hold plain arrays (no pickle, no torch).
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin, Number,
-                                      labels_vary_within_queries)
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
+                                      EvalSetMixin, Items, labels_vary_within_queries)
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC
 from structrank.losses.combo import DEFAULT_COMBO
@@ -110,10 +109,10 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
 
-    _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [tuple, list], "linear_skip": ["boolean"],
-                              "init": [StrOptions(set(INITS))], "epochs": COUNT, "batch_queries": COUNT,
-                              "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
-                              "random_state": [Number(Integral, 0, None, closed="left")]}  # torch's seed: an int
+    _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
+                              "init": [StrOptions(set(INITS))], "epochs": NON_NEGATIVE_INT,
+                              "batch_queries": COUNT, "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
+                              "random_state": NON_NEGATIVE_INT}  # torch's seed: an int
 
     def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30, batch_queries=16,
                  learning_rate=1e-3, weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor",
@@ -175,6 +174,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.score_loss()
         if self.init == "linear" and not self.linear_skip:
             raise ValueError("init='linear' starts the linear skip: it needs linear_skip=True")
+        if self.epochs == 0 and self.init != "linear":  # epochs=0 keeps the start: only the linear one is a model
+            raise ValueError("epochs=0 keeps the linear start: it needs init='linear'")
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "

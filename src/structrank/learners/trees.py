@@ -13,7 +13,8 @@ from numbers import Integral
 import numpy as np
 
 from structrank.errors import DataFormatError, DataValidationError
-from structrank.learners.base import COUNT, N_JOBS, POSITIVE, BaseRanker, Number, labels_vary_within_queries
+from structrank.learners.base import (COUNT, N_JOBS, NON_NEGATIVE_INT, POSITIVE, BaseRanker, Number,
+                                      labels_vary_within_queries)
 
 #: LightGBM parameters every fit uses: reproducible, single-format histograms, quiet.
 _FIXED_PARAMS = {"deterministic": True, "force_row_wise": True, "verbose": -1}
@@ -124,8 +125,8 @@ class _LightGBMRanker(BaseRanker):
     # LightGBM's own ranges: a tree has at least 2 leaves, a leaf at least 0 rows
     _parameter_constraints = {"n_estimators": COUNT, "learning_rate": POSITIVE,
                               "num_leaves": [Number(Integral, 2, None, closed="left")],
-                              "min_child_samples": [Number(Integral, 0, None, closed="left")],
-                              "random_state": [Number(Integral, 0, None, closed="left"), None], "n_jobs": N_JOBS}
+                              "min_child_samples": NON_NEGATIVE_INT, "random_state": [*NON_NEGATIVE_INT, None],
+                              "n_jobs": N_JOBS}
 
     def _lgb_params(self):
         params = {
