@@ -113,7 +113,7 @@ def test_predict_refuses_to_return_non_finite_scores(ds):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         with pytest.raises(DataValidationError, match=r"PolySVCRanker.predict: 1 of \d+ scores are NaN or infinite "
-                                                      r"\(the first at row 3\)"):
+                                                      r"\(the first at row index 3 of X\)"):
             model.predict(X)
 
 

@@ -146,7 +146,7 @@ class BaseRanker(BaseEstimator):
         if bad.any():
             raise DataValidationError(
                 f"{type(self).__name__}.predict: {int(bad.sum())} of {bad.size} scores are NaN or infinite (the first "
-                f"at row {int(np.flatnonzero(bad)[0])}): the features are too large for this model; scale them")
+                f"at row index {int(np.flatnonzero(bad)[0])} of X): the features are too large for this model; scale them")
         return scores
 
     def _warn_degenerate(self, message, stacklevel):
