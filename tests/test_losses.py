@@ -82,7 +82,7 @@ def test_unknown_and_incompatible_losses_are_clear_errors_at_fit():
         LatentPerceptronRanker(loss="ndcg", feature_map="positional").fit(ds)
     with pytest.raises(ValueError, match="loss must be one of auc, combo"):
         StructuredBoostingRanker(loss="nope").fit(ds)
-    with pytest.raises(ValueError, match="objective must be one of"):
+    with pytest.raises(ValueError, match="objective must be a str among"):
         PermutationCRFRanker(objective="nope").fit(ds)
 
 

@@ -534,3 +534,40 @@ def test_flipped_bytes(cls, saved, tmp_path, data, no_unpickling):
             np.testing.assert_array_equal(model.predict(data.X), predictions, err_msg=f"byte {position} ^ {mask}")
             loaded += 1
     assert refused > loaded
+
+
+def numeric_params(path):
+    """Names of the saved model's parameters whose value is a number (not a boolean)."""
+    header, _ = read(path)
+    return [k for k, v in header["params"].items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+
+@pytest.mark.parametrize("forged", ["abc", "NaN-text", [1], float("inf"), -1])
+@pytest.mark.parametrize("cls", CLASSES)
+def test_header_parameter_of_wrong_type_or_range_is_refused_naming_it(cls, forged, saved, tmp_path):
+    """Every numeric parameter of every class, given a string, a list, infinity (a JSON extension numpy's
+    json reads back) or -1, is refused by the class's declared constraints, naming the file and the parameter
+    (-1 is a valid n_jobs and polynomial coef0, the only parameters here that take it)."""
+    path = saved[cls][0]
+    names = [n for n in numeric_params(path) if not (forged == -1 and n in ("n_jobs", "coef0"))]
+    assert names, cls
+    for name in names:
+        doctored = rewrite(path, tmp_path / "t.npz", lambda h, a: h["params"].update({name: forged}))
+        error = assert_refused(doctored, rf"parameter {name}: {name} must be .*, got {re.escape(repr(forged))}")
+        assert error.field == f"parameter {name}"
+
+
+def test_polynomial_degree_1000_in_a_header_is_refused(saved, tmp_path, data):
+    """The issue's case: degree=1000 made a polynomial model predict NaN or inf for a third of the rows."""
+    doctored = rewrite(saved["PolySVCRanker"][0], tmp_path / "t.npz", lambda h, a: h["params"].update(degree=1000))
+    assert_refused(doctored, r"parameter degree: degree must be an int in the range \[1, 10\], got 1000")
+
+
+@pytest.mark.parametrize("sizes", [["a"], [0], [1.5], [True], "3", None])
+def test_mlp_layer_sizes_in_a_header_are_refused_unless_positive_ints(sizes, saved, tmp_path):
+    if "MLPRanker" not in saved:
+        pytest.skip("MLPRanker trains with the optional torch extra")
+    doctored = rewrite(saved["MLPRanker"][0], tmp_path / "t.npz",
+                       lambda h, a: h["params"].update(hidden_layer_sizes=sizes))
+    assert_refused(doctored, r"parameter hidden_layer_sizes: hidden_layer_sizes must be a list of items each an int in "
+                             r"the range \[1, inf\)")

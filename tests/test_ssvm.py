@@ -166,7 +166,7 @@ def test_clear_errors():
         StructSVMRanker().fit(X, y, qid=[1, 1, 2, 2])
     with pytest.raises(DataValidationError, match="qid"):
         StructSVMRanker().fit(X, y)
-    with pytest.raises(ValueError, match="C must be positive"):
+    with pytest.raises(ValueError, match=r"C must be a float in the range \(0.0, inf\), got 0"):
         StructSVMRanker(C=0).fit(X, [0, 1, 0, 1], qid=[1, 1, 2, 2])
     with pytest.raises(ValueError, match="unknown loss"):
         StructSVMRanker(loss="p@5").fit(X, [0, 1, 0, 1], qid=[1, 1, 2, 2])

@@ -268,12 +268,13 @@ def _add_predict(sub):
 def cmd_predict(args):
     from structrank.data import read_letor, write_scores
     from structrank.model_io import load_model
+    from structrank.models import widened_to_model
 
     import numpy as np
 
     check_output(args.out, {"--model": args.model, "--data": args.data})
     model = load_model(args.model)
-    ds = read_letor(args.data, n_features=model.n_features_in_)
+    ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
     scores = model.predict(ds.X)
     if args.format == "trec":
         from structrank.metrics import write_run

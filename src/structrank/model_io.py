@@ -22,7 +22,7 @@ import numpy as np
 
 import structrank
 from structrank.atomic import atomic_open
-from structrank.errors import DataFormatError
+from structrank.errors import DataFormatError, DataValidationError
 
 FORMAT_NAME = "structrank-model"
 FORMAT_VERSION = 1
@@ -80,6 +80,8 @@ def save_model(model, path) -> None:
     for key, value in arrays.items():
         if value.dtype.kind not in "biuf" and not (key in text and value.dtype.kind == "U" and value.ndim == 0):
             raise TypeError(f"attribute {key} of dtype {value.dtype} cannot be saved")
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):  # load_model would refuse the file
+            raise DataValidationError(f"{name}: attribute {key} holds NaN or infinite values; not writing {path}")
     write_archive(path, header, arrays)
 
 
@@ -192,6 +194,14 @@ def load_model(path):
     # JSON has no tuples: give back a tuple where the class's default is one
     params = {k: tuple(v) if isinstance(v, list) and isinstance(valid[k], tuple) else v for k, v in params.items()}
     model = cls(**params)
+    # the class's declared ranges (as for fit and --set), before any array is used: a forged
+    # degree=1000 made a polynomial model predict inf and NaN
+    from structrank.learners.base import parameter_problems
+
+    problems = parameter_problems(model)
+    if problems:
+        key, problem = next(iter(problems.items()))
+        raise DataFormatError(path, None, problem, f"parameter {key}")
     for key, spec in expected.items():
         value = arrays[key]
         if not isinstance(spec, dict) or value.dtype.str != spec.get("dtype") or list(value.shape) != spec.get("shape"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,13 +40,23 @@ class ModelSpec:
         return self.metric if isinstance(self.metric, str) else "mean(" + ", ".join(self.metric) + ")"
 
     def make(self, **params):
+        """The estimator with ``params`` over the defaults, every value checked against the class's
+        ``_parameter_constraints`` (``structrank train --set`` goes through here before reading data)."""
+        from sklearn.utils._param_validation import InvalidParameterError
+
+        from structrank.learners.base import parameter_problems
+
         unknown = set(params) - set(self.cls().get_params(deep=False))
         if unknown:
             raise ValueError(
                 f"{self.name} has no parameter {', '.join(sorted(unknown))}; "
                 f"its parameters are: {', '.join(sorted(self.cls().get_params(deep=False)))}"
             )
-        return self.cls(**{**self.defaults, **params})
+        model = self.cls(**{**self.defaults, **params})
+        problems = parameter_problems(model)
+        if problems:
+            raise InvalidParameterError(f"{self.name}: {next(iter(problems.values()))}")
+        return model
 
     def candidates(self, fixed: dict, grid: dict | None = None):
         """Every grid point (of ``grid``, the model's own by default), ``fixed`` parameters held."""
@@ -247,6 +258,33 @@ def parse_assignments(items) -> dict:
             value = text
         params[name.strip()] = value
     return params
+
+
+def widened_to_model(ds, n_model: int, path):
+    """``ds`` read from ``path`` with the model's ``n_model`` feature columns: the rule of ``structrank predict``.
+
+    A file whose highest feature index is below the model's gets the missing trailing columns as
+    zeros, as SVMlight's sparse rows read every unlisted feature (a warning names both counts: a
+    file of another feature set reads the same way, and only the counts tell them apart). A file
+    that lists features past the model's is refused naming both counts: no weight exists for them.
+    Python's ``predict`` is stricter: an array of another width is refused (scikit-learn's check).
+    """
+    import scipy.sparse as sp
+
+    from structrank.errors import DataFormatError
+
+    n_data = ds.n_features
+    if n_data > n_model:
+        raise DataFormatError(path, None, f"the data has {n_data} features, the model {n_model}: a model has no "
+                              "weights for features it was not trained on", "features")
+    if n_data == n_model:
+        return ds
+    warnings.warn(f"{path}: the data lists {n_data} features, the model has {n_model}: features {n_data + 1}-"
+                  f"{n_model} are read as 0 (SVMlight's unlisted features)", UserWarning, stacklevel=2)
+    X = ds.X
+    X = (sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_model)) if sp.issparse(X)
+         else np.pad(X, ((0, 0), (0, n_model - n_data))))
+    return ds.with_X(X)
 
 
 def fit_and_score(spec, params, train, vali, convention):

@@ -12,10 +12,12 @@ it to ``fit``, to ``score`` and to the QueryKFold splitter without any further c
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import InvalidParameterError, Interval, StrOptions, _Constraint, make_constraint
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
@@ -23,6 +25,73 @@ from structrank.data.labels import check_qid
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.metrics import evaluate
+
+
+class Number(Interval):
+    """scikit-learn's ``Interval`` without booleans: ``C=true`` is not C=1, nor ``max_iter=true`` 1 iteration.
+
+    Bounds given as None exclude infinity unless the interval is closed on that side, so
+    ``Number(Real, 0, None, closed="neither")`` is a finite positive float (NaN is never inside).
+    """
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+class Items(_Constraint):
+    """A list or tuple whose every item meets ``constraint`` (layer sizes, a combination's losses)."""
+
+    def __init__(self, constraint):
+        super().__init__()
+        self.constraint = make_constraint(constraint)
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, (list, tuple)) and all(self.constraint.is_satisfied_by(item) for item in val)
+
+    def __str__(self):
+        return f"a list of items each {self.constraint}"
+
+
+#: constraints shared by many rankers' parameters (scikit-learn's ``_parameter_constraints`` entries)
+POSITIVE = [Number(Real, 0, None, closed="neither")]
+NON_NEGATIVE = [Number(Real, 0, None, closed="left")]
+COUNT = [Number(Integral, 1, None, closed="left")]
+NON_NEGATIVE_INT = [Number(Integral, 0, None, closed="left")]
+N_JOBS = [Number(Integral, None, None, closed="neither"), None]  # threads: -1 all cores; 0 is refused where used
+#: the options of a registered loss (``structrank.losses``): its name and feature map are checked by the registry
+LOSS_OPTIONS = {
+    "loss": [str], "k": COUNT, "feature_map": [str, None], "components": [Items(str)],
+    "discount": [StrOptions({"letor", "log2"})], "dorm_cut": [*COUNT, None],
+    "gain": [StrOptions({"auto", "binary", "exp2"})], "relevant_from": COUNT,
+}
+
+
+def parameter_problems(estimator) -> dict:
+    """{name: "C must be a float in the range (0.0, inf), got inf"} of the parameters that meet none of
+    their ``_parameter_constraints`` (scikit-learn's constraint objects, worded without the class)."""
+    problems = {}
+    for name, value in estimator.get_params(deep=False).items():
+        # scikit-learn's make_constraint knows its own kinds only; Items and Interval are constraint objects already
+        constraints = [c if isinstance(c, _Constraint) else make_constraint(c)
+                       for c in estimator._parameter_constraints.get(name, ())]
+        if constraints and not any(c.is_satisfied_by(value) for c in constraints):
+            allowed = " or ".join(str(c) for c in constraints if not c.hidden)
+            problems[name] = f"{name} must be {allowed}, got {value!r}"
+    return problems
+
+
+def check_parameters(estimator) -> None:
+    """InvalidParameterError (a ValueError and a TypeError, as scikit-learn's) naming the class, the first bad
+    parameter, what it must be and its value."""
+    problems = parameter_problems(estimator)
+    if problems:
+        raise InvalidParameterError(f"{type(estimator).__name__}: {next(iter(problems.values()))}")
+
+
+def overflow_error(estimator, what) -> DataValidationError:
+    """The error of a fit whose arithmetic left float64 (``what``: the values that showed it)."""
+    return DataValidationError(f"{type(estimator).__name__}: training gave non-finite {what} (NaN or infinity): the "
+                               "features or the step size are too large for float64; scale the features")
 
 
 def unpack(X, y=None, qid=None):
@@ -49,6 +118,42 @@ class BaseRanker(BaseEstimator):
     #: metric ``score`` reports, and its convention
     _score_metric = "ndcg@10"
     _score_convention = "letor4"
+
+    #: scikit-learn's parameter declarations, one entry per ``__init__`` parameter: the same rules hold
+    #: for ``fit``, ``structrank train --set`` (``models.ModelSpec.make``) and model files (``model_io``)
+    _parameter_constraints: dict = {}
+
+    def _start_fit(self):
+        """Every fit's first step: the parameters checked against ``_parameter_constraints`` before any work."""
+        check_parameters(self)
+        self._said_degenerate = False
+
+    def _finish_fit(self):
+        """``self``, every fit's last step: learned arrays with NaN or infinity are an error (a model file
+        could not hold them); all-zero weights a DegenerateDataWarning, unless the data's warning said so."""
+        for key in self._saved_attributes:
+            value = np.asarray(getattr(self, key, 0.0))
+            if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+                raise overflow_error(self, key)
+        coef = getattr(self, "coef_", None)
+        if coef is not None and not np.any(coef) and not getattr(self, "_said_degenerate", False):
+            self._warn_degenerate("training gave all-zero weights: the model scores every document alike and ranks "
+                                  "nothing (features too large or too small, C too small, or too few iterations)", 3)
+        return self
+
+    def _checked_scores(self, scores):
+        """``scores`` when every one is finite; else a DataValidationError saying how many are not, and where."""
+        bad = ~np.isfinite(scores)
+        if bad.any():
+            raise DataValidationError(
+                f"{type(self).__name__}.predict: {int(bad.sum())} of {bad.size} scores are NaN or infinite (the first "
+                f"at row index {int(np.flatnonzero(bad)[0])} of X): the features are too large for this model; scale them")
+        return scores
+
+    def _warn_degenerate(self, message, stacklevel):
+        """DegenerateDataWarning ``message`` (once per fit), pointing ``stacklevel`` frames above the caller."""
+        self._said_degenerate = True
+        warnings.warn(f"{type(self).__name__}: {message}", DegenerateDataWarning, stacklevel=stacklevel + 1)
 
     def _validate_fit_data(self, X, y, qid, dtype=(np.float64, np.float32)):
         """Validated X, y, qid with each query's rows contiguous, and the query offsets."""
@@ -81,14 +186,12 @@ class BaseRanker(BaseEstimator):
         """DegenerateDataWarning when the features give the learner nothing to tell documents apart by."""
         if self._learns_within_queries:
             if not features_vary_within_queries(X, offsets):
-                warnings.warn(
-                    f"{type(self).__name__}: no feature varies within any training query (the documents of "
-                    "each query have identical feature vectors): there is nothing to rank by, and the model "
-                    "learns nothing", DegenerateDataWarning, stacklevel=4)
+                self._warn_degenerate(
+                    "no feature varies within any training query (the documents of each query have identical "
+                    "feature vectors): there is nothing to rank by, and the model learns nothing", 4)
         elif not features_vary_within_queries(X, np.array([0, X.shape[0]])):
-            warnings.warn(
-                f"{type(self).__name__}: every feature is constant over the training rows: there is nothing to "
-                "rank by, and the model gives every document the same score", DegenerateDataWarning, stacklevel=4)
+            self._warn_degenerate("every feature is constant over the training rows: there is nothing to rank by, "
+                                  "and the model gives every document the same score", 4)
 
     def _validate_predict_data(self, X):
         X, _, _ = unpack(X)
@@ -145,7 +248,7 @@ class LinearRankerMixin:
         from structrank.parallel import matvec
 
         X = self._validate_predict_data(X)
-        return matvec(X, np.ravel(self.coef_)) + getattr(self, "intercept_", 0.0)
+        return self._checked_scores(matvec(X, np.ravel(self.coef_)) + getattr(self, "intercept_", 0.0))
 
     def decision_function(self, X):
         return self.predict(X)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.svm import LinearSVC
+from sklearn.utils._param_validation import StrOptions
 
-from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners.base import BaseRanker, LinearRankerMixin
+from structrank.errors import DataValidationError
+from structrank.learners.base import (COUNT, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin, Number,
+                                      overflow_error)
 
 
 def varying_columns(X) -> np.ndarray:
@@ -45,16 +48,19 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
 
     _saved_attributes = ("coef_", "intercept_", "n_features_in_")
 
+    _parameter_constraints = {"alpha": NON_NEGATIVE}
+
     def __init__(self, alpha=0.0):
         self.alpha = alpha
 
     _learns_within_queries = False
 
     def fit(self, X, y=None, qid=None):
+        self._start_fit()
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
         if np.all(y == y[0]):
-            warnings.warn(f"LinearRegressionRanker: every training label is {int(y[0])}: the model predicts that "
-                          "constant for every document and ranks nothing", DegenerateDataWarning, stacklevel=2)
+            self._warn_degenerate(f"every training label is {int(y[0])}: the model predicts that constant for every "
+                                  "document and ranks nothing", 2)
         # Constant columns get weight 0 (they only shift the intercept); fitted as they are, the
         # rounding of their mean leaves tiny non-zero centred values that lstsq turns into
         # arbitrary weights.
@@ -62,12 +68,16 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
         self.coef_ = np.zeros(X.shape[1])
         if varies.any():
             model = LinearRegression() if self.alpha == 0 else Ridge(alpha=self.alpha)
-            model.fit(X[:, varies] if not varies.all() else X, y.astype(np.float64))
+            try:
+                with np.errstate(over="ignore", invalid="ignore"):  # the error below says it in one line
+                    model.fit(X[:, varies] if not varies.all() else X, y.astype(np.float64))
+            except ValueError:  # the solver refuses the inf/NaN that centring features near 1e308 gives
+                raise overflow_error(self, "centred features") from None
             self.coef_[varies] = np.asarray(model.coef_, dtype=np.float64).ravel()
             self.intercept_ = float(model.intercept_)
         else:
             self.intercept_ = float(np.mean(y))
-        return self
+        return self._finish_fit()
 
 
 def preference_pairs(y, offsets, max_pairs_per_query=None, random_state=None):
@@ -121,6 +131,10 @@ class RankSVM(LinearRankerMixin, BaseRanker):
 
     _saved_attributes = ("coef_", "intercept_", "n_features_in_", "n_pairs_", "n_iter_")
 
+    _parameter_constraints = {"C": POSITIVE, "loss": [StrOptions({"hinge", "squared_hinge"})],
+                              "max_pairs_per_query": [*COUNT, None], "max_iter": COUNT, "tol": POSITIVE,
+                              "random_state": ["random_state"]}
+
     def __init__(self, C=1.0, loss="hinge", max_pairs_per_query=None, max_iter=100000, tol=1e-4, random_state=0):
         self.C = C
         self.loss = loss
@@ -130,6 +144,7 @@ class RankSVM(LinearRankerMixin, BaseRanker):
         self.random_state = random_state
 
     def fit(self, X, y=None, qid=None):
+        self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         better, worse = preference_pairs(y, offsets, self.max_pairs_per_query, self.random_state)
         self.n_pairs_ = int(better.size)
@@ -158,7 +173,7 @@ class RankSVM(LinearRankerMixin, BaseRanker):
         self.coef_ = svm.coef_.ravel().astype(np.float64)
         self.intercept_ = 0.0
         self.n_iter_ = int(np.max(svm.n_iter_))
-        return self
+        return self._finish_fit()
 
 
 class PolySVCRanker(BaseRanker):
@@ -197,6 +212,13 @@ class PolySVCRanker(BaseRanker):
                          "n_features_in_")
     _learns_within_queries = False
 
+    # degree at most 10: the kernel value to that power overflows float64 only past 1e30, where
+    # degree 1000 overflowed for kernel values above 2 (a model file said so and predict gave inf)
+    _parameter_constraints = {"C": POSITIVE, "degree": [Number(Integral, 1, 10, closed="both")],
+                              "coef0": [Number(Real, None, None, closed="neither")],
+                              "gamma": [StrOptions({"scale", "auto"}), *POSITIVE],
+                              "max_per_query": [*COUNT, None], "relevant_from": COUNT}
+
     def __init__(self, C=1.0, degree=3, coef0=1.0, gamma="scale", max_per_query=10, relevant_from=1):
         self.C = C
         self.degree = degree
@@ -208,6 +230,7 @@ class PolySVCRanker(BaseRanker):
     def fit(self, X, y=None, qid=None):
         from sklearn.svm import SVC
 
+        self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if self.max_per_query is not None:
             rank_in_query = np.arange(X.shape[0]) - np.repeat(offsets[:-1], np.diff(offsets))
@@ -218,16 +241,19 @@ class PolySVCRanker(BaseRanker):
         if np.unique(labels).size < 2:
             raise DataValidationError(f"the training documents are all good or all bad (good: label >= "
                                       f"{self.relevant_from}): nothing to learn from")
-        self.mean_ = X.mean(axis=0)
-        std = X.std(axis=0)
-        self.scale_ = np.where(varying_columns(X) & (std > 0), std, 1.0)
-        Z = (X - self.mean_) / self.scale_
+        with np.errstate(over="ignore", invalid="ignore"):  # features near 1e308 overflow: the error below says so
+            self.mean_ = X.mean(axis=0)
+            std = X.std(axis=0)
+            self.scale_ = np.where(varying_columns(X) & (std > 0), std, 1.0)
+            Z = (X - self.mean_) / self.scale_
+        if not np.all(np.isfinite(Z)):
+            raise overflow_error(self, "standardised features")
         svm = SVC(C=self.C, kernel="poly", degree=self.degree, coef0=self.coef0, gamma=self.gamma).fit(Z, labels)
         self.support_vectors_ = svm.support_vectors_
         self.dual_coef_ = svm.dual_coef_.ravel()
         self.intercept_ = float(svm.intercept_[0])
         self.gamma_ = float(svm._gamma)
-        return self
+        return self._finish_fit()
 
     def predict(self, X):
         """The SVM's decision value of each row (higher: more likely good)."""
@@ -235,6 +261,6 @@ class PolySVCRanker(BaseRanker):
         X = X.toarray() if sp.issparse(X) else X
         Z = (X - self.mean_) / self.scale_
         kernel = (self.gamma_ * Z @ self.support_vectors_.T + self.coef0) ** self.degree
-        return kernel @ self.dual_coef_ + self.intercept_
+        return self._checked_scores(kernel @ self.dual_coef_ + self.intercept_)
 
     decision_function = predict

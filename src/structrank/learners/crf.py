@@ -21,12 +21,15 @@ iterate) with the best dev metric.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
+from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError
-from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin
+from structrank.learners.base import COUNT, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, Number
 from structrank.losses import PROBABILISTIC, get_loss, require
 from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
 from structrank.parallel import (
@@ -152,6 +155,10 @@ def _mixed_epoch(shards, visit, settings, theta, rng, n_jobs):
     return ordered_sum(r[0] for r in results) / len(results), ordered_sum(r[1] for r in results)
 
 
+class DivergedError(DataValidationError, FloatingPointError):
+    """SGD's weights left float64: a data problem for the command line (one line), a FloatingPointError as before."""
+
+
 class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     """Permutation CRF trained by SGD on ML, LA, LS, EL or KL (CRF-ML ... CRF-KL).
 
@@ -211,6 +218,13 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     _score_metric = "ndcg@5"
     _score_convention = "letor4"
 
+    _parameter_constraints = {"objective": [StrOptions(set(OBJECTIVES))], "learning_rate": POSITIVE,
+                              "alpha": NON_NEGATIVE, "T": POSITIVE, "max_epochs": COUNT,
+                              "subset_size": [Number(Integral, 2, 9, closed="both")],  # subset_size! rankings
+                              "skip_single_level": ["boolean"], "shuffle": ["boolean"], "random_state": ["random_state"],
+                              "dev_metric": [str, list, tuple], "dev_convention": [str], "n_jobs": N_JOBS,
+                              "shard_rows": COUNT}
+
     def __init__(self, objective="kl", learning_rate=0.1, alpha=1.0, T=1.0, max_epochs=50, subset_size=6,
                  skip_single_level=True, shuffle=False, random_state=0,
                  dev_metric="ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5", dev_convention="letor4", n_jobs=None,
@@ -240,16 +254,9 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         """
         from structrank.data.cache import LetorCache
 
-        if self.objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
+        self._start_fit()
         loss = require(get_loss(f"crf-{self.objective}", crf_param=self._param()), PROBABILISTIC, type(self).__name__)
         code = loss.code
-        if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
-            raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
-        if int(self.subset_size) != self.subset_size or not 2 <= self.subset_size <= 9:
-            raise ValueError(f"subset_size must be an integer in 2..9, got {self.subset_size!r}")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
         size = int(self.subset_size)
         if isinstance(X, LetorCache):
             offsets = np.asarray(X.offsets, dtype=np.int64)
@@ -279,7 +286,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             else:
                 theta, total = _mixed_epoch(shards, visit, settings, theta, rng, self.n_jobs)
             if not np.all(np.isfinite(theta)):
-                raise FloatingPointError(
+                raise DivergedError(
                     f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it")
             objective.append(total / max(visit.size, 1))
             current = theta.copy()
@@ -298,7 +305,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.objective_curve_ = np.array(objective)
         self.n_queries_used_ = int(queries.size)
         self.n_queries_skipped_ = int(offsets.size - 1 - queries.size)
-        return self
+        return self._finish_fit()
 
     def _training_queries(self, y, offsets, size):
         """Indices of the queries to visit: at least two documents (and two levels unless kept)."""

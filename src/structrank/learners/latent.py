@@ -25,10 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
+from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, informative_queries
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
+                                      LinearRankerMixin, informative_queries)
 from structrank.learners.ssvm import cccp
 from structrank.parallel import (
     DEFAULT_SHARD_ROWS,
@@ -51,7 +53,7 @@ from structrank.oracles.positional import (
     greedy_kernel,
     latent_truth,
 )
-from structrank.structures import positional_weights
+from structrank.structures import POSITIONAL_WEIGHTS, positional_weights
 
 
 @njit(cache=True, nogil=True)
@@ -185,6 +187,11 @@ def _mixed_epoch(shards, visit, v, scale, exact, relevant_from, w, w_sum, n_jobs
     return new_w, sum(r[2] for r in results), ordered_sum(r[3] for r in results)
 
 
+#: the constraints both latent learners declare for their loss, positional weights and sharding
+_LATENT_LOSS_OPTIONS = {**{key: LOSS_OPTIONS[key] for key in ("loss", "feature_map", "k", "relevant_from")},
+                        "weights": [StrOptions(set(POSITIONAL_WEIGHTS))], "n_jobs": N_JOBS, "shard_rows": COUNT}
+
+
 class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     """Latent structured perceptron for ranking (Alg. 1): LSP, LSP-AP and LSP-AP*.
 
@@ -245,6 +252,12 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
     _saved_attributes = ("coef_", "n_features_in_")
 
+    # C = 0 is the plain argmax; a loss other than MAP needs C > 0 and says so in fit
+    _parameter_constraints = {**_LATENT_LOSS_OPTIONS, "inference": [StrOptions({"greedy", "exact", "none"})],
+                              "C": NON_NEGATIVE, "max_epochs": COUNT, "average": ["boolean"], "shuffle": ["boolean"],
+                              "random_state": ["random_state"], "dev_metric": [str, list, tuple],
+                              "dev_convention": [str]}
+
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
                  random_state=None, dev_metric="map", dev_convention="letor4", relevant_from=1, n_jobs=None,
                  shard_rows=DEFAULT_SHARD_ROWS, loss="map", feature_map=None, k=10):
@@ -273,8 +286,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         """
         from structrank.data.cache import LetorCache
 
-        if int(self.max_epochs) != self.max_epochs or self.max_epochs < 1:
-            raise ValueError(f"max_epochs must be a positive integer, got {self.max_epochs!r}")
+        self._start_fit()
         loss = self._loss()
         positional = isinstance(loss, PositionalAPLoss)
         if not positional:
@@ -342,7 +354,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.dev_curve_ = np.array(curve)
         self.train_loss_curve_ = np.array(losses)
         self.n_queries_used_ = int(n_queries)
-        return self
+        return self._finish_fit()
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default), scaled by C."""
@@ -442,6 +454,10 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
 
     _saved_attributes = ("coef_", "n_features_in_")
 
+    _parameter_constraints = {**_LATENT_LOSS_OPTIONS, "inference": [StrOptions({"greedy", "exact"})], "C": POSITIVE,
+                              "slack": [StrOptions({"mean", "sum"})], "positions": [StrOptions({"positives", "all"})],
+                              "tol": POSITIVE, "max_iter": COUNT, "max_outer": COUNT, "outer_tol": NON_NEGATIVE}
+
     def __init__(self, inference="greedy", C=1.0, slack="mean", weights="harmonic", positions="positives", tol=1e-4,
                  max_iter=1000, max_outer=30, outer_tol=1e-3, relevant_from=1, n_jobs=None,
                  shard_rows=DEFAULT_SHARD_ROWS, loss="map", feature_map=None, k=10):
@@ -462,13 +478,8 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         self.shard_rows = shard_rows
 
     def fit(self, X, y=None, qid=None):
+        self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
-        if self.inference not in ("greedy", "exact"):
-            raise ValueError(f"inference must be 'greedy' or 'exact', got {self.inference!r}")
-        if not self.C > 0:
-            raise ValueError(f"C must be positive, got {self.C!r}")
-        if self.slack not in ("mean", "sum"):
-            raise ValueError(f"slack must be 'mean' or 'sum', got {self.slack!r}")
         loss = self._loss()
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
         n_queries = offsets.size - 1
@@ -490,7 +501,7 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         self.converged_ = result.converged
         self.objective_history_ = np.array(result.history)
         self.n_queries_used_ = int(n_queries)
-        return self
+        return self._finish_fit()
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default)."""

@@ -13,9 +13,11 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
-from structrank.learners.base import BaseRanker, EvalSetMixin, labels_vary_within_queries
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
+                                      EvalSetMixin, Items, labels_vary_within_queries)
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC
 from structrank.losses.combo import DEFAULT_COMBO
@@ -107,6 +109,11 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
 
+    _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
+                              "init": [StrOptions(set(INITS))], "epochs": NON_NEGATIVE_INT,
+                              "batch_queries": COUNT, "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
+                              "random_state": NON_NEGATIVE_INT}  # torch's seed: an int
+
     def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30, batch_queries=16,
                  learning_rate=1e-3, weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor",
                  dorm_cut=None, components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, random_state=0):
@@ -155,6 +162,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Train with Adam on batches of queries (the epoch kept by ``eval_set``, else the last)."""
+        self._start_fit()
         try:
             import torch
         except ImportError:
@@ -164,10 +172,10 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         from structrank.torch import StructuredRankingLoss
 
         self.score_loss()
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
         if self.init == "linear" and not self.linear_skip:
             raise ValueError("init='linear' starts the linear skip: it needs linear_skip=True")
+        if self.epochs == 0 and self.init != "linear":  # epochs=0 keeps the start: only the linear one is a model
+            raise ValueError("epochs=0 keeps the linear start: it needs init='linear'")
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
@@ -215,7 +223,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 best = (epoch, params)
         self.best_epoch_, self.params_ = best[0] + 1, best[1]
         self.eval_history_ = np.array(history)
-        return self
+        return self._finish_fit()
 
     def _linear_start(self, X, y, qid, eval_set, dev):
         """(weights, bias) of the linear learner of this loss, its grid point chosen on ``dev`` by its
@@ -284,4 +292,4 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             h = h @ W.T + b
             if i < len(layers) - 1:
                 h = np.maximum(h, 0.0)
-        return h.ravel() + (x @ skip if skip is not None else 0.0)
+        return self._checked_scores(h.ravel() + (x @ skip if skip is not None else 0.0))

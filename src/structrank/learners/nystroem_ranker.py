@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structrank.errors import DataFormatError, DegenerateDataWarning
-from structrank.learners.base import BaseRanker, EvalSetMixin, LinearRankerMixin, unpack
+from structrank.learners.base import COUNT, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, unpack
 
 
 def _dense(X):
@@ -49,6 +49,10 @@ class NystroemRanker(BaseRanker):
 
     _saved_attributes = ("landmarks_", "normalization_", "weights_", "intercept_", "gamma_", "n_features_in_")
 
+    # the inner ranker's parameters are its own class's to check, when it is fitted
+    _parameter_constraints = {"ranker": [str], "ranker_params": [dict, None], "n_landmarks": COUNT,
+                              "gamma": [*POSITIVE, None], "random_state": ["random_state"]}
+
     def __init__(self, ranker="StructSVMRanker", ranker_params=None, n_landmarks=500, gamma=None, random_state=0):
         self.ranker = ranker
         self.ranker_params = ranker_params
@@ -75,6 +79,7 @@ class NystroemRanker(BaseRanker):
         from structrank.data.dataset import RankingDataset
         from structrank.kernels import NystroemFeatures, RBFKernel
 
+        self._start_fit()
         inner = self._inner()
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
         X = _dense(X)
@@ -93,7 +98,7 @@ class NystroemRanker(BaseRanker):
         self.weights_ = np.asarray(inner.coef_, dtype=np.float64)
         self.intercept_ = float(getattr(inner, "intercept_", 0.0))
         self._scoring_of_inner = inner._scoring()
-        return self
+        return self._finish_fit()
 
     def _scoring(self):
         return getattr(self, "_scoring_of_inner", None) or self._inner()._scoring()
@@ -115,4 +120,4 @@ class NystroemRanker(BaseRanker):
     def predict(self, X):
         """``K(x, landmarks_) @ normalization_ @ weights_ + intercept_`` for every row."""
         X = self._validate_predict_data(X)
-        return self._embed(X) @ self.weights_ + self.intercept_
+        return self._checked_scores(self._embed(X) @ self.weights_ + self.intercept_)

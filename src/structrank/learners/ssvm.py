@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import BaseRanker, LinearRankerMixin, informative_queries, informative_rows
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin,
+                                      informative_queries, informative_rows)
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
@@ -408,6 +410,11 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     _saved_attributes = ("coef_", "n_features_in_")
 
+    _parameter_constraints = {**LOSS_OPTIONS, "C": POSITIVE, "slacks": [StrOptions({"separate", "shared"})],
+                              "target": [StrOptions({"ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
+                              "tol": POSITIVE, "max_iter": COUNT, "metric": [str, None], "convention": [str, None],
+                              "n_jobs": N_JOBS, "shard_rows": COUNT}
+
     def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
                  discount="letor", dorm_cut=None, gain="auto", relevant_from=1, target="ideal", max_outer=30,
                  outer_tol=1e-3, tol=1e-4, max_iter=1000, metric=None, convention=None, n_jobs=None,
@@ -448,10 +455,6 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         return metrics, self.convention or convention, relevant_from
 
     def _losses(self):
-        if self.slacks not in ("separate", "shared"):
-            raise ValueError(f"slacks must be 'separate' or 'shared', got {self.slacks!r}")
-        if self.target not in ("ideal", "latent"):
-            raise ValueError(f"target must be 'ideal' or 'latent', got {self.target!r}")
         loss = self._loss()
         if self.slacks == "separate" and hasattr(loss, "components"):  # SVM-combo: one slack group per component
             return list(loss.components)
@@ -468,11 +471,14 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         """
         from structrank.data.cache import LetorCache
 
+        self._start_fit()
         if isinstance(X, LetorCache):
-            return self._fit_cache(X)
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
-        if not self.C > 0:
-            raise ValueError(f"C must be positive, got {self.C!r}")
+            self._fit_cache(X)
+        else:
+            self._fit_arrays(*self._validate_fit_data(X, y, qid))
+        return self._finish_fit()
+
+    def _fit_arrays(self, X, y, qid, offsets):
         self.gain_ = self._resolve_gain(y)
         losses = self._losses()
         if self.target != "latent" and self.n_jobs is None and dask_client() is None:
@@ -525,8 +531,6 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         return self
 
     def _fit_cache(self, cache):
-        if not self.C > 0:
-            raise ValueError(f"C must be positive, got {self.C!r}")
         if self.target != "ideal":
             raise ValueError("target='latent' does not train on a LetorCache yet: read the file with read_letor")
         self.gain_ = self._resolve_gain(cache.y)

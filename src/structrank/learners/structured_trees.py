@@ -30,9 +30,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners.base import EvalSetMixin, features_vary_within_queries, labels_vary_within_queries
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, POSITIVE, EvalSetMixin, features_vary_within_queries,
+                                      labels_vary_within_queries)
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.trees import _LightGBMRanker
 from structrank.losses.combo import DEFAULT_COMBO
@@ -124,6 +126,9 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     _text_attributes = ("booster_text_", "gain_")
     _text_choices = {"gain_": ("binary", "exp2")}  # checked when a model file is loaded
 
+    _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_OPTIONS, "crf_param": POSITIVE,
+                              "early_stopping_rounds": [*COUNT, None], "target": [StrOptions(set(TARGETS))]}
+
     def __init__(self, loss="ndcg", k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
                  components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, n_estimators=100, learning_rate=0.1,
                  num_leaves=31, min_child_samples=20, early_stopping_rounds=None, target="ideal", random_state=0,
@@ -152,6 +157,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``)."""
         import lightgbm
 
+        self._start_fit()
         self.score_loss()  # before the data: a typo is the first thing to hear about
         self._check_target()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
@@ -175,8 +181,6 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
                 return grad, _per_query_hessian(grad, offsets)
 
         params = {**self._lgb_params(), "objective": objective, "metric": "None"}
-        if int(self.n_estimators) < 1:
-            raise ValueError(f"n_estimators must be at least 1, got {self.n_estimators}")
         train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), free_raw_data=True,
                                  params={k: v for k, v in params.items() if k != "objective"}).construct()
         if not any(train.feature_num_bin(j) for j in range(X.shape[1])):
@@ -213,8 +217,6 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
                               lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
 
     def _check_target(self):
-        if self.target not in TARGETS:
-            raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {self.target!r}")
         if self.target == "latent":
             loss = self.score_loss().build()
             if getattr(loss, "name", None) != "ndcg" or getattr(loss, "feature_map", None) != "po":
@@ -226,9 +228,9 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         self.eval_history_ = np.array(history)
         self.booster_text_ = np.array(booster.model_to_string())
         self._booster_cache = (self.booster_text_, booster)
-        return self
+        return self._finish_fit()
 
     def predict(self, X):
         """One score per row: the sum of the kept trees' outputs."""
-        return np.asarray(self._raw_predict(X), dtype=np.float64).ravel()
+        return self._checked_scores(np.asarray(self._raw_predict(X), dtype=np.float64).ravel())
 

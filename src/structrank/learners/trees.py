@@ -8,11 +8,13 @@ pickle; ``predict`` rebuilds the booster from that text on first use after loadi
 from __future__ import annotations
 
 import os
+from numbers import Integral
 
 import numpy as np
 
 from structrank.errors import DataFormatError, DataValidationError
-from structrank.learners.base import BaseRanker, labels_vary_within_queries
+from structrank.learners.base import (COUNT, N_JOBS, NON_NEGATIVE_INT, POSITIVE, BaseRanker, Number,
+                                      labels_vary_within_queries)
 
 #: LightGBM parameters every fit uses: reproducible, single-format histograms, quiet.
 _FIXED_PARAMS = {"deterministic": True, "force_row_wise": True, "verbose": -1}
@@ -120,6 +122,12 @@ def checked_model_text(text: str) -> str:
 class _LightGBMRanker(BaseRanker):
     """What the LightGBM rankers share: parameters, training call, booster kept as text."""
 
+    # LightGBM's own ranges: a tree has at least 2 leaves, a leaf at least 0 rows
+    _parameter_constraints = {"n_estimators": COUNT, "learning_rate": POSITIVE,
+                              "num_leaves": [Number(Integral, 2, None, closed="left")],
+                              "min_child_samples": NON_NEGATIVE_INT, "random_state": [*NON_NEGATIVE_INT, None],
+                              "n_jobs": N_JOBS}
+
     def _lgb_params(self):
         params = {
             "learning_rate": float(self.learning_rate),
@@ -135,8 +143,6 @@ class _LightGBMRanker(BaseRanker):
     def _train(self, params, X, label, group=None):
         import lightgbm
 
-        if int(self.n_estimators) < 1:
-            raise ValueError(f"n_estimators must be at least 1, got {self.n_estimators}")
         dataset = lightgbm.Dataset(X, label=label, group=group, free_raw_data=True)
         booster = lightgbm.train(params, dataset, num_boost_round=int(self.n_estimators))
         self.booster_text_ = np.array(booster.model_to_string())
@@ -236,6 +242,7 @@ class McRank(_LightGBMRanker):
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None, qid=None):
+        self._start_fit()
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
         classes, label = np.unique(y, return_inverse=True)
         if classes.size < 2:
@@ -243,7 +250,7 @@ class McRank(_LightGBMRanker):
         params = {**self._lgb_params(), "objective": "multiclass", "num_class": int(classes.size)}
         self._train(params, X, label.astype(np.float64))
         self.classes_ = classes.astype(np.int64)
-        return self
+        return self._finish_fit()
 
     def _check_booster(self, booster):
         if booster.num_model_per_iteration() != len(self.classes_):
@@ -256,7 +263,7 @@ class McRank(_LightGBMRanker):
 
     def predict(self, X):
         """Expected relevance of every row: ``predict_proba(X) @ classes_``."""
-        return self.predict_proba(X) @ np.asarray(self.classes_, dtype=np.float64)
+        return self._checked_scores(self.predict_proba(X) @ np.asarray(self.classes_, dtype=np.float64))
 
 
 class LambdaMARTRanker(_LightGBMRanker):
@@ -306,6 +313,7 @@ class LambdaMARTRanker(_LightGBMRanker):
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None, qid=None):
+        self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
@@ -318,8 +326,8 @@ class LambdaMARTRanker(_LightGBMRanker):
         if top > 30:  # LightGBM's default label_gain covers labels 0..30 only
             params["label_gain"] = [2.0**k - 1 for k in range(top + 1)]
         self._train(params, X, y.astype(np.float64), group=np.diff(offsets))
-        return self
+        return self._finish_fit()
 
     def predict(self, X):
         """One score per row: the sum of the trees' outputs."""
-        return np.asarray(self._raw_predict(X), dtype=np.float64).ravel()
+        return self._checked_scores(np.asarray(self._raw_predict(X), dtype=np.float64).ravel())
