@@ -103,3 +103,14 @@ def format_trees(figures) -> list:
 def markdown_section(figures) -> str:
     return "## Boosted trees on a structured loss against LightGBM lambdarank\n\n```\n" + "\n".join(
         format_trees(figures)) + "\n```\n"
+
+
+def main(argv=None):
+    """``python benchmarks/bench_trees.py [--rounds 5] [--trees 100]``: the trees section with other rounds or trees."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--trees", type=int, default=100)
+    args = parser.parse_args(argv)
+    print("\n".join(format_trees(bench_trees(args.rounds, args.trees))))
