@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from structrank.bench.timing import timings
+from structrank.bench.timing import clocked, interleaved, timings
 
 THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -206,12 +206,8 @@ def bench_qp(repeat=3, Cs=QP_C, datasets=("MQ2008", "OHSUMED")):
                 "ranksvm C=1": lambda: RankSVM(C=1.0)}
         for make in fits.values():
             make().fit(data)  # warm-up
-        versus = {label: [] for label in fits}
-        for _ in range(max(repeat, 5)):
-            for label, make in fits.items():
-                start = time.perf_counter()
-                make().fit(data)
-                versus[label].append(time.perf_counter() - start)
+        versus = interleaved({label: clocked(lambda make=make: make().fit(data)) for label, make in fits.items()},
+                             max(repeat, 5))
     return {"rows": rows, "versus": versus} if rows else None
 
 
