@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from structrank.bench_latent import bench_greedy, format_latent, loglog_slope
+from structrank.bench.latent import bench_greedy, format_latent, loglog_slope
 
 
 def test_bench_greedy_rows_and_table():

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from structrank.bench_scale import bench_scale, format_scale, slopes, write_synthetic_letor
+from structrank.bench.scale import bench_scale, format_scale, slopes, write_synthetic_letor
 from structrank.data import read_letor
 
 
@@ -32,7 +32,7 @@ def test_a_tiny_run_reports_every_task(tmp_path):
 
 
 def test_machine_ceiling_times_the_shard_steps_in_one_and_two_processes(tmp_path):
-    from structrank.bench_scale import machine_ceiling
+    from structrank.bench.scale import machine_ceiling
     from structrank.data.cache import build_letor_cache
 
     path = write_synthetic_letor(tmp_path / "s.txt", 3000, n_features=5, docs_per_query=50)
@@ -49,7 +49,7 @@ def test_machine_ceiling_times_the_shard_steps_in_one_and_two_processes(tmp_path
 def test_every_speedup_configuration_and_the_ceiling_take_turns():
     """One round runs each task's pair of 1 and 2 workers (the base first), its LocalCluster run
     (the SVMs and LSP-AP), then the machine's ceiling; a pair's order alternates between rounds."""
-    from structrank.bench_scale import CLUSTER_TASKS, SPEEDUP_TASKS, _order, _speedup_configs
+    from structrank.bench.scale import CLUSTER_TASKS, SPEEDUP_TASKS, _order, _speedup_configs
 
     configs = _speedup_configs("unused.txt")
     assert list(dict.fromkeys(task for task, _, _ in configs)) == [*SPEEDUP_TASKS, "ceiling"]
@@ -62,7 +62,7 @@ def test_every_speedup_configuration_and_the_ceiling_take_turns():
 
 
 def test_a_pair_times_one_and_two_workers_in_one_child(tmp_path):
-    from structrank.bench_scale import _paired_task
+    from structrank.bench.scale import _paired_task
     from structrank.data.cache import build_letor_cache
 
     path = write_synthetic_letor(tmp_path / "s.txt", 3000, n_features=5, docs_per_query=50)
@@ -72,7 +72,7 @@ def test_a_pair_times_one_and_two_workers_in_one_child(tmp_path):
 
 
 def test_the_speedup_is_the_median_of_the_paired_ratios():
-    from structrank.bench_scale import paired_speedup
+    from structrank.bench.scale import paired_speedup
 
     base, two = [1.0, 2.0, 3.0], [0.4, 1.6, 1.0]  # ratios 2.5, 1.25, 3.0; medians 2.0 and 1.0
     assert paired_speedup(base, two) == 2.5
@@ -85,7 +85,7 @@ def test_the_speedup_is_the_median_of_the_paired_ratios():
 
 def test_the_cluster_run_trains_as_many_epochs_as_the_pairs(monkeypatch):
     """LSP-AP's cluster fit once ran the scale table's 2 epochs against the pairs' 10 (an 8x 'speed-up')."""
-    from structrank import bench_scale
+    from structrank.bench import scale as bench_scale
 
     seen = {}
 

@@ -3,7 +3,7 @@ computed from what they measured (no timing is asserted)."""
 
 import pytest
 
-from structrank import bench_memory, bench_startup
+from structrank.bench import memory as bench_memory, startup as bench_startup
 from structrank.data import letor_root
 
 

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from structrank.bench import run_benchmarks
-from structrank.bench_structured import (
+from structrank.bench.structured import (
     bench_oracles,
     bench_scaling,
     bench_training,
@@ -75,7 +75,7 @@ def test_run_benchmarks_rejects_an_unknown_section():
 
 
 def test_qp_lines_give_verdicts_from_the_figures():
-    from structrank.bench_structured import format_qp
+    from structrank.bench.structured import format_qp
 
     figures = {"rows": [dict(data="MQ2008", loss="map", C=1000.0, qp_ms=172.0, oracle_ms=228.0, n_iter=352, seconds=0.4),
                         dict(data="OHSUMED", loss="ndcg", C=1.0, qp_ms=3.0, oracle_ms=2.0, n_iter=5, seconds=0.1)],

@@ -1,6 +1,6 @@
 """The trees section of `structrank bench`: its ratios and lines come from the measured rounds."""
 
-from structrank.bench_trees import format_trees, ratios
+from structrank.bench.trees import format_trees, ratios
 
 
 def _figures(ours, theirs):

@@ -43,8 +43,7 @@ KNOWN = {
 
 
 def _bound(prefix, module):
-    return module == prefix or module.startswith(prefix + ".") or (prefix == "structrank.bench" and
-                                                                     module.startswith("structrank.bench_"))
+    return module == prefix or module.startswith(prefix + ".")
 
 
 def breaches(graph):

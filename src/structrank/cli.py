@@ -468,15 +468,13 @@ def cmd_featurize(args):
 
 
 def _add_bench(sub):
+    from structrank.bench import BENCH_SECTIONS, SECTIONS
+
     p = sub.add_parser("bench", help=HELP["bench"])
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
-    p.add_argument("--only", choices=("startup", "evaluate", "memory", "structured", "latent", "crf", "trees", "tagger",
-                                      "kernels", "scale"),
-                   help="run one section: start-up and reading as whole processes, metric evaluation, memory and sparse input, the structural SVM oracles and training, the "
-                        "positional MAP inference, a permutation CRF training epoch, boosted trees on a "
-                        "structured loss against lambdarank, the HMM tagger and "
-                        "the n-best rerankers, the tree kernels, or time and memory against data size")
+    p.add_argument("--only", choices=BENCH_SECTIONS,
+                   help="run one section: " + "; ".join(f"{s.name}: {s.help}" for s in SECTIONS))
     p.add_argument("--scale-sizes", default="1e4,1e5,1e6,1e7", metavar="N,N,...",
                    help="document counts of the scale and reading sections (default: 1e4,1e5,1e6,1e7; 10^7 takes "
                         "about 4 GB of temporary disk)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from structrank.bench_structured import _timings
+from structrank.bench.timing import timings
 
 OBJECTIVE_PARAMS = {"ml": 0.0, "la": 10.0, "ls": 0.0, "el": 0.0, "kl": 1.0}
 
@@ -52,10 +52,10 @@ def bench_epochs(repeat=50, data_dir=None):
             _sgd_epoch(*rows_of_X, X.shape[1], r, offsets, rng.permutation(queries), tables, starts,
                        OBJECTIVE_CODES[objective], param, 0.01, 6, theta)
 
-        rows.append(dict(objective=objective, epoch_ms=1e3 * float(np.median(_timings(epoch, repeat)))))
+        rows.append(dict(objective=objective, epoch_ms=1e3 * float(np.median(timings(epoch, repeat)))))
     model.n_features_in_ = X.shape[1]
     dev = model._eval_set_arrays(vali)
-    dev_ms = 1e3 * float(np.median(_timings(lambda: model._dev_value(theta, dev), repeat)))
+    dev_ms = 1e3 * float(np.median(timings(lambda: model._dev_value(theta, dev), repeat)))
     return dict(data=name, queries=int(queries.size), rows=rows, dev_eval_ms=dev_ms)
 
 
@@ -72,3 +72,17 @@ def format_crf(figures) -> list:
 
 def markdown_section(figures) -> str:
     return "## Permutation CRF: one training epoch\n\n```\n" + "\n".join(format_crf(figures)) + "\n```\n"
+
+
+def main(argv=None, doc=None):
+    """``python benchmarks/bench_crf.py [--repeat N] [--reproduction [--jobs 2]]``: the epoch times, and
+    with --reproduction the wall time of the whole volkovs2011 reproduction."""
+    from structrank.bench.timing import reproduction_main
+
+    def summary(rows, minutes, jobs):
+        runs = len({(r["dataset"], r["fold"], r["seed"], r["model"], str(r["params"])) for r in rows})
+        return (f"\nstructrank reproduce volkovs2011 --jobs {jobs}: {runs} CRFs trained in {minutes:.1f} minutes "
+                "of wall time (target: under 20)")
+
+    reproduction_main(doc or main.__doc__, "--repeat", 50, lambda repeat: format_crf(bench_epochs(repeat)),
+                      "volkovs2011", summary, argv)

@@ -24,7 +24,6 @@ this process already has them (``benchmarks/bench_structured.py`` sets them itse
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import subprocess
@@ -32,6 +31,8 @@ import sys
 import time
 
 import numpy as np
+
+from structrank.bench.timing import clocked, interleaved, timings
 
 THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -80,26 +81,6 @@ def _progress(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def _timings(fn, repeat, min_repeat=5, budget=2.0):
-    """Seconds of each call of ``fn`` (compiled beforehand): ``repeat`` calls, fewer for slow ones."""
-    first = time.perf_counter()
-    fn()
-    first = time.perf_counter() - first
-    n = max(min_repeat, min(repeat, int(budget / max(first, 1e-9))))
-    times = np.empty(n)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for i in range(n):
-            start = time.perf_counter()
-            fn()
-            times[i] = time.perf_counter() - start
-    finally:
-        if enabled:
-            gc.enable()
-    return times
-
-
 # -- 1. oracles --------------------------------------------------------------------------------
 
 
@@ -132,8 +113,8 @@ def bench_oracles(n_docs=ORACLE_SIZES, k=10, rates=(0.1, 0.5), repeat=200, seed=
                 start = time.perf_counter()
                 loss.oracle(scores, y)  # compile, or load the numba cache
                 compile_s = time.perf_counter() - start
-                times = _timings(lambda: loss.oracle(scores, y), repeat)
-                sort_times = _timings(lambda: np.argsort(scores), repeat)
+                times = timings(lambda: loss.oracle(scores, y), repeat)
+                sort_times = timings(lambda: np.argsort(scores), repeat)
                 rows.append(dict(oracle=label, rate=rate, relevant=int(labels.sum()), n_docs=n, k=k,
                                  median_ms=float(np.median(times) * 1e3), best_ms=float(times.min() * 1e3),
                                  repeats=int(times.size), first_call_s=compile_s,
@@ -225,12 +206,8 @@ def bench_qp(repeat=3, Cs=QP_C, datasets=("MQ2008", "OHSUMED")):
                 "ranksvm C=1": lambda: RankSVM(C=1.0)}
         for make in fits.values():
             make().fit(data)  # warm-up
-        versus = {label: [] for label in fits}
-        for _ in range(max(repeat, 5)):
-            for label, make in fits.items():
-                start = time.perf_counter()
-                make().fit(data)
-                versus[label].append(time.perf_counter() - start)
+        versus = interleaved({label: clocked(lambda make=make: make().fit(data)) for label, make in fits.items()},
+                             max(repeat, 5))
     return {"rows": rows, "versus": versus} if rows else None
 
 
@@ -339,7 +316,7 @@ def structured_figures(oracle_repeat=200, train_repeat=3, factors=(1, 2, 4, 8)):
     if single_threaded():
         return run_structured(oracle_repeat, train_repeat, factors)
     env = dict(os.environ, **{v: "1" for v in THREAD_VARS})
-    cmd = [sys.executable, "-m", "structrank.bench_structured", "--json", "--oracle-repeat", str(oracle_repeat),
+    cmd = [sys.executable, "-m", "structrank.bench.structured", "--json", "--oracle-repeat", str(oracle_repeat),
            "--train-repeat", str(train_repeat), "--factors", ",".join(str(f) for f in factors)]
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)  # progress on stderr
     return json.loads(proc.stdout)

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from structrank.bench_structured import _timings
+from structrank.bench.timing import timings
 
 
 def _oracle_accuracy(nbest_lists, references):
@@ -35,8 +35,8 @@ def bench_tagging(lang="en", repeat=5, n=10, data_dir=None):
     dev_words = splits["dev"][0]
     tagger.nbest_many(dev_words[:5], n=n)  # compile
     tagger.predict(dev_words[:5])
-    viterbi_s = float(np.median(_timings(lambda: tagger.predict(dev_words), repeat, min_repeat=3)))
-    nbest_s = float(np.median(_timings(lambda: tagger.nbest_many(dev_words, n=n), repeat, min_repeat=3)))
+    viterbi_s = float(np.median(timings(lambda: tagger.predict(dev_words), repeat, min_repeat=3)))
+    nbest_s = float(np.median(timings(lambda: tagger.nbest_many(dev_words, n=n), repeat, min_repeat=3)))
     figures = dict(lang=lang, treebank=UD_TREEBANKS[lang], kind=kind, n_tags=len(tagger.tags_), n=n,
                    train_sentences=len(train_words), train_tokens=sum(map(len, train_words)),
                    dev_sentences=len(dev_words), fit_s=fit_s, viterbi_sps=len(dev_words) / viterbi_s,

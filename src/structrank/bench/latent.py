@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from structrank.bench_structured import _timings
+from structrank.bench.timing import timings
 
 SIZES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
 EXACT_MAX_CELLS = 5e7  # the exact search's table (bytes, with a float and a flag per cell: ~9x this)
@@ -34,9 +34,9 @@ def bench_greedy(sizes=SIZES, rate=0.1, repeat=200, seed=0, exact_max_cells=EXAC
         row = dict(n=int(n), n_good=int(z.sum()))
         for key, fn in (("greedy_ms", lambda: greedy_kernel(scores, z, v, 10.0, order)),
                         ("argsort_ms", lambda: np.argsort(scores))):
-            row[key] = 1e3 * float(np.median(_timings(fn, repeat)))
+            row[key] = 1e3 * float(np.median(timings(fn, repeat)))
         if (z.sum() + 1) * (n - z.sum() + 1) <= exact_max_cells:
-            row["exact_ms"] = 1e3 * float(np.median(_timings(lambda: exact_kernel(scores, z, v, 10.0, order), repeat)))
+            row["exact_ms"] = 1e3 * float(np.median(timings(lambda: exact_kernel(scores, z, v, 10.0, order), repeat)))
         rows.append(row)
     return rows
 

@@ -15,9 +15,12 @@ different lengths), in interleaved rounds.
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+
+from structrank.bench.timing import interleaved
 
 COPIES = 100
 MODELS = ("svm-map", "svm-ndcg", "lambdamart")
@@ -36,7 +39,7 @@ def _make(name):
 def _data(form, copies, data_dir):
     import scipy.sparse as sp
 
-    from structrank.bench_structured import replicate
+    from structrank.bench.structured import replicate
     from structrank.data import letor_folds, letor_root, read_letor
 
     fold = letor_folds(letor_root("MQ2008", data_dir))[0]
@@ -77,20 +80,18 @@ def _fit_child(name, form, copies, data_dir):
 
 def bench_memory(rounds=3, copies=COPIES, data_dir=None) -> dict:
     """{"memory": {model: [MB]}, "time": {form: [s]}, "x_mb": MB}, or {} without MQ2008 (or /proc)."""
-    from structrank.bench_scale import run_in_child
+    from structrank.bench.scale import run_in_child
     from structrank.data import letor_root
 
     if letor_root("MQ2008", data_dir) is None or not Path("/proc/self/clear_refs").exists():
         return {}
-    memory = {name: [] for name in MODELS}
-    times = {form: [] for form in FORMS}
-    x_mb = None
-    for _ in range(rounds):
-        for name in MODELS:
-            added, _, x_mb = run_in_child(name, "dense", copies, data_dir, fn=_fit_child)
-            memory[name].append(added)
-        for form in FORMS:
-            times[form].append(run_in_child("svm-map", form, copies, data_dir, fn=_fit_child)[1])
+    runs = interleaved({**{("memory", name): partial(run_in_child, name, "dense", copies, data_dir, fn=_fit_child)
+                           for name in MODELS},
+                        **{("time", form): partial(run_in_child, "svm-map", form, copies, data_dir, fn=_fit_child)
+                           for form in FORMS}}, rounds)
+    memory = {name: [added for added, _, _ in runs["memory", name]] for name in MODELS}
+    times = {form: [seconds for _, seconds, _ in runs["time", form]] for form in FORMS}
+    x_mb = runs["memory", MODELS[-1]][-1][2] if rounds else None
     return {"memory": memory, "time": times, "x_mb": x_mb, "copies": copies, "rounds": rounds}
 
 

@@ -20,9 +20,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 
 import numpy as np
 
+from structrank.bench.timing import clocked, interleaved
 from structrank.data import letor_folds, letor_root, read_letor
 from structrank.metrics import evaluate
 
@@ -50,26 +52,25 @@ def bench_trees(rounds=5, trees=100, data_dir=None):
     test = read_letor(fold.test, n_features=train.n_features)
     for name in MODELS:  # compile the oracles, load LightGBM
         _make(name, 2).fit(train)
-    fit = {name: [] for name in MODELS}
     ndcg = {}
-    for _ in range(rounds):
-        for name in MODELS:
-            start = time.perf_counter()
-            model = _make(name, trees).fit(train)
-            fit[name].append(time.perf_counter() - start)
-            ndcg[name] = evaluate(test.y, model.predict(test.X), test.qid, ["ndcg@10"], "letor4").metrics["ndcg@10"]
-    command = {name: [] for name in MODELS}
+
+    def fit_once(name):  # seconds of the fit; the test NDCG@10 (of the last round) is not timed
+        start = time.perf_counter()
+        model = _make(name, trees).fit(train)
+        seconds = time.perf_counter() - start
+        ndcg[name] = evaluate(test.y, model.predict(test.X), test.qid, ["ndcg@10"], "letor4").metrics["ndcg@10"]
+        return seconds
+
+    fit = interleaved({name: partial(fit_once, name) for name in MODELS}, rounds)
     env = {**os.environ, **{v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                              "NUMBA_NUM_THREADS")}}
     with tempfile.TemporaryDirectory() as folder:
-        for _ in range(rounds):
-            for name in MODELS:
-                cmd = [sys.executable, "-m", "structrank", "train", name, "--train", str(fold.train),
-                       "--set", f"n_estimators={trees}", *(a for k, v in SETTINGS.items() for a in ("--set", f"{k}={v}")),
-                       "--out", os.path.join(folder, f"{name}.npz")]
-                start = time.perf_counter()
-                subprocess.run(cmd, check=True, capture_output=True, env=env)
-                command[name].append(time.perf_counter() - start)
+        commands = {name: [sys.executable, "-m", "structrank", "train", name, "--train", str(fold.train),
+                           "--set", f"n_estimators={trees}",
+                           *(a for k, v in SETTINGS.items() for a in ("--set", f"{k}={v}")),
+                           "--out", os.path.join(folder, f"{name}.npz")] for name in MODELS}
+        command = interleaved({name: clocked(partial(subprocess.run, cmd, check=True, capture_output=True, env=env))
+                               for name, cmd in commands.items()}, rounds)
     return {"fit": fit, "command": command, "ndcg": ndcg, "rows": train.n_rows, "queries": train.n_queries,
             "trees": trees, "rounds": rounds}
 
@@ -103,3 +104,14 @@ def format_trees(figures) -> list:
 def markdown_section(figures) -> str:
     return "## Boosted trees on a structured loss against LightGBM lambdarank\n\n```\n" + "\n".join(
         format_trees(figures)) + "\n```\n"
+
+
+def main(argv=None):
+    """``python benchmarks/bench_trees.py [--rounds 5] [--trees 100]``: the trees section with other rounds or trees."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--trees", type=int, default=100)
+    args = parser.parse_args(argv)
+    print("\n".join(format_trees(bench_trees(args.rounds, args.trees))))

@@ -11,7 +11,7 @@ with the range:
   numba cache) against ``python -c pass``, which is the floor of any Python command;
 - ``structrank train svm-auc`` on MQ2008 Fold1 (the whole process) against ``svm_rank_learn``
   (Joachims' SVM-rank, when it is on the PATH; the same C = 1 on the same file);
-- reading synthetic LETOR text (``bench_scale.write_synthetic_letor``: 20 features, 100
+- reading synthetic LETOR text (``structrank.bench.scale.write_synthetic_letor``: 20 features, 100
   documents a query) of 10^6 and 10^7 documents with ``read_letor`` against scikit-learn's
   ``load_svmlight_file`` without query ids (its compiled parser: the floor), in this process.
 """
@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from structrank.bench.timing import interleaved
 from structrank.data import letor_folds, letor_root
 
 READ_SIZES = (10**6, 10**7)
@@ -44,15 +45,6 @@ def _import_seconds(module) -> float:
     return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
 
 
-def _interleaved(contenders: dict, rounds: int) -> dict:
-    """{name: [seconds per round]}: every contender once per round, in turn."""
-    times = {name: [] for name in contenders}
-    for _ in range(rounds):
-        for name, run in contenders.items():
-            times[name].append(run())
-    return times
-
-
 def _structrank(*args):
     return [sys.executable, "-m", "structrank", *args]
 
@@ -61,12 +53,12 @@ def bench_commands(rounds=7, data_dir=None) -> dict:
     """Start-up, import, evaluate and train figures ({group: {contender: [seconds]}})."""
     env = {**os.environ, **_ONE_THREAD}
     figures = {
-        "startup": _interleaved({
+        "startup": interleaved({
             "python -c pass": lambda: _wall([sys.executable, "-c", "pass"], env),
             "structrank --version": lambda: _wall(_structrank("--version"), env),
             "structrank --help": lambda: _wall(_structrank("--help"), env),
         }, rounds),
-        "import": _interleaved({
+        "import": interleaved({
             "import pytrec_eval": lambda: _import_seconds("pytrec_eval"),
             "import structrank.metrics": lambda: _import_seconds("structrank.metrics"),
         }, rounds) if _has("pytrec_eval") else {},
@@ -82,7 +74,7 @@ def bench_commands(rounds=7, data_dir=None) -> dict:
                        capture_output=True, env=env)  # also fills numba's cache
         subprocess.run(_structrank("predict", "--model", model, "--data", str(fold.test), "--out", scores),
                        check=True, capture_output=True, env=env)
-        figures["evaluate"] = _interleaved({
+        figures["evaluate"] = interleaved({
             "python -c pass": lambda: _wall([sys.executable, "-c", "pass"], env),
             "structrank evaluate": lambda: _wall(_structrank("evaluate", "--data", str(fold.test), "--scores", scores,
                                                              "--metric", "map", "--metric", "ndcg@10"), env),
@@ -97,7 +89,7 @@ def bench_commands(rounds=7, data_dir=None) -> dict:
             with open(plain, "wb") as fh:
                 fh.write(read_bytes(fold.train))  # svm_rank_learn reads no gzip
             train["svm_rank_learn -c 1"] = lambda: _wall([learn, "-c", "1", plain, os.path.join(folder, "r.dat")], env)
-        figures["train"] = _interleaved(train, max(3, rounds // 2))
+        figures["train"] = interleaved(train, max(3, rounds // 2))
     return figures
 
 
@@ -111,7 +103,7 @@ def bench_reading(sizes=READ_SIZES, rounds=3, folder=None) -> dict:
     """{n_docs: {contender: [seconds]}}: read_letor against load_svmlight_file (no qids) on the same file."""
     from sklearn.datasets import load_svmlight_file
 
-    from structrank.bench_scale import write_synthetic_letor
+    from structrank.bench.scale import write_synthetic_letor
     from structrank.data import read_letor
 
     out = {}
@@ -130,7 +122,7 @@ def bench_reading(sizes=READ_SIZES, rounds=3, folder=None) -> dict:
                 load_svmlight_file(str(path), zero_based=False)
                 return time.perf_counter() - start
 
-            out[n] = _interleaved({"read_letor": ours, "load_svmlight_file (no qid)": sklearn}, rounds)
+            out[n] = interleaved({"read_letor": ours, "load_svmlight_file (no qid)": sklearn}, rounds)
             os.remove(path)
     return out
 
