@@ -358,6 +358,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         in [0, 1]). Finer than SVM-struct's usual 1e-3: with phi_po, SVM-map and SVM-ndcg stay
         close to w = 0 (Figs. 4-6), so their whole progress is of the order of 1e-3; on MQ2008
         1e-4 moved SVM-ndcg's test NDCG@10 from 0.2257 to 0.2275 and 1e-5 only to 0.2277.
+        0 runs all ``max_iter`` iterations (the benchmarks time a fixed number).
     max_iter : int, default 1000
         Cutting-plane iterations (oracle calls per loss).
     metric, convention : str or None, default None
@@ -412,7 +413,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     _parameter_constraints = {**LOSS_OPTIONS, "C": POSITIVE, "slacks": [StrOptions({"separate", "shared"})],
                               "target": [StrOptions({"ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
-                              "tol": POSITIVE, "max_iter": COUNT, "metric": [str, None], "convention": [str, None],
+                              "tol": NON_NEGATIVE, "max_iter": COUNT, "metric": [str, None], "convention": [str, None],
                               "n_jobs": N_JOBS, "shard_rows": COUNT}
 
     def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
