@@ -571,3 +571,28 @@ def test_mlp_layer_sizes_in_a_header_are_refused_unless_positive_ints(sizes, sav
                        lambda h, a: h["params"].update(hidden_layer_sizes=sizes))
     assert_refused(doctored, r"parameter hidden_layer_sizes: hidden_layer_sizes must be a list of items each an int in "
                              r"the range \[1, inf\)")
+
+
+def test_an_extra_array_is_refused_before_any_array_is_read(saved, tmp_path, monkeypatch):
+    """An extra member the header does not list (it could be 1 GiB, stored) is refused unread."""
+    raw = members(saved["RankSVM"][0])
+    raw["extra.npy"] = npy_bytes(np.zeros(1000))
+    path = write_members(tmp_path / "extra.npz", raw)
+    read_members = []
+    original = np.lib.npyio.NpzFile.__getitem__
+
+    def spy(self, key):
+        read_members.append(key)
+        return original(self, key)
+
+    monkeypatch.setattr(np.lib.npyio.NpzFile, "__getitem__", spy)
+    assert_refused(path, r"arrays \[.*'extra'.*\] are not the header's")
+    assert read_members == ["__header__"]
+
+
+def test_a_fifo_model_is_refused_without_waiting(tmp_path):
+    import os
+
+    fifo = tmp_path / "model.npz"
+    os.mkfifo(fifo)  # no writer: open() for reading would block for ever
+    assert_refused(fifo, r"FIFO|not a regular file")

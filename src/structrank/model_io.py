@@ -14,14 +14,18 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import struct
 import zipfile
 import zlib
+
+from pathlib import Path
 
 import numpy as np
 
 import structrank
 from structrank.atomic import atomic_open
+from structrank.data.files import open_regular
 from structrank.errors import DataFormatError, DataValidationError
 
 FORMAT_NAME = "structrank-model"
@@ -139,11 +143,11 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
     DataFormatError (naming ``what``) for a missing, damaged or foreign file, or one whose
     header has another format name or version.
     """
+    if not os.path.lexists(path):
+        raise DataFormatError(path, None, f"{what} file not found")
     try:
-        with open(path, "rb") as fh:
+        with open_regular(Path(path)) as fh:  # a FIFO or a device is refused, never waited on
             magic = fh.read(6)
-    except FileNotFoundError:
-        raise DataFormatError(path, None, f"{what} file not found") from None
     except OSError as exc:
         raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
     # Only a zip archive goes to numpy: a bare .npy or a pickle is refused unread.
@@ -164,6 +168,12 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
         try:
             _check_members(path, archive, what, max_header_bytes)
             header = json.loads(bytes(archive["__header__"]).decode("utf-8"))
+            listed = header.get("arrays") if isinstance(header, dict) else None
+            members = set(archive.files) - {"__header__"}
+            if isinstance(listed, dict) and members != set(listed):  # before any array is read: an extra
+                # member (1 GiB within the compression limit) would otherwise be loaded, then refused
+                raise DataFormatError(path, None, f"damaged {what} file (its arrays {sorted(members)} are not the "
+                                      f"header's {sorted(listed)})", "arrays")
             arrays = {key: archive[key] for key in archive.files if key != "__header__"}
         except DataFormatError:
             raise
