@@ -21,3 +21,21 @@ def test_counted_ideal_gains_are_the_sorted_gains(sizes, top, convention, seed):
     expected = np.concatenate([np.sort(gains[a:b])[::-1] for a, b in zip(offsets[:-1], offsets[1:])] or [[]])
     np.testing.assert_array_equal(_ideal_gains(kernels, conv, labels, gains, offsets), expected)
     np.testing.assert_array_equal(kernels.ideal_gains(gains, offsets), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(sizes=st.lists(st.integers(0, 40), min_size=1, max_size=8), levels=st.sampled_from([2, 5, 1000]),
+       big=st.booleans(), seed=st.integers(0, 2**16))
+def test_ranking_by_score_is_a_stable_sort_within_each_query(sizes, levels, big, seed):
+    """The radix-then-counting path against a stable argsort per query, ties (few score levels) and
+    a file long enough for the radix sort included."""
+    rng = np.random.default_rng(seed)
+    if big:
+        sizes = sizes + [1500]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    scores = rng.integers(0, levels, offsets[-1]).astype(np.float64) - levels / 2
+    scores[rng.random(offsets[-1]) < 0.1] = -0.0
+    expected = np.concatenate([a + np.argsort(-scores[a:b], kind="stable")
+                               for a, b in zip(offsets[:-1], offsets[1:])] or [[]]).astype(np.int64)
+    got = kernels.rank_segments(scores, offsets, np.zeros((0, 0), np.uint32), False)
+    np.testing.assert_array_equal(got, expected)

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structrank.oracles.sorting import RADIX_MIN, order_desc
+from structrank.sorting import RADIX_MIN, order_desc
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, 5e-324, -5e-324, 1.7e308, -1.7e308, 0.5, 2.0]
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from structrank.sorting import order_desc
+
 
 @njit(cache=True, nogil=True)
 def _dcg(gains, start, depth, discount):
@@ -83,6 +85,8 @@ def _stable_sort_desc(order, lo, hi, values, keys, by_key, buffer):
 def rank_segments(scores, offsets, keys, by_docid):
     """Row order ranking each query's rows (``offsets``: contiguous queries) by decreasing score,
     ties in input order, or (``by_docid``) by decreasing document id (``keys``), as trec_eval."""
+    if not by_docid:
+        return _rank_by_score(scores, offsets)
     n = scores.shape[0]
     order = np.arange(n)
     buffer = np.empty(n, np.int64)
@@ -98,6 +102,23 @@ def rank_segments(scores, offsets, keys, by_docid):
                 if j - i > 1:
                     _stable_sort_desc(order, i, j, scores, keys, True, buffer)
                 i = j
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _rank_by_score(scores, offsets):
+    """``rank_segments`` with ties in input order, in O(rows): one stable radix sort of the whole
+    file by decreasing score, then a stable counting sort of that order by query. A merge sort per
+    query was a quarter of ``evaluate``'s time on the LETOR test files."""
+    by_score = order_desc(scores)
+    query = np.empty(scores.shape[0], np.int64)
+    for q in range(offsets.shape[0] - 1):
+        query[offsets[q]:offsets[q + 1]] = q
+    fill = offsets[:-1].copy()
+    order = np.empty(scores.shape[0], np.int64)
+    for i in by_score:
+        order[fill[query[i]]] = i
+        fill[query[i]] += 1
     return order
 
 

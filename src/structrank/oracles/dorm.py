@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from structrank.oracles.sorting import order_desc
+from structrank.sorting import order_desc
 
 
 @njit(cache=True, nogil=True)

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from structrank.oracles.graded import _grades, graded_po_coef_from_order
-from structrank.oracles.sorting import order_desc
+from structrank.sorting import order_desc
 from structrank.structures import po_coef_from_order
 
 # loss name -> how many good documents a loss-zero ranking must put on top (None: the cut-off k)
