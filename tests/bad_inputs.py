@@ -1080,7 +1080,7 @@ def model_cases(reader) -> list:
               "A header that is not JSON.", words=["damaged"]),
         error(reader, "zip_of_text", file("text.zip", lambda: zip_bytes("readme.txt", "hello")),
               "A zip archive of something else.", words=["model file"]),
-        error(reader, "directory", folder_named("folder.npz"), "A folder given for a file.", words=["directory"]),
+        error(reader, "directory", folder_named("folder.npz"), "A folder given for a file.", words=["folder"]),
         error(reader, "missing_file", nothing("absent.npz"), "A wrong path.", words=["not found"]),
     ]
 

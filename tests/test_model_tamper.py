@@ -167,7 +167,7 @@ HEADER_TAMPERINGS = {
     "params unknown": (lambda h, a: h["params"].update(__reduce__="os.system"), r"parameters do not match"),
     "params a list": (set_header(params=["C"]), r"parameters do not match"),
     "arrays not a dict": (set_header(arrays="coef_"), r"learned arrays do not match"),
-    "extra array": (lambda h, a: a.update(evil=np.zeros(3)), r"learned arrays do not match"),
+    "extra array": (lambda h, a: a.update(evil=np.zeros(3)), r"its arrays .* are not the header's"),
 }
 
 
