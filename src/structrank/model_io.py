@@ -148,6 +148,8 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
     try:
         with open_regular(Path(path)) as fh:  # a FIFO or a device is refused, never waited on
             magic = fh.read(6)
+    except DataFormatError as exc:  # a folder, a FIFO, a device: say which, as this file kind's error
+        raise DataFormatError(path, None, f"not a structrank {what} file ({exc.problem})") from None
     except OSError as exc:
         raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
     # Only a zip archive goes to numpy: a bare .npy or a pickle is refused unread.
