@@ -203,14 +203,19 @@ def _docid(buf, start, end):
 
 @njit(cache=True, nogil=True)
 def _count_rows(buf):
-    """(data rows, colons before '#'): the sizes to allocate. Blank and comment lines are not
-    counted, so a file of newlines (a gzip of them expands 1000-fold) allocates nothing per line."""
+    """(data rows, colons before '#', offset of the first bare CR or -1): the sizes to allocate, and
+    where ``grammar.check_line_ends`` would stop. Blank and comment lines are not counted, so a file
+    of newlines (a gzip of them expands 1000-fold) allocates nothing per line."""
     rows = 0
     colons = 0
+    first_cr = -1  # a CR not before LF nor ending the file
     content = False  # the line has a character before '#' that is not white space
     comment = False
-    for i in range(buf.shape[0]):
+    n = buf.shape[0]
+    for i in range(n):
         b = buf[i]
+        if b == 13 and first_cr < 0 and i + 1 < n and buf[i + 1] != 10:
+            first_cr = i
         if b == 10:
             rows += content
             content = False
@@ -224,13 +229,13 @@ def _count_rows(buf):
             content = True
         elif not _space(b):
             content = True
-    return rows + content, colons
+    return rows + content, colons, first_cr
 
 
 @njit(cache=True, nogil=True)
 def _parse(buf, max_index, pow10, words):
     n = buf.shape[0]
-    n_rows, n_colons = _count_rows(buf)
+    n_rows, n_colons, first_cr = _count_rows(buf)
     labels = np.empty(n_rows, np.float64)
     qids = np.zeros(n_rows, np.int64)
     has_qid = np.zeros(n_rows, np.bool_)
@@ -251,11 +256,9 @@ def _parse(buf, max_index, pow10, words):
     while pos < n:
         line += 1
         end = pos
-        bare_cr = False  # a CR not before LF nor ending the file: grammar.check_line_ends refuses it
         while end < n and buf[end] != 10:
-            bare_cr |= buf[end] == 13 and end + 1 < n and buf[end + 1] != 10
             end += 1
-        if bare_cr:
+        if pos <= first_cr < end:  # the line of the first bare CR: grammar.check_line_ends refuses it
             return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, line_numbers, \
                 line_starts, spans, indptr, indices, values, slow
         data_end = pos
