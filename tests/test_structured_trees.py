@@ -108,3 +108,50 @@ def test_clear_errors(split):
         StructuredBoostingRanker(loss="p@5").fit(train)
     with pytest.raises(ValueError, match="eval_set"):
         StructuredBoostingRanker(early_stopping_rounds=3).fit(train)
+
+
+def test_smoothing_averages_the_subgradients_at_perturbed_scores(split):
+    """With smoothing s, the gradient is the mean of the hinge's subgradients at scores + s * Z for
+    the seeded stream's draws of Z, and the value the mean of the hinges there."""
+    train, _ = split
+    offsets = _offsets(train)
+    scores = np.random.default_rng(1).normal(size=train.n_rows)
+    model = StructuredBoostingRanker(loss="ndcg", smoothing=0.5, smoothing_samples=3, random_state=7)
+    model.gain_ = "binary"
+    values, grad = model.score_loss().bind(train.y, offsets)(scores)
+    exact = StructuredBoostingRanker(loss="ndcg").score_loss().bind(train.y, offsets)
+    draws = np.random.default_rng(7)
+    parts = [exact(scores + 0.5 * draws.standard_normal(scores.shape)) for _ in range(3)]
+    np.testing.assert_allclose(grad, np.mean([g for _, g in parts], axis=0), atol=1e-12)
+    np.testing.assert_allclose(values, np.mean([v for v, _ in parts], axis=0), atol=1e-12)
+    assert not np.array_equal(grad, exact(scores)[1])
+
+
+def test_smoothing_pushes_a_query_the_scores_rank_right_by_a_small_margin():
+    """The exact hinge is 0 with a zero subgradient once the margin holds; its smoothing still pulls
+    the relevant document up, and the pull fades as the margin grows."""
+    y, offsets = np.array([1, 0, 0]), np.array([0, 3])
+    model = StructuredBoostingRanker(loss="map", smoothing=1.0, smoothing_samples=200)
+    model.gain_ = "binary"
+    _, near = model.score_loss().bind(y, offsets)(np.array([1.5, 0.0, 0.0]))
+    _, far = model.score_loss().bind(y, offsets)(np.array([6.0, 0.0, 0.0]))
+    exact = StructuredBoostingRanker(loss="map").score_loss().bind(y, offsets)
+    assert not exact(np.array([1.5, 0.0, 0.0]))[1].any()
+    assert near[0] < 0 and far[0] > near[0]
+
+
+def test_smoothed_trees_train_on_the_latent_target_and_beat_chance(split):
+    train, dev = split
+    model = StructuredBoostingRanker(loss="ndcg", target="latent", smoothing=0.3, n_estimators=30).fit(train)
+    plain = StructuredBoostingRanker(loss="ndcg", target="latent", n_estimators=30).fit(train)
+    assert not np.array_equal(model.predict(dev.X), plain.predict(dev.X))
+    chance = evaluate(dev.y, np.zeros(dev.n_rows), dev.qid, ["ndcg@10"], "letor4").metrics["ndcg@10"]
+    assert model.score(dev) > chance
+
+
+def test_smoothing_a_crf_objective_is_refused(split):
+    train, _ = split
+    with pytest.raises(ValueError, match="smooth already"):
+        StructuredBoostingRanker(loss="crf-kl", smoothing=0.3).fit(train)
+    with pytest.raises(ValueError, match="smoothing"):
+        StructuredBoostingRanker(smoothing=-1.0).fit(train)

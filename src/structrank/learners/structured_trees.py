@@ -23,6 +23,12 @@ then goes to pairs deep in the list; against the latent target those pairs cance
 are pushed on the head only. Measured, grids chosen on vali, 100 trees, test NDCG@10 mean of 5
 folds: OHSUMED 0.3906 -> 0.4146 (lambdarank 0.4130), MQ2008 (about 19 documents per query, so
 little below the cut) 0.2256 -> 0.2230 (lambdarank 0.2315).
+
+``smoothing``: a hinge's subgradient is piecewise constant in the scores and zero on every query
+the scores already rank with a margin; the gradient of its perturbed smoothing (``ScoreLoss.smoothed``)
+varies smoothly and weighs every ranking near the max-violating one, as lambdarank's logistic pair
+weights do. ``gbrt-ndcg`` uses the value chosen on the vali sets of MQ2008 and OHSUMED
+(``benchmarks/trees_smoothing.py``; its page, docs/TREES_SMOOTHING.md, gives vali and test).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, POSITIVE, EvalSetMixin, features_vary_within_queries,
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, POSITIVE, EvalSetMixin, features_vary_within_queries,
                                       labels_vary_within_queries)
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.trees import _LightGBMRanker
@@ -52,14 +58,15 @@ def latent_star(loss, scores, labels, offsets) -> np.ndarray:
     return latent_graded_po_star(scores, grades, offsets, int(loss.k))
 
 
-def _latent_gradient(loss):
-    """``f(scores, labels, offsets) -> gradient``: the hinge's subgradient against the latent target."""
+def _latent_value_and_grad(loss, labels, offsets):
+    """``f(scores) -> (values, gradient)``: each query's hinge against the latent target and its subgradient."""
 
-    def gradient(scores, labels, offsets):
-        c_hat, _ = loss.batch(scores, labels, offsets)
-        return c_hat - latent_star(loss, scores, labels, offsets)
+    def value_and_grad(scores):
+        c_hat, delta = loss.batch(scores, labels, offsets)
+        grad = c_hat - latent_star(loss, scores, labels, offsets)
+        return delta + np.add.reduceat(scores * grad, offsets[:-1]), grad
 
-    return gradient
+    return value_and_grad
 
 
 def _per_query_hessian(grad, offsets):
@@ -96,6 +103,13 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         worse one (``StructSVMRanker``'s); "latent" (``loss="ndcg"`` with phi_po, binary or
         graded gains): each round, the best loss-zero ranking under the current scores (the
         module's docstring says why). ``gbrt-ndcg`` trains on "latent".
+    smoothing : float, default 0.0
+        A hinge's perturbed smoothing: the gradient is the mean of the subgradients at the scores
+        plus ``smoothing`` times standard normal noise (``ScoreLoss.smoothed`` says why); 0 is the
+        exact subgradient. In score units: a round moves a query's scores by at most about
+        ``learning_rate`` (the hessian above). Refused for a CRF objective (smooth already).
+    smoothing_samples : int, default 8
+        The draws each round's gradient averages.
     early_stopping_rounds : int or None, default None
         Stop when the eval metric (the loss's own, see ``score``) has not improved for this
         many rounds (needs ``eval_set`` in ``fit``).
@@ -127,13 +141,16 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     _text_choices = {"gain_": ("binary", "exp2")}  # checked when a model file is loaded
 
     _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_OPTIONS, "crf_param": POSITIVE,
-                              "early_stopping_rounds": [*COUNT, None], "target": [StrOptions(set(TARGETS))]}
+                              "early_stopping_rounds": [*COUNT, None], "target": [StrOptions(set(TARGETS))],
+                              "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT}
 
     def __init__(self, loss="ndcg", k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
                  components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, n_estimators=100, learning_rate=0.1,
-                 num_leaves=31, min_child_samples=20, early_stopping_rounds=None, target="ideal", random_state=0,
-                 n_jobs=1):
+                 num_leaves=31, min_child_samples=20, early_stopping_rounds=None, target="ideal", smoothing=0.0,
+                 smoothing_samples=8, random_state=0, n_jobs=1):
         self.loss = loss
+        self.smoothing = smoothing
+        self.smoothing_samples = smoothing_samples
         self.target = target
         self.k = k
         self.feature_map = feature_map
@@ -167,18 +184,15 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         self._fit_loss(y)
         if not features_vary_within_queries(X, np.array([0, X.shape[0]])):
             return self._keep(self._constant_booster(X), [])  # fit has warned
+        spec = self.score_loss()
         if self.target == "latent":
-            gradient = _latent_gradient(self.score_loss().build())
-
-            def objective(preds, _):
-                grad = gradient(np.asarray(preds, dtype=np.float64), y, offsets)
-                return grad, _per_query_hessian(grad, offsets)
+            loss = spec.smoothed(_latent_value_and_grad(spec.build(), y, offsets))
         else:
-            loss = self.score_loss().bind(y, offsets)
+            loss = spec.bind(y, offsets)
 
-            def objective(preds, _):
-                _, grad = loss(np.asarray(preds, dtype=np.float64))
-                return grad, _per_query_hessian(grad, offsets)
+        def objective(preds, _):
+            _, grad = loss(np.asarray(preds, dtype=np.float64))
+            return grad, _per_query_hessian(grad, offsets)
 
         params = {**self._lgb_params(), "objective": objective, "metric": "None"}
         train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), free_raw_data=True,
