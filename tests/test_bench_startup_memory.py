@@ -23,6 +23,14 @@ def test_startup_lines_state_the_bars():
     text = "\n".join(bench_startup.format_startup(figures, {}))
     assert "structrank --version: +0.030 s over python -c pass (bar: 0.3 s)" in text
     assert "0.700 s wall (bar: 1 s)" in text and "svm_rank_learn: not on the PATH" in text
+    assert "svm_learn: not on the PATH" in text
+
+
+def test_svmlight_ranking_mode_is_timed_beside_training_when_on_the_path():
+    figures = {"train": {"structrank train svm-auc": [1.0, 1.2], "svm_learn -z p -c 1": [80.0, 90.0]}}
+    text = "\n".join(bench_startup.format_startup(figures, {}))
+    assert "svm_learn -z p -c 1" in text and "77.27x" in text  # 85 / 1.1, medians
+    assert "svm_learn: not on the PATH" not in text and "svm_rank_learn: not on the PATH" in text
 
 
 @pytest.mark.skipif(letor_root("MQ2008") is None, reason="LETOR MQ2008 not in STRUCTRANK_DATA")

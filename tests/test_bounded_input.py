@@ -171,3 +171,38 @@ def test_the_scale_bench_times_reading_with_peak_memory(tmp_path):
     path = write_synthetic_letor(tmp_path / "s.txt", 500)
     seconds, peak_mb, extra = _task("read", str(path))
     assert extra == {"rows": 500} and seconds > 0 and peak_mb > 0
+
+
+def test_exact_positional_inference_refuses_a_query_past_its_dp_limit(monkeypatch):
+    """LSP-AP*'s DP is (relevant + 1) x (others + 1) cells: a query past the limit is refused with its
+    index, rows and sizes before any cell is allocated; the greedy inference still runs on it."""
+    import numpy as np
+
+    from structrank.errors import DataValidationError
+    from structrank.learners import LatentPerceptronRanker
+    from structrank.oracles import positional
+
+    monkeypatch.setattr(positional, "MAX_EXACT_CELLS", 50)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(24, 3)), np.tile([1, 0, 0], 8)
+    qid = np.repeat([1, 2], [4, 20])  # query 1 (rows 4-23): 6 relevant, 14 others: 7 x 15 = 105 cells
+    with pytest.raises(DataValidationError, match=r"query 1 \(rows 4-23\) has 6 relevant and 14 other.*105 DP cells"
+                       r".*inference='greedy'"):
+        LatentPerceptronRanker(inference="exact", max_epochs=1).fit(X, y, qid=qid)
+    LatentPerceptronRanker(inference="greedy", max_epochs=1).fit(X, y, qid=qid)
+
+
+def test_graded_dense_dorm_refuses_a_query_past_its_assignment_limit(monkeypatch):
+    import numpy as np
+
+    from structrank.errors import DataValidationError
+    from structrank.learners import StructSVMRanker
+    from structrank.oracles import dorm
+
+    monkeypatch.setattr(dorm, "MAX_ASSIGNMENT_SIDE", 10)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 3)), np.tile([2, 1, 0, 0], 5)
+    qid = np.repeat([1, 2], [8, 12])
+    with pytest.raises(DataValidationError, match=r"query 1 \(rows 8-19\).*12 x 12 assignment.*dorm_cut"):
+        StructSVMRanker(loss="ndcg", feature_map="dorm", gain="exp2", max_iter=2).fit(X, y, qid=qid)
+    StructSVMRanker(loss="ndcg", feature_map="dorm", gain="exp2", dorm_cut=5, max_iter=2).fit(X, y, qid=qid)

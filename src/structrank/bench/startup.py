@@ -10,7 +10,9 @@ with the range:
 - ``structrank evaluate`` of a scores file on MQ2008 Fold1's test file (the whole process, warm
   numba cache) against ``python -c pass``, which is the floor of any Python command;
 - ``structrank train svm-auc`` on MQ2008 Fold1 (the whole process) against ``svm_rank_learn``
-  (Joachims' SVM-rank, when it is on the PATH; the same C = 1 on the same file);
+  (Joachims' SVM-rank, when it is on the PATH; the same C = 1 on the same file) and against
+  ``svm_learn -z p`` (Joachims' SVMlight in ranking mode, the C ranker a package registry holds:
+  ``tools/build_svmlight.sh`` builds it from PyPI's ``svmlight`` sdist), when on the PATH;
 - reading synthetic LETOR text (``structrank.bench.scale.write_synthetic_letor``: 20 features, 100
   documents a query) of 10^6 and 10^7 documents with ``read_letor`` against scikit-learn's
   ``load_svmlight_file`` without query ids (its compiled parser: the floor), in this process.
@@ -81,14 +83,18 @@ def bench_commands(rounds=7, data_dir=None) -> dict:
         }, rounds)
         train = {"structrank train svm-auc": lambda: _wall(_structrank("train", "svm-auc", "--train", str(fold.train),
                                                                         "--set", "C=1", "--out", model), env)}
-        learn = shutil.which("svm_rank_learn")
-        if learn is not None:
-            plain = os.path.join(folder, "train.txt")
-            from structrank.data.files import read_bytes
+        plain = os.path.join(folder, "train.txt")
+        for tool, options in (("svm_rank_learn", ["-c", "1"]), ("svm_learn", ["-z", "p", "-c", "1"])):
+            learn = shutil.which(tool)
+            if learn is None:
+                continue
+            if not os.path.exists(plain):
+                from structrank.data.files import read_bytes
 
-            with open(plain, "wb") as fh:
-                fh.write(read_bytes(fold.train))  # svm_rank_learn reads no gzip
-            train["svm_rank_learn -c 1"] = lambda: _wall([learn, "-c", "1", plain, os.path.join(folder, "r.dat")], env)
+                with open(plain, "wb") as fh:
+                    fh.write(read_bytes(fold.train))  # the C tools read no gzip
+            command = [learn, *options, plain, os.path.join(folder, f"{tool}.model")]
+            train[" ".join([tool, *options])] = lambda command=command: _wall(command, env)
         figures["train"] = interleaved(train, max(3, rounds // 2))
     return figures
 
@@ -158,8 +164,10 @@ def format_startup(figures, reading) -> list:
                 lines.append(f"  {name}: {_median(times[name]) - floor:+.3f} s over python -c pass (bar: 0.3 s)")
         if group == "evaluate":
             lines.append(f"  structrank evaluate: {_median(times['structrank evaluate']):.3f} s wall (bar: 1 s)")
-        if group == "train" and len(times) == 1:
-            lines.append("  svm_rank_learn: not on the PATH, no comparison")
+        if group == "train":
+            for tool in ("svm_rank_learn", "svm_learn"):
+                if not any(name.startswith(tool + " ") for name in times):
+                    lines.append(f"  {tool}: not on the PATH, no comparison")
     for n, times in reading.items():
         lines.append(f"reading {n:,} synthetic LETOR documents, {len(next(iter(times.values())))} interleaved rounds "
                      "(ratio to load_svmlight_file):")

@@ -49,6 +49,7 @@ from structrank.oracles.latent import ImputedTarget, has_latent_target
 from structrank.oracles.positional import (
     PositionalAPLoss,
     coef_of_order,
+    check_exact_size,
     exact_kernel,
     greedy_kernel,
     latent_truth,
@@ -302,10 +303,14 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             if queries.size == 0:
                 raise DataValidationError(f"{X.source}: no query has both a good and a bad document: nothing to "
                                           "learn from")
+            if positional and loss.inference == "exact":
+                check_exact_size(loss.relevance(np.asarray(X.y)), offsets)
             self.n_features_in_ = n_features = X.n_features
             shards = ShardedQueries.from_cache(X, self.shard_rows)
         else:
             X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+            if positional and loss.inference == "exact":  # its numba loop calls the DP directly
+                check_exact_size(loss.relevance(y), offsets)
             X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
             X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
             z = relevance(y, self.relevant_from)

@@ -29,6 +29,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from structrank.errors import DataValidationError
 from structrank.losses.base import RankingLoss, Violation, longest_query
 from structrank.losses.combo import DEFAULT_COMBO, component as _component
 from structrank.metrics.conventions import CONVENTIONS
@@ -258,7 +259,11 @@ class StructuredLoss(RankingLoss):
         for q in range(offsets.shape[0] - 1):
             a, b = offsets[q], offsets[q + 1]
             discount = _table_for(self.discount, b - a)
-            coef[a:b], delta[q], order[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, discount, self.decay(b - a))
+            try:
+                coef[a:b], delta[q], order[a:b] = dorm_query(scores[a:b], gains[a:b], self._cut, discount,
+                                                             self.decay(b - a))
+            except DataValidationError as error:  # name the query
+                raise DataValidationError(f"query {q} (rows {a}-{b - 1}): {error}") from None
         return coef, delta, order
 
     @property

@@ -45,12 +45,16 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from structrank.errors import DataValidationError
 from structrank.losses.base import RankingLoss, Violation, longest_query
 from structrank.oracles.losses import batch_outputs
 from structrank.oracles.po import _split_sorted
 from structrank.structures import positional_weights
 
 INFERENCES = ("greedy", "exact", "none")
+#: the exact DP fills (relevant + 1) x (others + 1) cells of 9 bytes per query: past 10^8 cells (0.8 GiB,
+#: about half a second a call) a query is refused rather than left to exhaust memory or time (issue 24)
+MAX_EXACT_CELLS = 10**8
 _KERNEL_IDS = {"greedy": 0, "exact": 1, "none": 0}  # "none" is the greedy at scale 0
 
 
@@ -186,6 +190,21 @@ def latent_star(s, z, offsets, v, positives_only, coef):
         coef_of_order(order[a:b], v, n_good if positives_only else b - a, coef[a:b])
 
 
+def check_exact_size(z, offsets) -> None:
+    """Refuse a query whose exact DP would pass ``MAX_EXACT_CELLS``, naming it and the way out."""
+    if offsets.shape[0] < 2 or z.shape[0] == 0:
+        return
+    n_good = np.add.reduceat(z.astype(np.int64), offsets[:-1]) * (np.diff(offsets) > 0)
+    cells = (n_good + 1) * (np.diff(offsets) - n_good + 1)
+    q = int(np.argmax(cells))
+    if cells[q] > MAX_EXACT_CELLS:
+        raise DataValidationError(
+            f"query {q} (rows {offsets[q]}-{offsets[q + 1] - 1}) has {n_good[q]:,} relevant and "
+            f"{offsets[q + 1] - offsets[q] - n_good[q]:,} other documents: exact inference would fill {cells[q]:,} DP "
+            f"cells, past the limit of {MAX_EXACT_CELLS:,} (structrank.oracles.positional.MAX_EXACT_CELLS); use "
+            "inference='greedy' (the paper's, O(n log n)) for lists this long")
+
+
 @dataclass(frozen=True)
 class PositionalAPLoss(RankingLoss):
     """Delta_ap with the positional map: the loss object of the latent perceptron and latent SVM.
@@ -237,6 +256,8 @@ class PositionalAPLoss(RankingLoss):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         offsets = np.asarray(offsets, dtype=np.int64)
         longest = longest_query(offsets)
+        if self.inference == "exact":
+            check_exact_size(self.relevance(labels), offsets)
         coef, order = batch_outputs(scores.shape[0], out)
         scale = 0.0 if self.inference == "none" else float(self.scale)
         delta = run_positional(_KERNEL_IDS[self.inference], scores, self.relevance(labels), offsets,
