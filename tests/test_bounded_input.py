@@ -206,3 +206,33 @@ def test_graded_dense_dorm_refuses_a_query_past_its_assignment_limit(monkeypatch
     with pytest.raises(DataValidationError, match=r"query 1 \(rows 8-19\).*12 x 12 assignment.*dorm_cut"):
         StructSVMRanker(loss="ndcg", feature_map="dorm", gain="exp2", max_iter=2).fit(X, y, qid=qid)
     StructSVMRanker(loss="ndcg", feature_map="dorm", gain="exp2", dorm_cut=5, max_iter=2).fit(X, y, qid=qid)
+
+
+def test_standard_input_is_read_with_a_bound(monkeypatch):
+    """'-' reads standard input in blocks: zeros without a newline end at the line limit, a stream
+    past the byte limit is refused, and a well-formed input (text or gzip) reads as before."""
+    import io
+
+    from structrank.data import files
+
+    monkeypatch.setenv("STRUCTRANK_MAX_LINE_BYTES", "4096")
+    with pytest.raises(DataFormatError, match=r"<stdin>.*line longer than 4,096 bytes"):
+        files.read_stdin(files.Path("<stdin>"), io.BytesIO(b"\0" * 100_000))
+    monkeypatch.setenv("STRUCTRANK_MAX_STDIN_BYTES", "1000")
+    with pytest.raises(DataFormatError, match=r"more than 1,000 bytes on standard input.*STRUCTRANK_MAX_STDIN_BYTES"):
+        files.read_stdin(files.Path("<stdin>"), io.BytesIO(b"1 qid:1 1:0.5\n" * 100))
+    text = b"1 qid:1 1:0.5\n0 qid:1 1:0.25\n"
+    assert files.read_stdin(files.Path("<stdin>"), io.BytesIO(text)) == text
+    packed = gzip.compress(b"\n" * 500)  # a gzip's bytes are not lines: only its expansion is checked
+    assert files.read_stdin(files.Path("<stdin>"), io.BytesIO(packed)) == packed
+
+
+def test_the_cli_reads_dev_zero_on_standard_input_to_a_one_line_error(tmp_path):
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.5\n")
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run([sys.executable, "-m", "structrank", "evaluate", "--data", "-", "--scores", str(scores)],
+                              stdin=zero, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "STRUCTRANK_MAX_LINE_BYTES": "65536"})
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "<stdin>" in done.stderr and "line longer than 65,536 bytes" in done.stderr

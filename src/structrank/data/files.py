@@ -25,6 +25,9 @@ GZIP_ERRORS = (EOFError, OSError, zlib.error)
 #: newlines or zeros about 1000-fold; below the floor any ratio is allowed (small repetitive files).
 GZIP_RATIO_ENV, GZIP_MAX_RATIO, GZIP_FLOOR = "STRUCTRANK_GZIP_MAX_RATIO", 200, 64 << 20
 LINE_BYTES_ENV, MAX_LINE_BYTES = "STRUCTRANK_MAX_LINE_BYTES", 64 << 20
+#: Standard input has no size to check first: it is read in blocks up to this many bytes (the whole
+#: input is held in memory, as a file's is), its lines under the line limit
+STDIN_BYTES_ENV, MAX_STDIN_BYTES = "STRUCTRANK_MAX_STDIN_BYTES", 8 << 30
 _BLOCK = 1 << 20
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -70,8 +73,8 @@ def open_regular(path: Path):
 def read_bytes(path) -> bytes:
     """The bytes of a file (``"-"``: standard input), decompressed when gzip (by magic number, not by name)."""
     if str(path) == "-":
-        raw = sys.stdin.buffer.read()
         path = Path("<stdin>")
+        raw = read_stdin(path, sys.stdin.buffer)
     else:
         path = Path(path)
         with open_regular(path) as fh:
@@ -81,6 +84,27 @@ def read_bytes(path) -> bytes:
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
     return raw
+
+
+def read_stdin(path, stream) -> bytes:
+    """The bytes of ``stream`` read in blocks, refused once past ``STRUCTRANK_MAX_STDIN_BYTES`` or,
+    for text, when a line passes the line limit (``/dev/zero`` piped in ends at its first block)."""
+    most, longest = _limit(STDIN_BYTES_ENV, MAX_STDIN_BYTES), _limit(LINE_BYTES_ENV, MAX_LINE_BYTES)
+    lines = LineLimit(path, longest)
+    blocks, total = [], 0
+    while True:
+        block = stream.read(min(_BLOCK, longest))
+        if not block:
+            return b"".join(blocks)
+        total += len(block)
+        if total > most:
+            raise DataFormatError(path, None, f"more than {most:,} bytes on standard input ({STDIN_BYTES_ENV} raises "
+                                  "the limit)")
+        if not blocks and block[:2] == b"\x1f\x8b":
+            lines = None  # gzip: its lines are checked as it is expanded
+        if lines is not None:
+            lines.check(block)
+        blocks.append(block)
 
 
 def _gunzip(path, raw: bytes) -> bytes:
