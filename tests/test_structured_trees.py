@@ -155,3 +155,13 @@ def test_smoothing_a_crf_objective_is_refused(split):
         StructuredBoostingRanker(loss="crf-kl", smoothing=0.3).fit(train)
     with pytest.raises(ValueError, match="smoothing"):
         StructuredBoostingRanker(smoothing=-1.0).fit(train)
+
+
+def test_a_malformed_eval_set_is_refused_even_when_no_tree_can_grow():
+    """Too few rows to split return a constant model early; the eval set is still checked first."""
+    from structrank.errors import DataValidationError
+
+    rng = np.random.default_rng(0)
+    X, y, qid = rng.normal(size=(20, 3)), np.tile([1, 0], 10), np.repeat([1, 2], 10)
+    with pytest.raises(DataValidationError, match="eval_set: X has 20 rows, y 20 and qid 3"):
+        StructuredBoostingRanker(n_estimators=2).fit(X, y, qid=qid, eval_set=(X, y, qid[:3]))

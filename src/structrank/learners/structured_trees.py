@@ -186,6 +186,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from (every gradient is 0)")
         self._fit_loss(y)
+        dev = self._eval_set_arrays(eval_set) if eval_set is not None else None  # checked before any early return
         if not features_vary_within_queries(X, np.array([0, X.shape[0]])):
             return self._keep(self._constant_booster(X), [])  # fit has warned
         spec = self.score_loss()
@@ -209,8 +210,9 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             return self._keep(self._constant_booster(X), [])
         callbacks, valid, history = [], [], []
         feval = None
-        if eval_set is not None:
-            dev_X, dev_y, dev_qid = self._eval_set_arrays(eval_set)
+        if dev is not None:
+            dev_X, dev_y, dev_qid = dev
+
             def feval(preds, _):
                 history.append(self._scored(dev_y, preds, dev_qid))
                 return "loss_metric", history[-1], True
