@@ -215,8 +215,8 @@ def _add_parallel_options(p, jobs_help):
 
 @contextlib.contextmanager
 def _cluster(address):
-    """``parallel.cluster(address)``, with a scheduler that cannot be reached named as --scheduler."""
-    from structrank.parallel import cluster
+    """``parallel.workers.cluster(address)``, with a scheduler that cannot be reached named as --scheduler."""
+    from structrank.parallel.workers import cluster
 
     with contextlib.ExitStack() as stack:
         try:

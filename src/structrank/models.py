@@ -316,7 +316,7 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
     -------
     (model, params, vali_value)
     """
-    from structrank.parallel import dask_client
+    from structrank.parallel.workers import dask_client
 
     candidates = list(spec.candidates(fixed or {}, grid))
     if (n_jobs in (None, 1) and dask_client() is None) or len(candidates) == 1:

@@ -146,7 +146,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
     cache = open_letor_cache(path)
     if name == "evaluate":
         from structrank.metrics import evaluate
-        from structrank.parallel import matvec
+        from structrank.parallel.rows import matvec
 
         start = time.perf_counter()
         scores = matvec(cache.X, np.random.default_rng(1).normal(size=cache.n_features))
@@ -155,7 +155,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         return time.perf_counter() - start, _peak_mb(), extra
     import contextlib
 
-    from structrank.parallel import cluster
+    from structrank.parallel.workers import cluster
 
     model = _learner(name, n_jobs, epochs)
     with cluster(scheduler) if scheduler else contextlib.nullcontext():
@@ -221,7 +221,7 @@ def _ceiling_child(queue, barrier, path, part, parts, passes):
         from structrank.data.cache import open_letor_cache
         from structrank.learners.ssvm import _shard_step
         from structrank.oracles import make_loss
-        from structrank.parallel import ShardedQueries, _cache_shard
+        from structrank.parallel.shards import ShardedQueries, _cache_shard
 
         cache = open_letor_cache(path)
         shards = ShardedQueries.from_cache(cache, SHARD_ROWS)

@@ -102,9 +102,9 @@ def _unique(specs: Iterable[RunKey]) -> list[RunKey]:
 
 def _outcomes(run_fn, todo, n_jobs, backend):
     """Yield each run's outcome as it finishes."""
-    from structrank.parallel import dask_client
+    from structrank.parallel.workers import dask_client
 
-    if dask_client() is not None:  # inside structrank.parallel.cluster(): the cluster's cores
+    if dask_client() is not None:  # inside structrank.parallel.workers.cluster(): the cluster's cores
         n_jobs = -1
     if n_jobs in (None, 1) or len(todo) <= 1:
         # In-process: simplest to debug, and no pickling of run_fn.

@@ -245,7 +245,7 @@ class LinearRankerMixin:
         """One score per row: ``X @ coef_``, each row summed left to right, so that a document's score
         is the same bits whether X is dense or CSR and wherever its row sits (BLAS's blocked
         products differ in the last bit with a row's position)."""
-        from structrank.parallel import matvec
+        from structrank.parallel.rows import matvec
 
         X = self._validate_predict_data(X)
         return self._checked_scores(matvec(X, np.ravel(self.coef_)) + getattr(self, "intercept_", 0.0))
@@ -286,7 +286,7 @@ class EvalSetMixin:
         """Mean over ``dev_metric`` (each a mean over queries) of the linear scores ``X @ w``."""
         X, y, qid = dev
         metrics = self._dev_metrics()
-        from structrank.parallel import matvec
+        from structrank.parallel.rows import matvec
 
         result = evaluate(y, matvec(X, w), qid, metrics, self.dev_convention).metrics
         return float(np.mean([result[m] for m in metrics]))

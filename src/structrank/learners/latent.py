@@ -32,17 +32,10 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
                                       LinearRankerMixin, informative_queries)
 from structrank.learners.ssvm import cccp
-from structrank.parallel import (
-    DEFAULT_SHARD_ROWS,
-    ShardedQueries,
-    dask_client,
-    matvec,
-    ordered_sum,
-    row_arrays,
-    row_column,
-    row_span,
-    shard_memo,
-)
+from structrank.parallel.rows import matvec, row_arrays, row_column, row_span
+from structrank.parallel.scratch import shard_memo
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.workers import dask_client
 from structrank.losses import HINGE, get_loss, require
 from structrank.losses.base import relevance
 from structrank.oracles.latent import ImputedTarget, has_latent_target

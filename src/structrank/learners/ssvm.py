@@ -31,8 +31,10 @@ from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
 from structrank.oracles.latent import ImputedTarget, check_latent
-from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_view, matvec, ordered_sum,
-                                 rmatvec, scratch, shard_memo)
+from structrank.parallel.rows import dense_view, matvec, rmatvec
+from structrank.parallel.scratch import scratch, shard_memo
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.workers import dask_client
 
 
 @dataclass

@@ -208,7 +208,7 @@ class StructuredLoss(RankingLoss):
         """``(c_hat, delta)`` for every query at once.
 
         ``out``: optional ``(coef, order)`` arrays (float64, int64) of the rows' length to fill,
-        so that a caller running many batches reuses its memory (``structrank.parallel.scratch``).
+        so that a caller running many batches reuses its memory (``structrank.parallel.scratch.scratch``).
         """
         coef, delta, _ = self._batch(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets, out)
         return coef, delta
