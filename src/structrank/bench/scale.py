@@ -40,6 +40,8 @@ machine undisturbed) are printed beside it.
 Beside them, ``machine_ceiling`` runs the SVM-map shard steps with no parallel machinery at all,
 in one process and split between two independent processes: the most that two workers could
 gain on this machine's cores.
+
+``figure`` draws each task's time against the number of documents on log-log axes.
 """
 
 from __future__ import annotations

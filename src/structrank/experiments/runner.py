@@ -5,6 +5,14 @@ Every ``structrank reproduce EXPERIMENT`` builds its list of :class:`RunSpec` an
 :class:`~structrank.experiments.store.ResultStore` as they finish, so an interrupted
 reproduction started again does only the runs that had not finished.
 
+``run_all(specs, run_fn, store, n_jobs)`` skips the recorded runs, times and records each run as it
+finishes (over joblib for ``n_jobs > 1``, on all the cluster's cores inside
+``parallel.workers.cluster``) and shows a tqdm bar; a failed run is a one-line ``RunFailedError``
+(the worker's traceback in ``.detail``). ``run_experiment(..., data=)`` and ``claim_folder`` claim
+the store for the experiment's data files (experiments that cache features or kernels in OUT claim
+before using the cache); ``discard_results`` is ``reproduce --fresh`` (the store, its tables and the
+caches ``OUT/data`` and ``OUT/features``).
+
 Example
 -------
 >>> import tempfile, os

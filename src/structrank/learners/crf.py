@@ -17,6 +17,10 @@ says nothing about what to rank first. About a quarter of MQ2008's training quer
 
 An epoch is one numba loop over the queries; ``eval_set`` picks the epoch (and so the
 iterate) with the best dev metric.
+
+Rows are read through ``structrank.parallel.rows.row_arrays`` (dense or CSR, in a fixed order).
+With ``n_jobs`` an epoch is iterative parameter mixing over shards; ``fit(LetorCache)`` trains
+shard by shard on the mapped file.
 """
 
 from __future__ import annotations

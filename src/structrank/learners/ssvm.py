@@ -12,6 +12,12 @@ exactly each time, warm-started (structrank.learners.qp).
 
 SVM-combo with separate slacks (Sec. 3.7) gives every component loss its own slack and its own
 constraints: ``min 1/2 |w|^2 + C sum_l xi_l``.
+
+What it holds: ``cutting_plane`` (one constraint group per loss; the constraint comes from a
+``step(w)``, in process or ``sharded_oracle_step``); ``cccp``, a latent structural SVM's loop
+(impute, solve with ``cutting_plane``, repeat; used by ``StructSVMRanker(target="latent")`` and
+``LatentSSVMRanker``); and ``StructSVMRanker``: SVM-auc/map/ndcg/ndcg-nc/mrr, DORM and SVM-combo
+(separate or shared slacks), which also trains on a ``LetorCache`` shard by shard.
 """
 
 from __future__ import annotations
