@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from structrank.data import make_ranking_dataset
 from structrank.learners.latent import LatentPerceptronRanker
 from structrank.learners.ssvm import StructSVMRanker
-from structrank.parallel import ShardedQueries, matvec, ordered_sum, rmatvec, shard_bounds
+from structrank.parallel.rows import matvec, rmatvec
+from structrank.parallel.shards import ShardedQueries, ordered_sum, shard_bounds
 
 
 @settings(max_examples=80, deadline=None)
@@ -106,12 +107,12 @@ class _WorkerClient:
 def test_a_map_inside_a_workers_task_pins_groups_only_to_known_workers(monkeypatch, workers):
     """Inside a grid point's task the worker's client may not know the workers yet (CI hit it):
     the shards then go unpinned, as one group, and the map still answers."""
-    import structrank.parallel as parallel
+    import structrank.parallel.shards as shards_module
 
     client = _WorkerClient(workers)
-    monkeypatch.setattr(parallel, "dask_client", lambda: client)
-    monkeypatch.setattr(parallel, "_in_worker", lambda: True)
-    monkeypatch.setattr(parallel, "_gather", lambda client, futures: [f.result() for f in futures])
+    monkeypatch.setattr(shards_module, "dask_client", lambda: client)
+    monkeypatch.setattr(shards_module, "in_worker", lambda: True)
+    monkeypatch.setattr(shards_module, "gather", lambda client, futures: [f.result() for f in futures])
     ds = make_ranking_dataset(n_queries=30, random_state=1)
     with ShardedQueries({"X": ds.X, "y": ds.y}, ds.offsets, shard_rows=200) as shards:
         monkeypatch.setattr(ShardedQueries, "_scattered", lambda self, client: self.shards)
@@ -233,7 +234,7 @@ def test_cli_scheduler_option_trains_on_a_cluster(data, tmp_path):
 @pytest.mark.parametrize("loss", ["map", "ndcg"])
 def test_training_on_a_memory_mapped_cache(data, tmp_path, loss):
     from structrank.data import open_letor_cache, read_letor, write_letor
-    from structrank.parallel import CacheShard
+    from structrank.parallel.shards import CacheShard
 
     path = tmp_path / "train.txt"
     write_letor(path, data)
@@ -318,10 +319,10 @@ def test_crf_on_a_memory_mapped_cache(tmp_path):
 
 
 def test_scratch_buffers_are_reused_per_name_and_thread():
-    """A shard step's temporaries come from one buffer per name and thread (parallel.scratch)."""
+    """A shard step's temporaries come from one buffer per name and thread (parallel.scratch.scratch)."""
     import threading
 
-    from structrank.parallel import scratch
+    from structrank.parallel.scratch import scratch
 
     a = scratch("test-a", 100)
     assert a.shape == (100,) and a.dtype == np.float64
@@ -371,7 +372,7 @@ def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     and the memo is never shipped to a cluster with the shard."""
     from structrank.learners.ssvm import _shard_step
     from structrank.oracles import make_loss
-    from structrank.parallel import shipped
+    from structrank.parallel.shards import shipped
 
     loss = make_loss("map")
     shards = ShardedQueries({"X": data.X, "y": data.y}, data.offsets, shard_rows=10**9)

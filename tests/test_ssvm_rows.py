@@ -9,7 +9,7 @@ from structrank.data import make_ranking_dataset
 from structrank.data.dataset import rows_of_queries
 from structrank.data.filters import queries_with_both
 from structrank.learners import StructSVMRanker
-from structrank.parallel import dense_view, matvec, rmatvec
+from structrank.parallel.rows import dense_view, matvec, rmatvec
 
 
 def with_uninformative_queries(seed=0):

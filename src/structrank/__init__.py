@@ -2,6 +2,13 @@
 
 The estimators and ``evaluate`` are importable from the top level (``structrank.StructSVMRanker``);
 they are loaded on first use so that ``import structrank`` stays light.
+
+Importing it also sets numba's cache folder: ``NUMBA_CACHE_DIR``, unless the user set it, becomes
+``~/.cache/structrank/numba/VERSION-HASH`` (``$XDG_CACHE_HOME`` in place of ``~/.cache`` when
+set), the hash taken over every module's path, time stamp and size. Why: numba keys a cached
+function by its own file only, so a cached caller (``oracles.losses._run_batch``) kept running an
+old callee after only the callee's module changed (seen in a checkout after an edit of
+``oracles/po.py``; an upgrade that leaves ``__pycache__`` behind could do the same).
 """
 
 __version__ = "0.1.0"

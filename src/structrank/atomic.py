@@ -4,6 +4,13 @@ The content goes to a temporary file in the same folder, is flushed to disk, and
 renamed over the target (rename is atomic on POSIX and on Windows within one volume). A symlink is
 followed: its target is replaced and the link stays. :func:`check_output` refuses, before any work,
 an output that is one of the command's inputs.
+
+``atomic_open``, ``write_text_atomic`` and ``write_bytes_atomic`` write this way. ``"-"`` is
+standard output; a path that exists and is not a regular file (/dev/stdout, a FIFO) is written in
+place and never replaced; a folder is an ``IsADirectoryError``. ``check_output(out, {option:
+input})`` is every command's one check, before any work, that an output is not one of its inputs:
+paths are compared as files (``os.path.samefile``: symlinks, hard links and ``..`` resolve), and
+the error names both options.
 """
 
 from __future__ import annotations

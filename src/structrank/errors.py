@@ -2,6 +2,16 @@
 
 Every problem with a user's input surfaces as one of these, with the file, the line and the
 field named, never as a traceback from deep inside numpy or scipy.
+
+The types:
+
+- ``StructRankError``: the base of every error raised on purpose;
+- ``DataFormatError(path, line, problem, field)``: a file that cannot be read as it stands,
+  naming the file, the line and the field;
+- ``DataValidationError``: arrays that do not fit together (lengths, groups, values);
+- ``DegenerateDataWarning``: training data that leave nothing to learn (one relevance level,
+  no feature that varies within a query); ``ConventionWarning``: labels a metric convention does
+  not credit.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ their LETOR index (1-based, as in the files) unless names are given.
 - ``svmrank``: an SVM-light model file as ``svm_rank_learn`` writes it for a linear kernel: eleven
   header lines, then one support vector (the weight vector, ``alpha*y`` = 1), which
   ``svm_rank_classify`` reads to score ``w . x - b``.
+
+``export_text(model, fmt)`` writes them (``structrank export``); each format is read back in
+tests/test_export.py by a reader written from its documentation.
 """
 
 from __future__ import annotations

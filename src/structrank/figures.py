@@ -2,6 +2,10 @@
 
 Used by the experiments' reports, ``structrank compare --plot`` and the benchmarks, so that none
 of them imports another's module for it. matplotlib is imported when a figure is made.
+
+``new_figure`` gives a matplotlib Figure on the Agg canvas (no pyplot, no display), and
+``save_figure`` writes it as PNG with ``bbox_inches="tight"`` (so no label is cut off at the edge),
+atomically.
 """
 
 from __future__ import annotations

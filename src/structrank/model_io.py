@@ -7,6 +7,13 @@ are the learned arrays: real numbers, or a single unicode string for the attribu
 lists in ``_text_attributes`` (a LightGBM model's text, say). Loading accepts only classes from
 structrank's own registry, checks the version, the parameters, and every array's dtype and
 shape against the header, and writes nothing; saving is atomic.
+
+Before any array is read, loading checks the header's size and type, the zip members (stored or
+deflated, no compression bombs), the ``.npy`` shapes and dtypes, the arrays against each other,
+and LightGBM model texts tree by tree (a doctored tree could otherwise abort or hang LightGBM).
+Header parameters must meet the class's ``_parameter_constraints`` (a string for a number,
+``degree=1000``: refused naming the file and ``parameter NAME``). ``save_model`` refuses NaN/inf
+arrays, so a non-finite model is never written.
 """
 
 from __future__ import annotations

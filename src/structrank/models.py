@@ -1,6 +1,19 @@
 """The models the command line knows: short name -> estimator, defaults and tuning grid.
 
 ``structrank train --help`` lists them. A later method family adds its entries here.
+
+What it holds:
+
+- ``MODELS``: name -> the estimator's class name in ``structrank.learners`` (a lazy package:
+  ``ModelSpec.cls`` imports the one learner a command uses), its defaults, grid and tuning metric;
+  ``loss_models()`` adds ``svm-``/``lsp-``/``gbrt-``/``mlp-<loss>`` for every registered loss, and
+  ``losses_page()`` is docs/LOSSES.md;
+- ``ModelSpec.make`` refuses values outside the class's declared constraints (``--set C=Infinity``:
+  "svm-map: C must be a float in the range (0.0, inf), got inf");
+- ``select_on_vali``: the grid's points fitted (over joblib with ``n_jobs``) and chosen on vali;
+- ``widened_to_model``: ``predict``'s feature-count rule. A file listing fewer features than the
+  model gets the trailing ones as 0 (SVMlight's unlisted features) with a warning naming both
+  counts; more is refused naming both (Python's ``predict`` refuses any other width).
 """
 
 from __future__ import annotations
@@ -316,7 +329,7 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
     -------
     (model, params, vali_value)
     """
-    from structrank.parallel import dask_client
+    from structrank.parallel.workers import dask_client
 
     candidates = list(spec.candidates(fixed or {}, grid))
     if (n_jobs in (None, 1) and dask_client() is None) or len(candidates) == 1:

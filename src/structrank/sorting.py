@@ -6,6 +6,10 @@ stays in score order), and at 10,000 documents that sort was most of an oracle's
 A least-significant-digit radix sort is stable, linear in the documents, and gives the same
 permutation as ``np.argsort(-s, kind="stable")`` (ties in input order, -0.0 tied with 0.0) for
 finite scores.
+
+``order_desc`` sorts from ``RADIX_MIN`` (1,024) documents by radix, below it by numba's merge sort.
+Every numba oracle uses it, and so does ``evaluate`` when ties keep input order
+(``metrics.kernels.rank_segments``: the whole file by score, then a counting sort by query).
 """
 
 from __future__ import annotations

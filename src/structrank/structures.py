@@ -20,6 +20,10 @@ counted from 0:
 
 The numba functions write into a caller's array, so oracles can fill one flat buffer for all
 queries; the NumPy wrappers are for users and tests.
+
+``dorm_decay(n, cut)`` gives phi_dorm's A (sparse with ``cut``); ``phi_po``, ``phi_mrr`` and
+``phi_dorm`` are the NumPy wrappers of ``po_coef_from_order``, ``mrr_coef_from_order`` and
+``dorm_coef_from_order``.
 """
 
 from __future__ import annotations

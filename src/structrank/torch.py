@@ -8,6 +8,8 @@ respect to the scores, ``(c_hat - c_star) / n_queries`` for a hinge. The oracles
 arrays: the scores are copied from their device and the gradient is sent back to it, so the module
 works with CPU and GPU tensors alike.
 
+Without torch this module is not collected as doctests (the root ``conftest.py``).
+
 >>> import torch
 >>> scores = torch.zeros(3, requires_grad=True)
 >>> value = StructuredRankingLoss("map")(scores, [1, 0, 0], [0, 3])

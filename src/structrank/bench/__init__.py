@@ -15,9 +15,9 @@ imported when it runs.
   the files is not timed; the numba kernels are compiled (or loaded from the cache) before timing.
 - memory (structrank.bench.memory): the peak memory a fit adds on MQ2008 x100 beside LightGBM's
   lambdarank, and a fit's time on dense, full CSR and sparse CSR rows.
-- structured (structrank.bench.structured): oracle calls on a query of 1,000 documents,
-  single-threaded ``StructSVMRanker`` training on LETOR Fold1, and training time against
-  replicated queries; measured in a child process with the thread variables set to 1.
+- structured (structrank.bench.structured): oracle calls on a query of 1,000 and of 10,000
+  documents, single-threaded ``StructSVMRanker`` training on LETOR Fold1, the QP against C, and
+  training time against replicated queries; measured in a child process with the thread variables set to 1.
 - latent (structrank.bench.latent): the greedy MAP inference of the positional map on one query
   of 10 to 1,000,000 candidates, with the exact search where it fits.
 - crf (structrank.bench.crf): one SGD epoch of the permutation CRF on MQ2008 Fold1, per objective.

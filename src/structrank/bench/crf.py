@@ -32,7 +32,7 @@ def bench_epochs(repeat=50, data_dir=None):
     """{"data": name, "queries": n, "rows": [{objective, epoch_ms}], "dev_eval_ms": ms}."""
     from structrank.learners.crf import PermutationCRFRanker, _seed, _sgd_epoch
     from structrank.oracles.crf import OBJECTIVE_CODES, stacked_tables
-    from structrank.parallel import row_arrays
+    from structrank.parallel.rows import row_arrays
 
     name, train, vali = _fold1(data_dir)
     model = PermutationCRFRanker()

@@ -40,6 +40,8 @@ machine undisturbed) are printed beside it.
 Beside them, ``machine_ceiling`` runs the SVM-map shard steps with no parallel machinery at all,
 in one process and split between two independent processes: the most that two workers could
 gain on this machine's cores.
+
+``figure`` draws each task's time against the number of documents on log-log axes.
 """
 
 from __future__ import annotations
@@ -146,7 +148,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
     cache = open_letor_cache(path)
     if name == "evaluate":
         from structrank.metrics import evaluate
-        from structrank.parallel import matvec
+        from structrank.parallel.rows import matvec
 
         start = time.perf_counter()
         scores = matvec(cache.X, np.random.default_rng(1).normal(size=cache.n_features))
@@ -155,7 +157,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         return time.perf_counter() - start, _peak_mb(), extra
     import contextlib
 
-    from structrank.parallel import cluster
+    from structrank.parallel.workers import cluster
 
     model = _learner(name, n_jobs, epochs)
     with cluster(scheduler) if scheduler else contextlib.nullcontext():
@@ -221,7 +223,7 @@ def _ceiling_child(queue, barrier, path, part, parts, passes):
         from structrank.data.cache import open_letor_cache
         from structrank.learners.ssvm import _shard_step
         from structrank.oracles import make_loss
-        from structrank.parallel import ShardedQueries, _cache_shard
+        from structrank.parallel.shards import ShardedQueries, _cache_shard
 
         cache = open_letor_cache(path)
         shards = ShardedQueries.from_cache(cache, SHARD_ROWS)

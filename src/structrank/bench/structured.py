@@ -3,14 +3,17 @@
 Three parts, each printed as a table (and, through ``structrank bench --out``, written to
 docs/BENCHMARKS.md):
 
-1. oracles: one loss-augmented inference call on one query of 1,000 documents (k = 10), with
-   seeded random N(0, 1) scores and binary labels at two relevance rates; median and best of
-   many calls, after compilation. DORM solves an assignment problem per query and is expected
-   to be far slower than the phi_po / phi_mrr oracles (its sparse variant much less so).
+1. oracles: one loss-augmented inference call on one query of 1,000 and of 10,000 documents
+   (k = 10), beside numpy's argsort of the same scores, with seeded random N(0, 1) scores and
+   binary labels at two relevance rates; median and best of many calls, after compilation. DORM
+   solves an assignment problem per query and is expected to be far slower than the phi_po /
+   phi_mrr oracles (its sparse variant much less so).
 2. training: ``StructSVMRanker.fit`` on the Fold1 training files of MQ2008 and OHSUMED, best of
    a few fits after a warm-up fit (compilation), single-threaded; with the learner's own split
    of the time into oracle seconds (loss-augmented inference plus the X^T (c* - c_hat) product),
-   QP seconds, and the rest (scores X @ w, the working set, input checks).
+   QP seconds, and the rest (scores X @ w, the working set, input checks). Then (``bench_qp``) the
+   QP's and the oracle's seconds against C for SVM-map and SVM-ndcg, and both at C = 100 beside
+   RankSVM on MQ2008, in interleaved rounds.
 3. scaling: MQ2008 Fold1 train replicated 1, 2, 4, 8 times with new query ids per copy; an exact
    copy keeps every query's subgradient, so the cutting plane takes the same iterations and the
    time should grow linearly with the number of queries.

@@ -1,5 +1,8 @@
 """The timing helpers every benchmark section shares: repeated calls (``timings``, ``best_of``),
-contenders in interleaved rounds (``interleaved``), and the timed reproductions of benchmarks/."""
+contenders in interleaved rounds (``interleaved``), and the timed reproductions of benchmarks/.
+
+``clocked(fn)`` makes a contender of ``interleaved`` whose call returns its seconds.
+"""
 
 from __future__ import annotations
 

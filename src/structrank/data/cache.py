@@ -19,6 +19,11 @@ The cache is a folder of 1-D .npy files and a ``manifest.json``::
 Comments (``#docid = ...``) are not stored. The cache is built in a temporary sibling folder and renamed into place when complete, so an
 interrupted build never leaves a folder that looks like a cache; the manifest records the
 source's size and mtime, and a cache whose source changed is rebuilt.
+
+The file is read in 64 KiB blocks cut into chunks of lines, under ``read_bytes``'s limits
+(``files.bounded_blocks``), and each chunk goes through ``letor.parse_rows``, the parser
+``read_letor`` uses. ``LetorCache`` maps the arrays; the learners shard it
+(``structrank.parallel.shards``).
 """
 
 from __future__ import annotations

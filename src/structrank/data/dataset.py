@@ -4,6 +4,11 @@ A ranking data set is a feature matrix X (dense or CSR), relevance labels y and 
 row. Learners and metrics work query by query, so the rows of one query must be contiguous;
 ``offsets`` marks where each query starts (``offsets[i]:offsets[i+1]`` are the rows of query i),
 the layout of LightGBM's ``group`` and of ranx's flat arrays.
+
+A ``RankingDataset`` holds X (ndarray or CSR), integer labels, qid, document ids and comments,
+``offsets``, and ``row_order`` when reading regrouped the rows (non-contiguous qids). The helpers
+``group_offsets`` (query boundaries of contiguous qids) and ``contiguous_order`` (the stable order
+that groups them) serve the readers and the learners.
 """
 
 from __future__ import annotations

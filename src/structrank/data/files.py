@@ -3,6 +3,11 @@
 Bounded (docs/GRAMMAR.md, "Limits"): only regular files are read (a FIFO or /dev/zero would block
 or never end), and a gzip may not expand past a ratio of its size or hold a line past a length.
 Light on purpose (no NumPy, no scikit-learn): the TREC readers of ``structrank.metrics`` use it.
+
+``read_bytes`` is the whole-file reader (``-`` is standard input; gzip by its magic number; a UTF-8
+BOM dropped); ``open_regular`` opens without blocking and refuses what is not a regular file;
+``bounded_blocks`` reads in blocks under the limits, a gzip bounded by ``STRUCTRANK_GZIP_MAX_RATIO``
+and a line by ``STRUCTRANK_MAX_LINE_BYTES``; ``check_not_utf16`` refuses UTF-16 text.
 """
 
 from __future__ import annotations

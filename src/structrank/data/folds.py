@@ -1,4 +1,8 @@
-"""LETOR fold discovery: ``Fold1..FoldK`` folders with train, vali and test files."""
+"""LETOR fold discovery: ``Fold1..FoldK`` folders with train, vali and test files.
+
+``letor_folds(root)`` lists the folds under a folder; ``letor_root(name)`` finds a named data set
+(``"MQ2008"``, ``"OHSUMED"``...) in the data folder (``structrank.paths``).
+"""
 
 from __future__ import annotations
 

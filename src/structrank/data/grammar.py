@@ -8,6 +8,10 @@ token means the same thing in each. Python's ``float`` and ``int`` are not the g
 ``NUMBER`` or ``INTEGER``.
 
 Light on purpose (``re`` only): the TREC readers of ``structrank.metrics`` use it.
+
+What it holds: ``check_line_ends`` (LF or CRLF; a bare CR is refused with its line), ``lines``,
+the patterns ``NUMBER`` and ``INTEGER``, and ``number``, ``finite`` and ``integer``, which read a
+token or name its field (no ``1_5``, hex, ``1,5`` or non-ASCII digits).
 """
 
 from __future__ import annotations

@@ -6,6 +6,19 @@ A line is ``label qid:Q idx:value ... # comment``; LETOR puts ``docid = ID`` (an
 with document ids from the comments, group sizes from a LightGBM-style ``FILE.query`` file when
 rows carry no qid, and checks that name the file, the line and the field of a problem (NaN,
 fractional labels, lines without a qid among lines with one).
+
+- ``read_letor``/``write_letor``: plain or .gz, ``-`` reads standard input; ``.query`` files are
+  read beside a file without qids and written beside one with ``write_letor(..., query_file=True)``;
+  ``read_scores``/``write_scores`` for scores files;
+- ``zero_based="auto"`` follows scikit-learn's rule (an index 0 anywhere makes the file
+  zero-based), or True/False;
+- ``sparse="auto"``: a dense ``X`` when the file lists at least half of all cells (LETOR files
+  list all), CSR otherwise;
+- ``parse_rows`` (shared with ``cache``) turns the parser's arrays into a checked CSR matrix, and
+  ``line_problem`` re-reads one bad line to name its field;
+- feature indices are accepted up to ``MAX_FEATURE_INDEX`` = 2^20 (``max_feature_index=`` or
+  ``STRUCTRANK_MAX_FEATURE_INDEX`` raise it, up to 2^31 - 1); a larger one is refused with its
+  line.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ this further reduced the number of queries, the comparisons became much more rel
 
 Such rows force a linear scorer to tie a good and a bad document, so test metrics end up
 depending on how ties are broken rather than on the model.
+
+``prepare_like_chakrabarti`` applies it and reports what was dropped; ``drop="bad"`` is a reading
+that keeps the good document of a near-identical good/bad pair.
 """
 
 from __future__ import annotations

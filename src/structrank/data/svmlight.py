@@ -17,6 +17,8 @@ two exact doubles (Clinger's fast path), which is every number LETOR's files hol
 token (17-digit ``repr`` floats, ``1e-300``, ``nan``) is marked *slow*: its value is NaN here and
 its byte offset is recorded; ``parse`` then converts all slow tokens at once with NumPy's own
 string-to-float conversion (correctly rounded, as ``float``) and writes them back.
+
+Rows are sized by the data lines counted first (blank and comment lines allocate nothing).
 """
 
 from __future__ import annotations

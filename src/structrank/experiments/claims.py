@@ -8,6 +8,10 @@ experiment's count of claims does not depend on how much of it was run.
 
 No fixed prose a rerun can contradict: ``ours`` and ``why`` are built from the measured values,
 and a sentence that is not (a guess at a cause) starts with "Hypothesis:" (``hypothesis()``).
+
+Also here: the verdicts (holds / does not hold / cannot be tested here), ``ordered`` (whether
+measured values follow a claimed order), and ``claims_section`` (the count of verdicts, then one
+row per claim).
 """
 
 from __future__ import annotations

@@ -26,6 +26,13 @@ English-EWT, Chinese-GSD (r1.4), French-Sequoia and Swedish-LinES (r2.4).
    rerankers without the Viterbi score), Fig. 1 (English dev accuracy against tau and against
    lambda), and the paper's published rows beside ours (marked as published). ``claims(rows)``
    states every claim of the paper against these runs (the Claims section).
+
+The ablation on the emission order runs the discriminative reranker (at the paper's English
+optimum) and the four boosting rerankers again on the first-order HMM's own jackknifed lists
+(``OUT/data/LANG-first-order-lists.npz``; model names end in ``ON_FIRST``); the first-order HMM's
+run records its test sentences where it differs from the paper's HMM, and each of these reranker
+runs where it differs from the first-order HMM. The paired tests are computed from the store
+(``compare``).
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@
 parameter from the model's grid on the vali file (MAP), and measures the test file under the
 data set's own convention (MQ2008: letor4, OHSUMED: letor3). The structured rankers of the later
 issues are measured the same way, so their numbers sit next to these.
+
+Each test is also measured over the test queries that have a relevant document only (metrics
+prefixed ``nonempty:``), since the LETOR scripts count a query without one as 0 in every mean.
 """
 
 from __future__ import annotations

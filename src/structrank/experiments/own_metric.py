@@ -6,6 +6,10 @@ on each fold's vali file by the loss's own metric (SVM-auc by AUC). Each test qu
 MRR@10 and MAP are recorded, so that the report compares, over the pooled test queries of the
 five folds (each query is in one test fold), every NDCG loss with SVM-auc on NDCG@10 and every MRR
 loss with SVM-auc on MRR@10: mean difference, paired t-test and paired randomisation test.
+
+The losses include the latent-target SVM-ndcg and SVM-mrr and, as the feature-map ablation,
+NDCG@10 with phi_dorm (sparse and latent); per-query test values are recorded as
+``q:<qid>:<metric>``.
 """
 
 from __future__ import annotations

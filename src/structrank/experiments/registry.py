@@ -1,4 +1,8 @@
-"""The experiments ``structrank reproduce`` knows: name -> reproduce(out, data_dir, quick, n_jobs)."""
+"""The experiments ``structrank reproduce`` knows: name -> reproduce(out, data_dir, quick, n_jobs).
+
+``EXPERIMENTS`` is that table; ``REPORTS`` names the experiments that lay out their own report, and
+``CLAIMS`` maps an experiment to its ``claims(rows)``.
+"""
 
 from structrank.experiments import (any_scorer, chakrabarti2008, croce2016, haponchyk2018, jagarlamudi2012, letor_baselines, own_metric,
                                    volkovs2011)

@@ -4,6 +4,9 @@ Every file is written atomically (:mod:`structrank.atomic`), so an interrupted r
 never leaves a half-written report. docs/RESULTS.md is produced by
 :func:`write_results_markdown` from a result store and is never edited by hand.
 
+Tables give the mean ± standard deviation over folds; ``write_results_markdown`` puts the Claims
+section first (structrank.experiments.claims).
+
 Example
 -------
 >>> rows = [{"model": "svm-map", "metric": "map", "fold": f, "value": v}

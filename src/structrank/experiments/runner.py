@@ -5,6 +5,14 @@ Every ``structrank reproduce EXPERIMENT`` builds its list of :class:`RunSpec` an
 :class:`~structrank.experiments.store.ResultStore` as they finish, so an interrupted
 reproduction started again does only the runs that had not finished.
 
+``run_all(specs, run_fn, store, n_jobs)`` skips the recorded runs, times and records each run as it
+finishes (over joblib for ``n_jobs > 1``, on all the cluster's cores inside
+``parallel.workers.cluster``) and shows a tqdm bar; a failed run is a one-line ``RunFailedError``
+(the worker's traceback in ``.detail``). ``run_experiment(..., data=)`` and ``claim_folder`` claim
+the store for the experiment's data files (experiments that cache features or kernels in OUT claim
+before using the cache); ``discard_results`` is ``reproduce --fresh`` (the store, its tables and the
+caches ``OUT/data`` and ``OUT/features``).
+
 Example
 -------
 >>> import tempfile, os
@@ -102,9 +110,9 @@ def _unique(specs: Iterable[RunKey]) -> list[RunKey]:
 
 def _outcomes(run_fn, todo, n_jobs, backend):
     """Yield each run's outcome as it finishes."""
-    from structrank.parallel import dask_client
+    from structrank.parallel.workers import dask_client
 
-    if dask_client() is not None:  # inside structrank.parallel.cluster(): the cluster's cores
+    if dask_client() is not None:  # inside structrank.parallel.workers.cluster(): the cluster's cores
         n_jobs = -1
     if n_jobs in (None, 1) or len(todo) <= 1:
         # In-process: simplest to debug, and no pickling of run_fn.

@@ -14,6 +14,10 @@ the experiment's name and each data file's path, size, time stamp and SHA-256 (`
 and refuses a store made by another experiment or from files whose content differs, so resuming
 never mixes runs on other data into the tables.
 
+A file's identity is its name below the data set's folder, its path, size, mtime and full SHA-256;
+the hash is reused while path, size and mtime match, so a resume does not reread large data.
+SQLite's errors (not a database, malformed, a folder) name the file.
+
 Example
 -------
 >>> import tempfile, os

@@ -23,6 +23,8 @@ the best vali NDCG (the mean of NDCG@1..5, letor4 convention) and gives:
   the caption's five configurations, computed exactly (structrank.oracles.crf.energy_gradient);
 - Claims (:func:`claims`): every claim of the paper against these runs, for the Claims section of
   the results page (structrank.experiments.claims).
+
+Each run also records Sec. 6.1's counts of its fold's files (metrics ``data:*``).
 """
 
 from __future__ import annotations

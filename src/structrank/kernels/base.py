@@ -7,6 +7,10 @@ has evaluated in ``n_evaluations`` (``reset()`` sets it to 0). ``diag(A)`` gives
 each object, counted too. Kernels combine with ``+`` (SumKernel) and ``*`` (ProductKernel),
 optionally weighted: ``0.5 * k1 + k2``.
 
+Also here: ``ScaledKernel`` (a weight), ``PartKernel`` (a kernel on one field of composite
+objects), ``LinearKernel``, and ``parallel_gram``, which computes a Gram matrix in row tiles over
+joblib workers (the symmetric case only on and above the diagonal).
+
 >>> import numpy as np
 >>> k = LinearKernel()
 >>> k(np.eye(2), np.ones((3, 2))).shape, k.n_evaluations

@@ -21,6 +21,8 @@ Kernel evaluations are read from the kernel's counter: ``n_kernel_evaluations_fi
 landmarks' rows), and every ``transform`` of n objects adds ``n * l`` to
 ``n_kernel_evaluations_transform_`` -- the cost of classifying n objects.
 
+``nystroem_normalization(W)`` is the pure map W -> U S^(-1/2), by ``eigh``.
+
 >>> import numpy as np
 >>> from structrank.kernels.vector import RBFKernel
 >>> X = np.random.default_rng(0).normal(size=(30, 2))

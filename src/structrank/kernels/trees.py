@@ -56,6 +56,10 @@ mu per node and the lam^2 of each fragment leaf split evenly between the two tre
 Normalised kernels (the default) return ``K(a, b) / sqrt(K(a, a) K(b, b))``, 0 when a norm is 0
 (an SST of a tree without productions).
 
+``PartialTreeKernel(max_length=...)`` caps the matched child subsequences (KeLP's
+``maxSubseqLeng``). A tree object repeated in a list is computed once (each distinct object, by
+identity), and its encoding by a ``TreeEncoder`` is kept on the tree.
+
 >>> t = parse_tree("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))")
 >>> t.label, len(t.children), t.leaves()
 ('S', 2, ['the', 'dog', 'barks'])

@@ -7,6 +7,27 @@ one score per row; ``score`` is the metric the ranker stands for, under a named 
 qid is requested through scikit-learn's metadata routing by default, so that with
 ``sklearn.set_config(enable_metadata_routing=True)`` a GridSearchCV or cross_val_score passes
 it to ``fit``, to ``score`` and to the QueryKFold splitter without any further call.
+
+What it holds:
+
+- ``BaseRanker`` (scikit-learn's ``BaseEstimator``): validation (``unpack``: arrays, a
+  ``RankingDataset``, or a DataFrame whose ``qid`` column gives the queries), the grouping of rows
+  by qid, and ``score`` under the ranker's metric (``sample_weight`` must be None:
+  ``Pipeline.score`` passes it). ``_finish_fit`` turns non-finite learned arrays into a
+  ``DataValidationError`` and an all-zero ``coef_`` into a ``DegenerateDataWarning``;
+  ``_checked_scores`` makes predict refuse NaN/inf scores;
+- ``LinearRankerMixin.predict``: rows summed in a fixed order (``parallel.rows.matvec``);
+- ``EvalSetMixin``: the dev set of the learners that choose their epoch on it (``dev_metric`` may
+  be a list, whose mean is used);
+- ``informative_rows``: the labels, offsets and row indices of the queries with a good and a bad
+  document, so that ``StructSVMRanker`` trains on them in place (no copy of X: the other rows get
+  zero coefficients, which the products skip, so the bits equal a fit on a copy);
+- parameters as data: every ranker declares each ``__init__`` parameter once in scikit-learn's
+  ``_parameter_constraints`` (``Interval``/``StrOptions``; ``Number`` is an ``Interval`` that
+  refuses booleans, ``Items`` a list whose items each meet a constraint; shared ``POSITIVE``,
+  ``COUNT``, ``LOSS_OPTIONS``...), and ``parameter_problems`` checks them for ``fit``
+  (``_start_fit``, before the data), for ``--set`` (``ModelSpec.make``) and for model headers
+  (``load_model``).
 """
 
 from __future__ import annotations
@@ -245,7 +266,7 @@ class LinearRankerMixin:
         """One score per row: ``X @ coef_``, each row summed left to right, so that a document's score
         is the same bits whether X is dense or CSR and wherever its row sits (BLAS's blocked
         products differ in the last bit with a row's position)."""
-        from structrank.parallel import matvec
+        from structrank.parallel.rows import matvec
 
         X = self._validate_predict_data(X)
         return self._checked_scores(matvec(X, np.ravel(self.coef_)) + getattr(self, "intercept_", 0.0))
@@ -286,7 +307,7 @@ class EvalSetMixin:
         """Mean over ``dev_metric`` (each a mean over queries) of the linear scores ``X @ w``."""
         X, y, qid = dev
         metrics = self._dev_metrics()
-        from structrank.parallel import matvec
+        from structrank.parallel.rows import matvec
 
         result = evaluate(y, matvec(X, w), qid, metrics, self.dev_convention).metrics
         return float(np.mean([result[m] for m in metrics]))

@@ -1,4 +1,10 @@
-"""Baseline rankers: pointwise linear regression and pairwise RankSVM (liblinear)."""
+"""Baseline rankers: pointwise linear regression, pairwise RankSVM (liblinear) and a polynomial SVM.
+
+- ``LinearRegressionRanker``: scikit-learn's LinearRegression (Ridge with ``alpha``);
+- ``RankSVM``: the pairwise differences built as one sparse product, liblinear's ``LinearSVC``;
+- ``PolySVCRanker``: libsvm's ``SVC`` with a degree-3 polynomial kernel on the first 10 documents
+  of each query; the kernel expansion is evaluated by hand, so model files hold only numbers.
+"""
 
 from __future__ import annotations
 

@@ -17,6 +17,10 @@ says nothing about what to rank first. About a quarter of MQ2008's training quer
 
 An epoch is one numba loop over the queries; ``eval_set`` picks the epoch (and so the
 iterate) with the best dev metric.
+
+Rows are read through ``structrank.parallel.rows.row_arrays`` (dense or CSR, in a fixed order).
+With ``n_jobs`` an epoch is iterative parameter mixing over shards; ``fit(LetorCache)`` trains
+shard by shard on the mapped file.
 """
 
 from __future__ import annotations
@@ -32,16 +36,10 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import COUNT, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, Number
 from structrank.losses import PROBABILISTIC, get_loss, require
 from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
-from structrank.parallel import (
-    DEFAULT_SHARD_ROWS,
-    ShardedQueries,
-    dask_client,
-    ordered_sum,
-    row_arrays,
-    row_column,
-    row_span,
-    shard_memo,
-)
+from structrank.parallel.rows import row_arrays, row_column, row_span
+from structrank.parallel.scratch import shard_memo
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.workers import dask_client
 
 
 @njit(cache=True, nogil=True)
@@ -89,7 +87,7 @@ def _draw_subset(r, size, out):
 def _sgd_epoch(data, indices, indptr, n_features, r, offsets, visit, tables, starts, code, param, rate, size, theta):
     """One pass of stochastic gradient over the queries in ``visit`` order; returns the summed objective.
 
-    The rows are ``structrank.parallel.row_arrays``: dense or CSR, read in a fixed order.
+    The rows are ``structrank.parallel.rows.row_arrays``: dense or CSR, read in a fixed order.
     """
     P_max = starts[size + 1] - starts[size]
     idx = np.empty(size, np.int64)

@@ -15,7 +15,18 @@ best correct ranking (Eq. 3): good documents on top by score, bad ones below.
   no longer changes. Its updates keep only the top P positions (Sec. 4.1).
 
 Queries without both a good and a bad document are skipped: they cannot be ranked wrongly.
-The perceptron works on dense rows (a sparse X is densified); its epoch is one numba loop.
+
+In process the perceptron works on dense rows (a sparse X is densified) and its epoch is one numba
+loop. With ``n_jobs`` (or a dask backend) it runs iterative parameter mixing over shards, each
+shard's epoch a fixed-order row kernel over dense or CSR rows, and ``fit(LetorCache)`` trains shard
+by shard on the mapped file; with ``n_jobs`` the latent SVM's shards each impute their own rows.
+``slack="mean"`` (ours) or ``"sum"`` (Eq. 4 as printed) says how C weighs the queries' slacks.
+
+Both take ``loss=`` from the registry (default: MAP with the positional map, the paper's). The
+perceptron runs any other hinge one query at a time in process (``_loss_epoch``; its loss scaling
+C as the oracle at ``s / C``; sharding refuses it); the latent SVM imputes a clipped loss's latent
+target (``structrank.oracles.latent.ImputedTarget``) or holds any other loss to its ``star`` at
+the imputation.
 """
 
 from __future__ import annotations
@@ -32,17 +43,10 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
                                       LinearRankerMixin, informative_queries)
 from structrank.learners.ssvm import cccp
-from structrank.parallel import (
-    DEFAULT_SHARD_ROWS,
-    ShardedQueries,
-    dask_client,
-    matvec,
-    ordered_sum,
-    row_arrays,
-    row_column,
-    row_span,
-    shard_memo,
-)
+from structrank.parallel.rows import matvec, row_arrays, row_column, row_span
+from structrank.parallel.scratch import shard_memo
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.workers import dask_client
 from structrank.losses import HINGE, get_loss, require
 from structrank.losses.base import relevance
 from structrank.oracles.latent import ImputedTarget, has_latent_target

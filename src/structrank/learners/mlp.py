@@ -5,6 +5,11 @@ batch of queries into the loss and its gradient, and Adam follows it. Training n
 ``torch`` extra; prediction does not: the learned weights are one flat float array (``params_``),
 read back layer by layer with the shapes that ``hidden_layer_sizes`` fixes, and the forward pass
 is a few NumPy products, so model files hold plain arrays (no pickle, no torch).
+
+The epoch is kept on ``eval_set`` by the loss's metric. ``init="linear"`` (every ``mlp-<loss>``
+model): the linear skip starts at the linear learner of the same loss (its grid chosen on the eval
+set, cached across the MLP grid) and the output layer at 0, so the network starts as the linear
+model (epoch 0 of the choice) and learns a residual.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ sampled from the training rows; any linear ranker of structrank trained on those
 kernelised ranker. Its scores are ``K(x, L) (U S^(-1/2) w) + b``: three arrays (the landmarks, the
 normalisation, the weights) and two numbers, so the model file holds only numbers, never the inner
 estimator as an object.
+
+The inner ranker is named by its class (``ranker``) with its parameters as a JSON dict
+(``ranker_params``); ``_check_loaded`` names a doctored array of a loaded model. On the command
+line: ``nystroem-svm-map`` and ``nystroem-svm-ndcg``.
 """
 
 from __future__ import annotations

@@ -15,6 +15,12 @@ that violate the optimality conditions most, by the exact minimiser along that l
 when the largest violation is below ``tol``. The working set is small (tens to hundreds of
 constraints) and its previous solution stays feasible when a constraint is added, so each
 solve starts from the last one and takes few steps.
+
+For one group (the 1-slack SVM) ``cutting_plane`` first runs an exact active-set solve
+(``active_set_dual``: the equality-constrained minimiser on the free set by a small SVD, a step
+along a null direction on singular faces), then SMO, warm-started, to a 1e-12 optimality gap (a
+few steps after the active set; all of the work for SVM-combo's separate slacks). Why: at large C
+SMO crawls on the rank-deficient H (LSSVM-AP at C = 5000 on MQ2008 Fold1: 25 s -> 1.6 s).
 """
 
 from __future__ import annotations

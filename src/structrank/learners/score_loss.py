@@ -5,6 +5,12 @@ scorer that takes a gradient on its scores trains on any loss of the registry
 (``structrank.losses``): boosted trees (``structured_trees``), neural networks
 (``structrank.torch``), and the linear learners. ``ScoreLoss`` holds a loss's name and options as
 an estimator's parameters do, and binds them to the training labels.
+
+``ScoreLoss`` gives ``f(scores) -> (values, gradient)`` through the loss's ``value_and_grad`` (a
+CRF objective draws its subsets from one seeded stream). ``smoothing`` > 0 replaces a hinge by its
+perturbed smoothing (Berthet et al. 2020): the mean of the hinge and of its subgradient at the
+scores plus Gaussian noise, from ``smoothing_samples`` draws of one seeded stream (refused for a CRF
+objective, which is smooth already). ``ScoreLossScorerMixin``: ``score`` is the loss's metric.
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ exactly each time, warm-started (structrank.learners.qp).
 
 SVM-combo with separate slacks (Sec. 3.7) gives every component loss its own slack and its own
 constraints: ``min 1/2 |w|^2 + C sum_l xi_l``.
+
+What it holds: ``cutting_plane`` (one constraint group per loss; the constraint comes from a
+``step(w)``, in process or ``sharded_oracle_step``); ``cccp``, a latent structural SVM's loop
+(impute, solve with ``cutting_plane``, repeat; used by ``StructSVMRanker(target="latent")`` and
+``LatentSSVMRanker``); and ``StructSVMRanker``: SVM-auc/map/ndcg/ndcg-nc/mrr, DORM and SVM-combo
+(separate or shared slacks), which also trains on a ``LetorCache`` shard by shard.
 """
 
 from __future__ import annotations
@@ -31,8 +37,10 @@ from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
 from structrank.oracles.latent import ImputedTarget, check_latent
-from structrank.parallel import (DEFAULT_SHARD_ROWS, ShardedQueries, dask_client, dense_view, matvec, ordered_sum,
-                                 rmatvec, scratch, shard_memo)
+from structrank.parallel.rows import dense_view, matvec, rmatvec
+from structrank.parallel.scratch import scratch, shard_memo
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.workers import dask_client
 
 
 @dataclass

@@ -29,6 +29,14 @@ the scores already rank with a margin; the gradient of its perturbed smoothing (
 varies smoothly and weighs every ranking near the max-violating one, as lambdarank's logistic pair
 weights do. ``gbrt-ndcg`` uses the value chosen on the vali sets of MQ2008 and OHSUMED
 (``benchmarks/trees_smoothing.py``; its page, docs/TREES_SMOOTHING.md, gives vali and test).
+
+Also: a hinge is any registered loss (gain ``auto`` as in ``StructSVMRanker``); a CRF objective's
+gradient is taken on per-round 6-document subsets; early stopping is on ``eval_set`` under the
+loss's metric; the command line has ``gbrt-<loss>`` for every registered loss. The latent target
+is ``oracles.latent.latent_graded_po_star``. ``gbrt-ndcg``'s smoothing is 0.3, chosen by pooled vali
+NDCG@10 over the ten MQ2008 and OHSUMED folds. Rows too few to split at ``min_child_samples``
+(LightGBM bins no feature and its custom objective fails) give a constant model and a
+``DegenerateDataWarning``.
 """
 
 from __future__ import annotations

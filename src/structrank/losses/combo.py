@@ -1,5 +1,9 @@
 """SVM-combo (Chakrabarti et al. 2008, Sec. 3.7): several losses at once; with shared slacks each
-query's most violated component, with separate slacks (a learner matter) one constraint set each."""
+query's most violated component, with separate slacks (a learner matter) one constraint set each.
+
+``DEFAULT_COMBO`` names the components, each ``loss`` or ``loss/feature_map`` (MRR enters with
+phi_po); the loss is a ``structrank.oracles.losses.ComboLoss``.
+"""
 
 from structrank.losses.registry import register
 

@@ -4,6 +4,10 @@ Each query's value and exact gradient are computed over every ranking of a subse
 ``SUBSET_SIZE`` (6) documents holding every relevance level of the query (the paper's training
 subsets), drawn anew at each call from ``rng``. Queries whose documents share one label have no
 gradient (every ranking is correct) and are left out.
+
+The seven objectives (ML, LA, LS, EL, KL, and ML-sum, LA-sum) are ``CRFObjective`` losses of kind
+"probabilistic": ``value_and_grad`` on per-call subsets, ``training_queries`` (the queries with a
+gradient), and ``code``, the objective's number in the numba SGD of ``structrank.learners.crf``.
 """
 
 from __future__ import annotations

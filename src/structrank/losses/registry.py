@@ -4,6 +4,16 @@ Each module of ``structrank.losses`` (other than this one and ``base``) register
 import with ``@register``; the registry imports them all the first time it is asked, so a new
 loss is one new module in this package and nothing else: learners, the command line's model list
 and the generated docs read the registry.
+
+Its calls:
+
+- ``register(name, summary, kind, feature_maps, paper)``: a decorator on a factory whose
+  parameters are the loss's options;
+- ``get_loss(name, **options)`` builds it (options it does not take are ignored), ``get_entry``
+  gives its ``LossEntry``;
+- ``loss_names(kind)`` and ``entries()`` list them (the hinges by name, then the probabilistic
+  objectives);
+- ``require(loss, kind, learner)``: the clear error of a loss of the wrong kind.
 """
 
 from __future__ import annotations

@@ -8,6 +8,11 @@ and test are adjusted by Holm's step-down method across the systems (Holm 1979),
 family-wise error over the comparisons with the baseline stays at ``alpha``.
 
 ``Comparison`` prints as text, markdown or JSON and draws the per-query differences.
+
+``compare_results({system: EvaluationResult})`` and ``compare_values({system: {metric: {query:
+value}}})`` build a ``Comparison``; ``holm`` is the correction; ``against_baseline`` gives the rows
+of the reproductions' paired tables (own-metric, any-scorer). ``structrank compare`` runs it over
+TREC runs (``--qrels``) or scores files (``--data``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""evaluate(): per-query and mean metrics of scored documents under a named convention."""
+"""evaluate(): per-query and mean metrics of scored documents under a named convention.
+
+``evaluate`` checks its inputs (lengths, dtypes, metric names and cut-offs; names are parsed once
+and cached; only structrank's errors escape, fuzzed in tests/test_fuzz.py), groups the rows by
+query (contiguous queries, as in LETOR and TREC files, need no sort), ranks each query with
+``kernels.rank_segments`` under the convention's tie rule (document ids as a code-point matrix: a
+view of a str array), runs the kernels and returns an ``EvaluationResult``. The kernels are
+imported at the first evaluation, so importing the metrics loads no numba.
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,17 @@ Every kernel takes the query's documents already in rank order (``offsets[q]:off
 are query q's documents, best-ranked first) and writes one value per query. The Python layer
 (``evaluate``) only sorts and arranges; the rules of each convention arrive as plain arguments.
 Compiled with ``cache=True`` so that a second process does not compile again.
+
+The kernels:
+
+- the ranking itself: ``rank_segments`` orders each query's rows by score with a stable
+  insertion-and-merge sort and no allocation per query, ties in input order (one radix sort of the
+  whole file, ``structrank.sorting``, then a counting sort by query) or by document id compared on
+  code points, as trec_eval's strcmp;
+- each query's ideal gains, once for every NDCG cut-off;
+- NDCG@k, AP (with cut-off), P@k, RR@k and AUC;
+- with each query's totals given (the list's, or the qrels' for a run): Recall@k, R-precision,
+  Success@k, bpref, AP with R as denominator, and NDCG with a given ideal.
 """
 
 from __future__ import annotations

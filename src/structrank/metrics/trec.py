@@ -18,6 +18,11 @@ trec_eval's rules, which ``evaluate_run`` follows:
   ``complete=True`` (trec_eval -c); a query of the run that the qrels lack is left out;
 - a label counts as relevant from ``relevant_from`` on (trec_eval -l, default 1), for every
   measure but NDCG, which uses the labels as gains.
+
+Errors name the file, the line and the field; lines and numbers are read through
+``structrank.data.grammar`` and fields are split at ASCII white space. ``write_run`` writes a run
+(``structrank predict --format trec``). The results are tested against pytrec_eval on real
+complete, truncated, tied and partly judged runs and on random ones.
 """
 
 from __future__ import annotations

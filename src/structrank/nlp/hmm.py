@@ -67,6 +67,8 @@ first. :meth:`predict` is the 1-best case.
 Fitted models are saved without pickle: one ``.npz`` whose ``__header__`` entry is UTF-8 JSON
 (format name and version, parameters, tag set, vocabulary, suffixes and a SHA-256 of every
 array), written atomically; loading checks all of it.
+
+Format version 2 holds the second-order emission tables.
 """
 
 from __future__ import annotations

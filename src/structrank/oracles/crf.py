@@ -40,6 +40,10 @@ sorts the documents by relevance; Sec. 4), ``u`` the uniform distribution over Y
   includes the entropy of q (the paper drops it as a constant), so it is a true KL, >= 0.
 
 All of it is numba: the SGD epoch in structrank.learners.crf calls these functions per query.
+
+Beside them: :func:`ndcg_losses` (``1 - NDCG`` of every ranking), ``stacked_tables`` (the tables for
+m = 1..6 in one array, for numba), and :func:`energy_gradient` and :func:`query_objective`, wrappers
+for users and tests.
 """
 
 from __future__ import annotations

@@ -27,6 +27,11 @@ bounds the loss of the ranking by score, since that ranking maximises w.Psi.
 - phi_mrr: every correct ranking has Psi = 0, so the latent part is the oracle's: the first good
   document is the best-scoring one at the imputation (the tight bound's gmax, linearised), and the
   other good documents, which phi_mrr and Delta_MRR never see below it, are left out.
+
+What it holds: ``latent_orders`` (the best loss-zero ranking of each query) and its coefficients
+``latent_po_star``, ``latent_dorm_star`` and ``latent_graded_po_star`` (graded gains, for boosted
+trees); ``ImputedTarget``, a loss held to its correct structure imputed at some w, with
+``batch``/``star``/``same_as`` and ``for_shard`` (a shard imputes its own rows).
 """
 
 from __future__ import annotations
@@ -219,6 +224,6 @@ class ImputedTarget:
         return self.c_star
 
     def for_shard(self, shard) -> "ImputedTarget":
-        from structrank.parallel import matvec  # joblib and SciPy: only where shards are
+        from structrank.parallel.rows import matvec  # joblib and SciPy: only where shards are
 
         return ImputedTarget.impute(self.loss, self.w, matvec(shard["X"], self.w), shard["y"], shard["offsets"])

@@ -20,6 +20,11 @@ Edge cases, each tested in tests/test_oracles.py:
   returns one of maximal loss among them (with all scores equal, a ranking of maximal loss);
 - ``k`` longer than the list: NDCG@k is computed over the n documents there are (NDCG@n), and
   MRR@k has no "missed" class.
+
+``StructuredLoss`` (a loss, its feature map and options) is the ``RankingLoss`` of AUC, MAP, NDCG,
+NDCG-nc, MRR and DORM: one numba loop (``_run_batch``) runs the paper kernels over all queries.
+``ComboLoss`` gives SVM-combo's shared slacks (each query's most violated component), and
+``make_loss`` is the registry's ``get_loss`` with the estimators' option names.
 """
 
 from __future__ import annotations
@@ -209,7 +214,7 @@ class StructuredLoss(RankingLoss):
         """``(c_hat, delta)`` for every query at once.
 
         ``out``: optional ``(coef, order)`` arrays (float64, int64) of the rows' length to fill,
-        so that a caller running many batches reuses its memory (``structrank.parallel.scratch``).
+        so that a caller running many batches reuses its memory (``structrank.parallel.scratch.scratch``).
         """
         coef, delta, _ = self._batch(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets, out)
         return coef, delta

@@ -15,6 +15,18 @@ an interleaving, described by ``j[g]``, the number of bad documents above the g-
 ``j`` bad ones adds ``f(g, j) = (2 B[j] - B[N] + s_g (N - 2 j)) / (P N)`` to ``s . c_po``
 (``B`` are the prefix sums of the sorted bad scores). ``f(g, .)`` is concave and peaks at
 ``nat[g]``, the number of bad documents scoring above good g.
+
+The kernels:
+
+- AUC: each pair decides alone (Joachims 2005), which is the order by ``s - z/2``;
+- MAP: Yue et al.'s greedy, in O(n log n): the bad documents' monotone choices are found by
+  divide and conquer (Mohapatra et al. 2014);
+- NDCG@k and NDCG without cut-off (no-clip): the DP of Fig. 2 with Facts 3.3/3.4, a k x k table
+  whose rows below the cut are summed in O(log P); a no-clip list of more than 2^20 (good, bad)
+  pairs is solved by pooling adjacent violators over the goods' concave objectives, in
+  O((P + N) log N); the LETOR discount's flat top is handled by pooling twice, once with the first
+  good at j = 0 and once with every j >= 1, and keeping the better;
+- MRR@k with phi_po.
 """
 
 from __future__ import annotations

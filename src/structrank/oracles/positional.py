@@ -36,6 +36,9 @@ below likewise. ``positions="positives"`` keeps only the top P positions in the 
 
 Queries without a good or without a bad document cannot be violated: their structure is the
 latent ground truth and their loss 0.
+
+``PositionalAPLoss`` wraps them with the same ``batch``/``star``/``oracle`` calls as
+``structrank.oracles.losses.StructuredLoss``.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ Vocabulary counts are done with scikit-learn's CountVectorizer over the texts be
 the only fitted state is the document frequency of each word in the training texts (for idf,
 Cnt/WgtCnt and BM25) and their average length, saved as JSON. Sequence comparisons (LCS, longest
 common substring, greedy string tiling) are numba loops over all pairs at once.
+
+There are 38 plain features, then the question type crossed with the 6 candidate-side values of
+``CROSSED``. ``PAPER_FEATURES`` names the columns of the paper's own feature list (haponchyk2018's
+``paper`` feature set).
 """
 
 from __future__ import annotations

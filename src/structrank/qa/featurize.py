@@ -9,6 +9,9 @@ The featurizer's fitted state (document frequencies) comes from training data: `
 fits on FILE, ``--state FILE`` reuses a saved state, and with neither the input itself is used,
 which is right for a training file and a leak-free but weaker choice for a test file (its idf
 then comes from the test texts). The state used is saved beside the output unless it was given.
+
+``--embeddings`` adds the sentence-embedding columns of ``structrank.qa.embeddings``, imported only
+then (an optional dependency).
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ paper's TREC13 training cap keeps "the first 10" candidates.
 
 ``load_qa(name, split)`` gives the splits of Haponchyk & Moschitti (2018), Sec. 5.1, from the
 benchmark data folder.
+
+``QAData`` holds questions, candidates, labels, qid, docids and ``position`` (source information,
+never a feature). The readers: WikiQA TSV, TREC jacana pseudo-XML (read line by line), TREC
+TRAIN-ALL POSInput files, and a user TSV (3 or 4 columns, or the WikiQA header). The paper's filters
+are ``keep_questions_with_both``, ``cap_candidates`` and ``filter_questions``.
 """
 
 from __future__ import annotations

@@ -27,6 +27,8 @@ that are also 2016 questions (the full 2015 dev file overlaps the 2016 dev and t
 its text is cleansed and single-line "as for 2016", so token counts, URLs and punctuation look
 like those of the 2016 files. Its thread ids, comment ids and labels are those of the
 multiline variant.
+
+Errors of the XML reader name the file and the line.
 """
 
 from __future__ import annotations

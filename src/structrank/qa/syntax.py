@@ -7,6 +7,9 @@ has no full parser, so the trees are the shallow trees of ``structrank.nlp.shall
 tagger's PTB tags on UD English-EWT, chunks by rule), the representation Filice et al. (2016)
 use for question-comment pairs, with croce2016's kernel settings (lam = mu = 0.4, child
 subsequences of at most 3). It is a rebuilt feature, not the paper's: the parser differs.
+
+Each text is parsed once, and each distinct question's values come from one kernel call against
+its candidates.
 """
 
 from __future__ import annotations

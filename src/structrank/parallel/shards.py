@@ -1,27 +1,32 @@
-"""Per-query work spread over joblib workers, on one machine or a dask.distributed cluster.
+"""Queries cut into shards of whole queries, and a function mapped over them wherever joblib says.
 
-Every structured learner's expensive step is a set of independent per-query computations (one
-cutting-plane iteration's oracle calls and feature sums, one perceptron epoch over a part of
-the queries). ``ShardedQueries`` cuts the training queries into *shards*, contiguous ranges of
-whole queries of about ``shard_rows`` rows each, and ``map`` applies a function to every shard
-through joblib:
+``ShardedQueries`` cuts the training queries into *shards*, contiguous ranges of whole queries
+of about ``shard_rows`` rows each (``shard_bounds``), and ``map`` applies a function to every
+shard, giving each worker one contiguous group of shards:
 
 - ``n_jobs=None`` or 1 and no dask backend active: in this process, shard after shard;
-- ``n_jobs > 1``: on that many threads of this process, each over a contiguous group of shards.
-  Threads, not processes: every shard function spends its time in numba kernels compiled with
-  ``nogil=True`` (all of structrank's are), so the threads run at once on the shards in place,
-  with nothing written, shipped or mapped again per worker (sklearn's forests use joblib's
-  threads for the same reason);
-- inside ``joblib.parallel_backend("dask")`` (or ``parallel_config(backend="dask")``) with a
-  ``distributed.Client``: the shards are scattered to the cluster once (``client.scatter``),
-  and every call submits one task per worker thread through that backend's client, referring to
-  them by their futures.
+- ``n_jobs > 1``: on that many threads of this process (``workers.thread_pool``), used through
+  the executor directly rather than ``joblib.Parallel``, whose result loop sleeps 10 ms whenever
+  no task is done (a tenth of a 10^6-row perceptron epoch);
+- inside ``joblib.parallel_backend("dask")`` with a ``distributed.Client``: one ``ShardGroup``
+  actor per worker, created at the first map, holds a contiguous group of shards in proportion
+  to the worker's threads for the whole fit and is called by the client directly, with no
+  scheduler round trip per iteration (which had held a 2-process LocalCluster to 1.07x one
+  process at 10^6 rows);
+- inside a worker's task (a grid point fitted on the cluster): the shards are scattered once
+  (``client.scatter``), and each map submits one task per worker thread, each pinned to its
+  worker, through that backend's client, for the same reason.
+
+``ShardedQueries.from_cache`` makes the shards of a memory-mapped ``LetorCache`` references
+(``CacheShard``: folder, query range, the manifest's time stamp) that each process maps itself:
+nothing is shipped, and memory stays proportional to a shard. A process keeps its shard dicts,
+memo included, for up to 4,096 shards (with 64, a 10^7-row cache's 200 shards, walked in a
+cycle, missed every time), keyed by the time stamp so a rebuilt cache is never served stale.
 
 The shards depend on the data and ``shard_rows`` only, never on the number of workers, and the
-learners add the shards' results up in shard order, so a model trained on 1 worker, 8 workers
-or a cluster is the same to the last bit. The shard functions use the numba products below
-rather than BLAS, whose summation order can depend on the memory alignment of the arrays (an
-array read from a memory map and the same rows sliced in memory could differ in the last bit).
+learners add the shards' results up in shard order (``ordered_sum``), with the fixed-order
+products of ``rows``, so a model trained on 1 worker, 8 workers or a cluster is the same to the
+last bit.
 
 >>> import numpy as np
 >>> X = np.arange(12.0).reshape(6, 2)
@@ -35,15 +40,13 @@ array read from a memory map and the same rows sliced in memory could differ in 
 from __future__ import annotations
 
 import functools
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import effective_n_jobs
-from numba import njit
+
+from structrank.parallel.workers import contiguous_groups, dask_client, gather, in_worker, thread_pool
 
 DEFAULT_SHARD_ROWS = 100_000
 
@@ -145,11 +148,11 @@ class ShardedQueries:
             # one task per thread over a contiguous group of shards; the executor directly rather
             # than joblib.Parallel, whose result loop sleeps 10 ms whenever no task is done (a
             # tenth of a 10^6-row perceptron epoch)
-            executor = _thread_pool(workers)
+            executor = thread_pool(workers)
             futures = [executor.submit(_apply_group, fn, [(items[i], extra[i]) for i in group], args)
-                       for group in _groups(len(items), workers)]
+                       for group in contiguous_groups(len(items), workers)]
             return [r for future in futures for r in future.result()]
-        if not _in_worker():
+        if not in_worker():
             return self._map_on_actors(client, fn, args, extra)
         handles = self.handles if self.handles is not None else self._scattered(client)
         # inside a worker's task (a grid point fitted on the cluster): the client of the active joblib
@@ -161,13 +164,13 @@ class ShardedQueries:
         # its memo there from one iteration to the next
         info = client.scheduler_info()["workers"]  # may be empty in a worker's client: then unpinned
         slots = [address for address in sorted(info) for _ in range(info[address].get("nthreads", 1))]
-        groups = _groups(len(handles), len(slots))
+        groups = contiguous_groups(len(handles), len(slots))
         # dask refuses allow_other_workers= without workers=: an unpinned group passes neither
         placement = [dict(workers=[slots[g]], allow_other_workers=False) if slots else {} for g in range(len(groups))]
         futures = [client.submit(_apply_group, fn, [(handles[i], extra[i]) for i in group], args, pure=False,
                                  **placement[g])
                    for g, group in enumerate(groups)]
-        return [r for group in _gather(client, futures) for r in group]
+        return [r for group in gather(client, futures) for r in group]
 
     def _map_on_actors(self, client, fn, args, extra):
         """The map on the cluster's workers through one ``ShardGroup`` actor each: the client calls
@@ -188,7 +191,7 @@ class ShardedQueries:
             addresses = sorted(info)
             threads = [int(info[a].get("nthreads", 1)) for a in addresses]
             items = self.handles if self.handles is not None else [shipped(shard) for shard in self.shards]
-            groups = _groups(len(items), sum(threads))
+            groups = contiguous_groups(len(items), sum(threads))
             placed, first = [], 0
             for address, n in zip(addresses, threads):
                 mine = groups[first:first + n]
@@ -228,7 +231,7 @@ class ShardedQueries:
 
 class ShardGroup:
     """A dask actor: a group of shards (cache references, or shard dicts shipped once) that one
-    worker keeps for a fit, with their memo (``shard_memo``), and maps over on its own threads."""
+    worker keeps for a fit, with their memo (``scratch.shard_memo``), and maps over on its own threads."""
 
     def __init__(self, items, threads=1):
         self.items, self.threads = items, threads
@@ -237,91 +240,14 @@ class ShardGroup:
         pairs = list(zip(self.items, extra))
         if self.threads == 1:
             return _apply_group(fn, pairs, args)
-        executor = _thread_pool(self.threads)
+        executor = thread_pool(self.threads)
         futures = [executor.submit(_apply_group, fn, [pairs[i] for i in group], args)
-                   for group in _groups(len(pairs), self.threads)]
+                   for group in contiguous_groups(len(pairs), self.threads)]
         return [r for future in futures for r in future.result()]
 
 
-def _in_worker() -> bool:
-    from distributed.worker import get_worker
-
-    try:
-        get_worker()
-    except ValueError:
-        return False
-    return True
-
-
-def _gather(client, futures):
-    """``client.gather(futures)``; inside a dask worker's task (a fit that is one point of a grid
-    spread over the cluster), the task secedes from the worker's thread pool while it waits, as
-    dask's tasks that launch tasks must, or its own tasks would wait for its thread forever."""
-    from distributed import rejoin, secede
-    from distributed.worker import get_worker
-
-    try:
-        get_worker()
-    except ValueError:  # not in a worker
-        return client.gather(futures)
-    secede()
-    try:
-        return client.gather(futures)
-    finally:
-        rejoin()
-
-
-def cluster(address=None):
-    """A context in which joblib (and so every structrank learner and runner) uses the dask cluster.
-
-    ``address`` is the scheduler's (``tcp://host:8786``); None is no cluster (a null context).
-    The client is closed on exit.
-    """
-    import contextlib
-
-    if address is None:
-        return contextlib.nullcontext()
-
-    @contextlib.contextmanager
-    def connected():
-        try:
-            from distributed import Client
-        except ImportError as exc:
-            raise ImportError("--scheduler needs dask.distributed: pip install 'structrank[distributed]'") from exc
-        from joblib import parallel_backend
-
-        with Client(address) as client, parallel_backend("dask"):
-            yield client
-
-    return connected()
-
-
-def dask_client():
-    """The distributed Client of an active joblib dask backend, else None."""
-    from joblib.parallel import get_active_backend
-
-    backend, _ = get_active_backend()
-    return getattr(backend, "client", None) if type(backend).__name__ == "DaskDistributedBackend" else None
-
-
-def _groups(n_shards, workers):
-    """Contiguous groups of shard indices, one per worker.
-
-    One task per worker: on a cluster a task costs a network round trip. Smaller groups (4 per
-    worker, so that a faster core could take more) were measured with worker processes and were
-    no faster: 1.46-1.65 against 1.51-1.62 at 10^6 rows, and a LocalCluster went from 1.35 to 0.83.
-    """
-    return np.array_split(np.arange(n_shards), min(n_shards, max(1, workers)))
-
-
-@functools.lru_cache(maxsize=4)
-def _thread_pool(workers) -> ThreadPoolExecutor:
-    """This process's pool of ``workers`` threads for shard maps, kept for the next map."""
-    return ThreadPoolExecutor(workers, thread_name_prefix="structrank-shards")
-
-
 def shipped(shard) -> dict:
-    """The shard as sent to a cluster: its data, without this process's memo (``shard_memo``)."""
+    """The shard as sent to a cluster: its data, without this process's memo (``scratch.shard_memo``)."""
     return {name: value for name, value in shard.items() if not name.startswith("_")}
 
 
@@ -368,161 +294,6 @@ def _apply_group(fn, items, args):
 def _apply(fn, handle, *args):
     shard = _cache_shard(handle) if isinstance(handle, CacheShard) else handle
     return fn(shard, *args)
-
-
-# -- products with a fixed summation order --------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def dense_matvec(X, w, out):
-    """``out = X @ w`` with each row summed left to right (numba; callable from numba code)."""
-    for i in range(X.shape[0]):
-        total = 0.0
-        for j in range(X.shape[1]):
-            total += X[i, j] * w[j]
-        out[i] = total
-
-
-@njit(cache=True, nogil=True)
-def _dense_rmatvec(X, c, out):
-    for i in range(X.shape[0]):
-        ci = c[i]
-        if ci != 0.0:
-            for j in range(X.shape[1]):
-                out[j] += X[i, j] * ci
-
-
-@njit(cache=True, nogil=True)
-def _csr_matvec(data, indices, indptr, w, out):
-    for i in range(indptr.shape[0] - 1):
-        total = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            total += data[k] * w[indices[k]]
-        out[i] = total
-
-
-@njit(cache=True, nogil=True)
-def _csr_rmatvec(data, indices, indptr, c, out):
-    for i in range(indptr.shape[0] - 1):
-        ci = c[i]
-        if ci != 0.0:
-            for k in range(indptr[i], indptr[i + 1]):
-                out[indices[k]] += data[k] * ci
-
-
-def _product(X, vector, dense_kernel, csr_kernel, out):
-    vector = np.ascontiguousarray(vector, dtype=np.float64)
-    if sp.issparse(X):
-        X = X.tocsr()
-        csr_kernel(X.data, X.indices, X.indptr, vector, out)
-    else:
-        dense_kernel(np.asarray(X), vector, out)
-    return out
-
-
-_NO_INDEX = np.empty(0, np.int64)
-
-
-@njit(cache=True, nogil=True)
-def _lists_every_column(indices, indptr, n_columns):
-    for i in range(indptr.shape[0]):
-        if indptr[i] != i * n_columns:
-            return False
-    k = 0
-    for _ in range(indptr.shape[0] - 1):  # row by row, no division per entry (a tenth of a 10^6-row fit)
-        for j in range(n_columns):
-            if indices[k] != j:
-                return False
-            k += 1
-    return True
-
-
-def dense_view(X):
-    """X itself, or, for a CSR matrix whose every row lists every column in order (a LETOR file read
-    as CSR), the dense (rows, columns) view of its values: no copy, and the dense kernels skip the
-    column indices (a CSR fit took 1.3-1.6x a dense one). Sums keep their order, so the products
-    have the same bits either way."""
-    if not sp.issparse(X):
-        return X
-    X = X.tocsr()
-    n, d = X.shape
-    if d == 0 or X.nnz != n * d or not X.data.flags.c_contiguous:
-        return X
-    if not _lists_every_column(X.indices, X.indptr, d):
-        return X
-    return X.data.reshape(n, d)
-
-
-def row_arrays(X):
-    """(data, indices, indptr) of X's rows for the numba row kernels: CSR as it is, or dense rows
-    laid end to end in ``data`` with empty ``indices`` and ``indptr`` (no copy when contiguous)."""
-    if sp.issparse(X):
-        X = X.tocsr()
-        return X.data, X.indices, X.indptr
-    return np.ascontiguousarray(X).reshape(-1), _NO_INDEX, _NO_INDEX
-
-
-@njit(cache=True, nogil=True, inline="always")
-def row_span(indptr, i, n_features):
-    """Where row i's entries are in the ``data`` of ``row_arrays``: [lo, hi)."""
-    if indptr.shape[0] == 0:
-        return np.int64(i * n_features), np.int64((i + 1) * n_features)
-    return np.int64(indptr[i]), np.int64(indptr[i + 1])
-
-
-@njit(cache=True, nogil=True, inline="always")
-def row_column(indices, k, lo):
-    """The column of entry k of a row starting at ``lo`` (``row_arrays`` layout)."""
-    return np.int64(k - lo) if indices.shape[0] == 0 else np.int64(indices[k])
-
-
-def matvec(X, w, out=None) -> np.ndarray:
-    """``X @ w`` (dense or CSR X, any float dtype) in float64, rows summed left to right.
-
-    ``out``: a float64 array of X's rows to fill (``scratch``) rather than a new one.
-    """
-    if out is None:
-        out = np.empty(X.shape[0])
-    elif out.shape != (X.shape[0],) or out.dtype != np.float64:
-        raise ValueError(f"out must be a float64 array of {X.shape[0]} rows")
-    return _product(X, w, dense_matvec, _csr_matvec, out)
-
-
-def rmatvec(X, c) -> np.ndarray:
-    """``X.T @ c`` in float64, rows added in order."""
-    return _product(X, c, _dense_rmatvec, _csr_rmatvec, np.zeros(X.shape[1]))
-
-
-_SCRATCH = threading.local()
-
-
-def scratch(name, n, dtype=np.float64) -> np.ndarray:
-    """This thread's reusable array ``name`` of ``n`` elements (contents undefined).
-
-    Why: a shard's per-row temporaries (scores, coefficients, orders: 400 kB each at 50,000
-    rows) are large enough for glibc to serve each from a fresh mmap whose pages fault in
-    again at every call, or to trim its heap after each free. In a young worker process that
-    made a cutting-plane shard step 30-40% slower than the same step in a long-lived main
-    process. A shard function asks for its temporaries here instead; one buffer per name and
-    thread grows to the largest shard and is reused, and nothing it returns may alias one.
-    """
-    pool = _SCRATCH.__dict__.setdefault("pool", {})
-    key = (name, np.dtype(dtype).str)
-    buffer = pool.get(key)
-    if buffer is None or buffer.size < n:
-        buffer = pool[key] = np.empty(max(int(n), 1), dtype=dtype)
-    return buffer[:n]
-
-
-def shard_memo(shard, key, compute):
-    """``compute()``, kept in the shard for its next use (a value that depends on the shard's
-    rows and labels only, such as a loss's fixed ideal structure). The shard dict lives as long
-    as its data in this process (a cache shard's views are kept per process), so the memo
-    does too; its private key is never written out with the shard."""
-    memo = shard.setdefault("_memo", {})
-    if key not in memo:
-        memo[key] = compute()
-    return memo[key]
 
 
 def ordered_sum(parts):

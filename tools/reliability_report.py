@@ -1,7 +1,7 @@
 """Write docs/RELIABILITY.md from the runs that measure structrank's robustness.
 
     STRUCTRANK_DATA=../shared/data python benchmarks/fuzz_letor.py -max_total_time=600 > fuzz.log 2>&1
-    STRUCTRANK_DATA=../shared/data python tests/reliability_report.py --fuzz-log fuzz.log --out docs/RELIABILITY.md
+    STRUCTRANK_DATA=../shared/data python tools/reliability_report.py --fuzz-log fuzz.log --out docs/RELIABILITY.md
 
 It runs, and writes into the page with their outputs:
 
@@ -25,8 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the corpus and the kill protocol live with the tests
 
 
 def corpus_section() -> str:
@@ -68,7 +68,7 @@ def pytest_section() -> str:
     for label, files in CLASSES:
         for name in files:
             done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", name],
-                                  cwd=HERE.parent, capture_output=True, text=True)
+                                  cwd=ROOT, capture_output=True, text=True)
             tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
             counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped)", tail)}
             lines.append(f"| {label} | {name} | {counts.get('passed', 0)} | {counts.get('failed', 0)} | "
@@ -98,7 +98,7 @@ def main(argv=None):
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    command = (f"python tests/reliability_report.py --fuzz-log {args.fuzz_log} --kills {args.kills} "
+    command = (f"python tools/reliability_report.py --fuzz-log {args.fuzz_log} --kills {args.kills} "
                f"--seed {args.seed} --out {args.out}")
     page = "\n\n".join([
         "# Reliability",
@@ -112,7 +112,7 @@ def main(argv=None):
         "Each class of issue 24 with the test files that hold its cases (each file documents them), run with "
         "pytest; the bar is no failure in any row:\n\n" + pytest_section(),
     ]) + "\n"
-    sys.path.insert(0, str(HERE.parent / "src"))
+    sys.path.insert(0, str(ROOT / "src"))
     from structrank.atomic import write_text_atomic
 
     write_text_atomic(args.out, page)
