@@ -165,3 +165,13 @@ def test_a_malformed_eval_set_is_refused_even_when_no_tree_can_grow():
     X, y, qid = rng.normal(size=(20, 3)), np.tile([1, 0], 10), np.repeat([1, 2], 10)
     with pytest.raises(DataValidationError, match="eval_set: X has 20 rows, y 20 and qid 3"):
         StructuredBoostingRanker(n_estimators=2).fit(X, y, qid=qid, eval_set=(X, y, qid[:3]))
+
+
+def test_the_nystroem_ranker_refuses_a_malformed_eval_set_its_inner_ranker_would_not_read():
+    from structrank.errors import DataValidationError
+    from structrank.learners import NystroemRanker
+
+    rng = np.random.default_rng(0)
+    X, y, qid = rng.normal(size=(20, 3)), np.tile([1, 0], 10), np.repeat([1, 2], 10)
+    with pytest.raises(DataValidationError, match="eval_set: X has 20 rows, y 20 and qid 3"):
+        NystroemRanker(n_landmarks=5).fit(X, y, qid=qid, eval_set=(X, y, qid[:3]))

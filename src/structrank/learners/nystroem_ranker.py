@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structrank.errors import DataFormatError, DegenerateDataWarning
-from structrank.learners.base import COUNT, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, unpack
+from structrank.learners.base import COUNT, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin
 
 
 def _dense(X):
@@ -80,12 +80,13 @@ class NystroemRanker(BaseRanker):
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Sample landmarks from X's rows, embed, and fit the inner ranker on the embedding
         (``eval_set``, embedded alike, goes to a ranker that picks its epoch on it)."""
-        from structrank.data.dataset import RankingDataset
         from structrank.kernels import NystroemFeatures, RBFKernel
 
         self._start_fit()
         inner = self._inner()
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
+        # checked even where the inner ranker has no use for it: a malformed dev set is an error, not ignored
+        dev = EvalSetMixin._eval_set_arrays(self, eval_set) if eval_set is not None else None
         X = _dense(X)
         self.gamma_ = float(1.0 / X.shape[1] if self.gamma is None else self.gamma)
         nys = NystroemFeatures(RBFKernel(gamma=self.gamma_), n_landmarks=int(self.n_landmarks),
@@ -94,9 +95,8 @@ class NystroemRanker(BaseRanker):
         self.landmarks_, self.normalization_ = np.asarray(nys.landmarks_, dtype=np.float64), nys.normalization_
         with warnings.catch_warnings():  # the rows' own check has warned already; the embedding adds nothing to say
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            if eval_set is not None and isinstance(inner, EvalSetMixin):
-                Xd, yd, qd = unpack(eval_set) if isinstance(eval_set, RankingDataset) else eval_set
-                inner.fit(Z, y, qid=qid, eval_set=(self._embed(Xd), yd, qd))
+            if dev is not None and isinstance(inner, EvalSetMixin):
+                inner.fit(Z, y, qid=qid, eval_set=(self._embed(dev[0]), dev[1], dev[2]))
             else:
                 inner.fit(Z, y, qid=qid)
         self.weights_ = np.asarray(inner.coef_, dtype=np.float64)
