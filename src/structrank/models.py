@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import warnings
@@ -14,7 +13,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from structrank.losses import HINGE, PROBABILISTIC, entries
-from structrank.oracles.losses import DEFAULT_FEATURE_MAP
 
 
 @dataclass(frozen=True)
@@ -66,18 +64,19 @@ class ModelSpec:
             yield {**dict(zip(keys, values)), **fixed}
 
 
+# The documented grids and defaults: general-purpose, for `structrank train --vali` and the experiments of
+# structrank's own (own-metric, any-scorer); a reproduction states the grids of its paper itself.
+#
+# The structural SVM's C. phi_po is scaled by 1/(n+ n-) and phi_dorm by its decay; phi_mrr (a count of documents)
+# is not, so the same C means a much weaker regulariser for it: its grid is lower. A latent target only counts the
+# top of the list, so a useful w is larger for the same slack: its grid is higher (chakrabarti2008's runs).
 SSVM_C_GRID = [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
-# phi_po is scaled by 1/(n+ n-) and phi_dorm by its decay; phi_mrr (a count of documents) is not,
-# so the same C means a much weaker regulariser for it: its grid is lower.
-SSVM_C_GRIDS = {"mrr": [1e-5, 1e-4, 0.001, 0.01, 0.1],
-                # The latent hinge only counts the top of the list, so a useful w is larger for the
-                # same slack: on OHSUMED Fold1 the latent SVM-mrr was best at C = 0.1-10 and the
-                # latent SVM-ndcg kept improving up to C = 10^4.
-                "latent": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]}
-# Haponchyk & Moschitti (2018) choose C (loss scaling for LSP, regulariser for LSSVM) from these
-LATENT_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
-# Volkovs et al. (2011), Sec. 6.2: learning rates (printed "[0.5, 0.01, 0.01, 0.001]", a repeated
-# 0.01 we read as 0.1), the loss weight alpha of CRF-LA and the temperature T of CRF-KL
+MRR_C_GRID = [1e-5, 1e-4, 0.001, 0.01, 0.1]
+LATENT_TARGET_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
+# The latent MAP models' C (loss scaling for LSP, regulariser for LSSVM): Haponchyk & Moschitti's (2018) range
+LATENT_AP_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
+# Permutation CRFs: the learning rate, CRF-LA's loss weight alpha and CRF-KL's temperature T over the ranges of
+# Volkovs et al. (2011, Sec. 6.2), tuned on the mean of NDCG@1-5 as they tune
 CRF_RATE_GRID = [0.5, 0.1, 0.01, 0.001]
 CRF_ALPHA_GRID = [1.0, 10.0, 20.0, 50.0]
 CRF_T_GRID = [1.0, 10.0, 20.0, 50.0]
@@ -108,32 +107,32 @@ MODELS = {
         ModelSpec("lambdamart", "LambdaMARTRanker", "LambdaMART with LightGBM's lambdarank objective",
                   {}, {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}, metric="ndcg@10"),
         *(
-            ModelSpec(name, "StructSVMRanker", help, {"loss": loss, **extra},
-                      {"C": SSVM_C_GRIDS.get(extra.get("target") or extra.get("feature_map", DEFAULT_FEATURE_MAP.get(loss)),
-                                             SSVM_C_GRID)},
-                      metric=metric)
-            for name, loss, extra, metric, help in (
-                ("svm-auc", "auc", {}, "map", "structural SVM for AUC with phi_po (Joachims 2005)"),
-                ("svm-map", "map", {}, "map", "structural SVM for MAP with phi_po (Yue et al. 2007)"),
-                ("svm-ndcg", "ndcg", {}, "ndcg@10", "structural SVM for NDCG@k with phi_po (Chakrabarti et al. 2008)"),
-                ("svm-ndcg-nc", "ndcg-nc", {}, "ndcg@10", "structural SVM for NDCG without cut-off, phi_po"),
-                ("svm-mrr", "mrr", {}, "mrr@10", "structural SVM for MRR@k with phi_mrr (Chakrabarti et al. 2008)"),
-                ("svm-ndcg-latent", "ndcg", {"target": "latent"}, "ndcg@10",
+            ModelSpec(name, "StructSVMRanker", help, {"loss": loss, **extra}, {"C": c_grid}, metric=metric)
+            for name, loss, extra, c_grid, metric, help in (
+                ("svm-auc", "auc", {}, SSVM_C_GRID, "map", "structural SVM for AUC with phi_po (Joachims 2005)"),
+                ("svm-map", "map", {}, SSVM_C_GRID, "map", "structural SVM for MAP with phi_po (Yue et al. 2007)"),
+                ("svm-ndcg", "ndcg", {}, SSVM_C_GRID, "ndcg@10",
+                 "structural SVM for NDCG@k with phi_po (Chakrabarti et al. 2008)"),
+                ("svm-ndcg-nc", "ndcg-nc", {}, SSVM_C_GRID, "ndcg@10",
+                 "structural SVM for NDCG without cut-off, phi_po"),
+                ("svm-mrr", "mrr", {}, MRR_C_GRID, "mrr@10",
+                 "structural SVM for MRR@k with phi_mrr (Chakrabarti et al. 2008)"),
+                ("svm-ndcg-latent", "ndcg", {"target": "latent"}, LATENT_TARGET_C_GRID, "ndcg@10",
                  "SVM-ndcg held to the best loss-zero ranking under w (latent target, CCCP)"),
-                ("svm-mrr-latent", "mrr", {"target": "latent"}, "mrr@10",
+                ("svm-mrr-latent", "mrr", {"target": "latent"}, LATENT_TARGET_C_GRID, "mrr@10",
                  "SVM-mrr with phi_mrr, its first good document the best-scoring one (latent target, CCCP)"),
-                ("dorm", "ndcg", {"feature_map": "dorm"}, "ndcg@10",
+                ("dorm", "ndcg", {"feature_map": "dorm"}, SSVM_C_GRID, "ndcg@10",
                  "DORM (Le & Smola 2008): NDCG@k with phi_dorm, an assignment problem"),
-                ("dorm-latent", "ndcg", {"feature_map": "dorm", "target": "latent"}, "ndcg@10",
+                ("dorm-latent", "ndcg", {"feature_map": "dorm", "target": "latent"}, LATENT_TARGET_C_GRID, "ndcg@10",
                  "DORM held to the best loss-zero ranking under w (latent target, CCCP)"),
-                ("svm-combo", "combo", {}, "map",
+                ("svm-combo", "combo", {}, SSVM_C_GRID, "map",
                  "SVM-combo: MAP, NDCG@k, NDCG-nc and MRR@k with separate slacks (Chakrabarti et al. 2008)"),
             )
         ),
         ModelSpec("lsp", "LatentPerceptronRanker", "latent structured perceptron without loss, epoch chosen on vali "
                   "(LSP; Haponchyk & Moschitti 2018)", {"inference": "none"}, fit_with_vali=True),
         *(
-            ModelSpec(name, cls, help, {"inference": inference}, {"C": LATENT_C_GRID},
+            ModelSpec(name, cls, help, {"inference": inference}, {"C": LATENT_AP_C_GRID},
                       fit_with_vali=cls == "LatentPerceptronRanker")
             for name, cls, inference, help in (
                 ("lsp-ap", "LatentPerceptronRanker", "greedy",
@@ -235,16 +234,13 @@ def losses_page() -> str:
     return "\n".join(lines) + "\n"
 
 
-def get_model(name: str, paper: bool = False) -> ModelSpec:
-    """The model ``name``; ``paper=True``: with the papers' binary NDCG gain fixed (``gain="binary"``
-    where the estimator's default is "auto"), as the reproductions use it."""
+def get_model(name: str) -> ModelSpec:
+    """The model ``name`` (the reproductions' settings, such as the papers' binary NDCG gain, are
+    ``experiments.runner.paper_model``'s)."""
     try:
-        spec = MODELS[name]
+        return MODELS[name]
     except KeyError:
         raise ValueError(f"unknown model {name!r}; known: {', '.join(MODELS)}") from None
-    if paper and spec.cls().get_params(deep=False).get("gain") == "auto":
-        spec = dataclasses.replace(spec, defaults={**spec.defaults, "gain": "binary"})
-    return spec
 
 
 def parse_assignments(items) -> dict:
