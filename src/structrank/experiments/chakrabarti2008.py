@@ -153,7 +153,7 @@ def binarize(y):
 
 
 def _test_run(spec, root):
-    from structrank.models import select_on_vali
+    from structrank.learners.registry import select_on_vali
 
     label = spec.model
     name, fixed, grid = ROWS[label]
@@ -178,7 +178,7 @@ def _test_run(spec, root):
 
 
 def _gap_run(spec, root):
-    from structrank.models import fit_and_score
+    from structrank.learners.registry import fit_and_score
 
     variant = spec.params["variant"]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)

@@ -359,7 +359,7 @@ def _letor_run(spec, root):
     from structrank.data import letor_folds, read_letor
     from structrank.kernels import NystroemFeatures, RBFKernel
     from structrank.metrics import evaluate
-    from structrank.models import select_on_vali
+    from structrank.learners.registry import select_on_vali
 
     convention = LETOR_SETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)

@@ -51,7 +51,7 @@ def _load(path: str, n_features: int | None):
 
 
 def _run(spec, root):
-    from structrank.models import select_on_vali
+    from structrank.learners.registry import select_on_vali
 
     name, metric, *fixed = MODELS[spec.model]
     convention = DATASETS[spec.dataset]

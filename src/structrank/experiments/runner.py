@@ -308,7 +308,7 @@ def paper_model(name):
     (``gain="binary"`` where the estimator's default is "auto", which picks the gain from the labels)."""
     import dataclasses
 
-    from structrank.models import get_model
+    from structrank.learners.registry import get_model
 
     spec = get_model(name)
     if spec.cls().get_params(deep=False).get("gain") == "auto":

@@ -1,14 +1,25 @@
-"""The models the command line knows: short name -> estimator, defaults and tuning grid.
+"""The registry of models: short name -> estimator class, defaults, documented grid and tuning metric.
 
-``structrank train --help`` lists them. A later method family adds its entries here.
+One table (``MODELS``) that every user reads: ``structrank train`` (its choices and its ``--help``),
+model files (``model_io``: a file's class must be one that a registered model trains, see
+``ranker_class``), the experiments (``get_model`` and ``select_on_vali``), ``MLPRanker``'s linear start
+and ``NystroemRanker``'s inner ranker. A model names its class as a string, resolved through the lazy
+``structrank.learners`` package on use, so that listing the models (``train --help``, which reads each
+class's constructor from its source) imports no learner's module. ``loss_models()`` gives every
+registered loss (``structrank.losses``) its ``svm-``, ``lsp-``, ``gbrt-`` and ``mlp-`` models.
+
+The grids here are general-purpose defaults; a reproduction states its paper's grids itself
+(``experiments/chakrabarti2008.py``, ``haponchyk2018.py``, ``volkovs2011.py``).
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.util
 import itertools
-import json
-import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -17,7 +28,7 @@ from structrank.losses import HINGE, PROBABILISTIC, entries
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A command-line model: its estimator class, fixed defaults and the grid tuned on --vali."""
+    """A registered model: its estimator class, fixed defaults and the grid tuned on --vali."""
 
     name: str
     estimator: str  # the class's name in structrank.learners, imported when the model is used
@@ -55,6 +66,11 @@ class ModelSpec:
         if problems:
             raise InvalidParameterError(f"{self.name}: {next(iter(problems.values()))}")
         return model
+
+    def parameters(self) -> dict:
+        """Every constructor parameter the model is made with (its defaults over the class's), in
+        ``get_params``' order, read from the class's source without importing it (see ``constructor_defaults``)."""
+        return dict(sorted({**constructor_defaults(self.estimator), **self.defaults}.items()))
 
     def candidates(self, fixed: dict, grid: dict | None = None):
         """Every grid point (of ``grid``, the model's own by default), ``fixed`` parameters held."""
@@ -206,6 +222,94 @@ MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
     for loss, metric in (("map", "map"), ("ndcg", "ndcg@10")))
 
 
+#: the classes a model file may hold: those a registered model trains (the n-best rerankers, LowDimReranker and
+#: BoostingReranker, take NBestData rather than (X, y, qid) and have no model files)
+RANKERS = tuple(dict.fromkeys(spec.estimator for spec in MODELS.values()))
+
+
+def ranker_class(name):
+    """The class named ``name`` if it is one of ``RANKERS``, else None. Model files are loaded and saved
+    through here, so that only these classes are ever built from a file."""
+    if not isinstance(name, str) or name not in RANKERS:
+        return None
+    import structrank.learners
+
+    return getattr(structrank.learners, name)
+
+
+def ranker_classes() -> dict:
+    """{class name: class} of ``RANKERS`` (imports every learner's module)."""
+    return {name: ranker_class(name) for name in RANKERS}
+
+
+# -- a class's constructor, read from its source ----------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _source(module: str):
+    """(syntax tree, is a package) of a module, read from its file: nothing is imported but its parents."""
+    spec = importlib.util.find_spec(module)
+    return ast.parse(Path(spec.origin).read_text(encoding="utf-8")), spec.submodule_search_locations is not None
+
+
+def _bound_value(module: str, name: str, depth: int = 0):
+    """The literal that ``module`` binds to ``name`` at its top level (the last binding), following
+    ``NAME = OTHER`` and ``from M import NAME``; LookupError when it is not a literal."""
+    if depth > 8:
+        raise LookupError(f"{module}.{name}: too many indirections")
+    tree, is_package = _source(module)
+    for node in reversed(tree.body):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return _literal(node.value, module, depth)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name \
+                and node.value is not None:
+            return _literal(node.value, module, depth)
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    package = module.split(".") if is_package else module.split(".")[:-1]
+                    base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+                    source = ".".join(part for part in (base, node.module) if part)
+                    return _bound_value(source, alias.name, depth + 1)
+    raise LookupError(f"{module} binds no {name} at its top level")
+
+
+def _literal(node, module: str, depth: int):
+    if isinstance(node, ast.Name):
+        return _bound_value(module, node.id, depth + 1)
+    return ast.literal_eval(node)
+
+
+@functools.lru_cache(maxsize=None)
+def constructor_defaults(class_name: str) -> dict:
+    """{parameter: default} of a learner's ``__init__``, sorted by name as ``get_params`` lists them.
+
+    Read from the class's module's source (``ast``): a default is a literal or a name bound to one
+    (``DEFAULT_COMBO``, imported from ``structrank.losses.combo``, is followed there), so that
+    ``structrank train --help`` lists every model's parameters without importing scikit-learn, LightGBM
+    or PyTorch. A constructor this cannot read is imported instead (a test checks that none is)."""
+    import structrank.learners
+
+    module = structrank.learners.module_of(class_name)
+    try:
+        tree, _ = _source(module)
+        cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
+        init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+        args = init.args
+        positional = [*args.posonlyargs, *args.args][1:]  # without self
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+        names = [a.arg for a in (*positional, *args.kwonlyargs)]
+        if args.vararg or args.kwarg or set(names) != set(defaults):
+            raise LookupError(f"{class_name}.__init__ has a parameter without a default")
+        return {name: _literal(defaults[name], module, 0) for name in sorted(names)}
+    except (LookupError, StopIteration, ValueError, TypeError, SyntaxError, OSError):
+        return dict(sorted(getattr(structrank.learners, class_name)().get_params(deep=False).items()))
+
+
+# -- the losses page and the choice on vali ----------------------------------------------------------------------
+
+
 def _spec_loss(spec):
     """The registered loss a command-line model trains on (None for the baselines)."""
     if spec.estimator == "PermutationCRFRanker":
@@ -241,48 +345,6 @@ def get_model(name: str) -> ModelSpec:
         return MODELS[name]
     except KeyError:
         raise ValueError(f"unknown model {name!r}; known: {', '.join(MODELS)}") from None
-
-
-def parse_assignments(items) -> dict:
-    """``["C=0.1", "loss=hinge"]`` -> ``{"C": 0.1, "loss": "hinge"}`` (values read as JSON when they can be)."""
-    params = {}
-    for item in items or ():
-        name, eq, text = item.partition("=")
-        if not eq or not name:
-            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        params[name.strip()] = value
-    return params
-
-
-def widened_to_model(ds, n_model: int, path):
-    """``ds`` read from ``path`` with the model's ``n_model`` feature columns: the rule of ``structrank predict``.
-
-    A file whose highest feature index is below the model's gets the missing trailing columns as
-    zeros, as SVMlight's sparse rows read every unlisted feature (a warning names both counts: a
-    file of another feature set reads the same way, and only the counts tell them apart). A file
-    that lists features past the model's is refused naming both counts: no weight exists for them.
-    Python's ``predict`` is stricter: an array of another width is refused (scikit-learn's check).
-    """
-    import scipy.sparse as sp
-
-    from structrank.errors import DataFormatError
-
-    n_data = ds.n_features
-    if n_data > n_model:
-        raise DataFormatError(path, None, f"the data has {n_data} features, the model {n_model}: a model has no "
-                              "weights for features it was not trained on", "features")
-    if n_data == n_model:
-        return ds
-    warnings.warn(f"{path}: the data lists {n_data} features, the model has {n_model}: features {n_data + 1}-"
-                  f"{n_model} are read as 0 (SVMlight's unlisted features)", UserWarning, stacklevel=2)
-    X = ds.X
-    X = (sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_model)) if sp.issparse(X)
-         else np.pad(X, ((0, 0), (0, n_model - n_data))))
-    return ds.with_X(X)
 
 
 def fit_and_score(spec, params, train, vali, convention):
