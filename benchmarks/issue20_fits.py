@@ -5,7 +5,8 @@ import numpy as np
 from structrank.experiments import any_scorer as A
 from structrank.data import letor_folds, letor_root
 from structrank.metrics import evaluate
-from structrank.models import get_model, select_on_vali, parse_assignments
+from structrank.cli import parse_assignments
+from structrank.learners.registry import get_model, select_on_vali
 
 p = argparse.ArgumentParser()
 p.add_argument("model")

@@ -24,8 +24,8 @@ from joblib import Parallel, delayed
 from structrank.atomic import write_text_atomic
 from structrank.data import letor_folds, letor_root
 from structrank.experiments import any_scorer
+from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
-from structrank.models import get_model, select_on_vali
 
 METRIC = "ndcg@10"
 

@@ -14,9 +14,9 @@ from sklearn.datasets import load_svmlight_file
 from structrank.cli import main
 from structrank.data import make_ranking_dataset, read_letor, write_letor
 from structrank.learners import LinearRegressionRanker, RankSVM
+from structrank.learners.registry import MODELS
 from structrank.metrics import CONVENTIONS, DEFAULT_METRICS, evaluate
 from structrank.model_io import load_model
-from structrank.models import MODELS
 
 N_FEATURES = 10
 

@@ -24,8 +24,9 @@ from scipy.special import logsumexp, rel_entr
 
 from structrank.data import make_ranking_dataset
 from structrank.data.dataset import group_offsets
-from structrank.learners import RANKER_CLASSES, PermutationCRFRanker
+from structrank.learners import PermutationCRFRanker
 from structrank.learners.crf import _draw_subset, _seed
+from structrank.learners.registry import ranker_class
 from structrank.metrics import evaluate
 from structrank.model_io import load_model, save_model
 from structrank.oracles.crf import (
@@ -589,7 +590,7 @@ def test_huge_learning_rate_never_gives_nan_weights_silently(splits, objective, 
 
 
 def test_save_and_load(tmp_path, splits):
-    if RANKER_CLASSES.get("PermutationCRFRanker") is not PermutationCRFRanker:
+    if ranker_class("PermutationCRFRanker") is not PermutationCRFRanker:
         pytest.skip("PermutationCRFRanker is not registered")
     train, dev, test = splits
     model = PermutationCRFRanker(objective="la", alpha=2.0, max_epochs=3, random_state=0).fit(train, eval_set=dev)

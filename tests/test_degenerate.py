@@ -1,7 +1,7 @@
 """Every ranker on degenerate training data: finite weights (with a warning when they mean nothing) or a clear error.
 
-Each command-line model (structrank.models.MODELS, which covers every class of
-structrank.learners.RANKER_CLASSES) is fitted on small data of each degenerate kind below, with
+Each command-line model (structrank.learners.registry.MODELS, which covers every class a model file
+may hold) is fitted on small data of each degenerate kind below, with
 few iterations. It must either
 
 - fit, with finite weights (``coef_``, where the class has them) and finite predictions, and
@@ -53,8 +53,8 @@ import pytest
 import scipy.sparse as sp
 
 from structrank.errors import DataValidationError, DegenerateDataWarning, StructRankError
-from structrank.learners import RANKER_CLASSES
-from structrank.models import MODELS
+import structrank.learners
+from structrank.learners.registry import MODELS, RANKERS, ranker_class
 
 N_QUERIES, DOCS, N_FEATURES = 5, 6, 4
 
@@ -125,20 +125,23 @@ def expected(spec, case):
 
 def make_model(spec):
     params = set(spec.cls().get_params(deep=False))
-    if spec.cls is RANKER_CLASSES["RankSVM"]:
+    if spec.cls is ranker_class("RankSVM"):
         params.discard("max_iter")  # liblinear's: its default converges on these small problems
     return spec.make(**{k: v for k, v in FAST.items() if k in params})
 
 
 def test_the_cli_models_cover_every_ranker_class():
-    assert {spec.cls for spec in MODELS.values()} == set(RANKER_CLASSES.values())
+    """Every class of structrank.learners that saves its learned arrays is one a registered model trains."""
+    saved = {name for name in structrank.learners.__all__
+             if hasattr(getattr(structrank.learners, name), "_saved_attributes")}
+    assert saved == set(RANKERS) == {spec.estimator for spec in MODELS.values()}
 
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("name", list(MODELS))
 def test_degenerate_training_data(name, case):
     spec = MODELS[name]
-    if spec.cls is RANKER_CLASSES["MLPRanker"]:
+    if spec.cls is ranker_class("MLPRanker"):
         pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra, not installed here")
     X, y, qid = make_case(case)
     model = make_model(spec)

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch", reason="the optional torch extra is not ins
 from structrank.data import make_ranking_dataset  # noqa: E402
 from structrank.learners import MLPRanker, PermutationCRFRanker, StructSVMRanker  # noqa: E402
 from structrank.learners.mlp import linear_model_name  # noqa: E402
-from structrank.models import get_model  # noqa: E402
+from structrank.learners.registry import get_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import pytest
 from structrank.data import make_ranking_dataset
 from structrank.data.dataset import group_offsets
 from structrank.learners import LatentPerceptronRanker, LatentSSVMRanker
+from structrank.learners.registry import get_model, select_on_vali
 from structrank.model_io import load_model, save_model
-from structrank.models import get_model, select_on_vali
 from structrank.oracles.positional import PositionalAPLoss
 
 

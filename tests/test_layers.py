@@ -17,7 +17,7 @@ spec.loader.exec_module(import_graph)
 
 READERS = ("structrank.data.letor", "structrank.data.svmlight", "structrank.data.cache", "structrank.data.files",
            "structrank.data.prepare", "structrank.data.folds")  # not the containers (dataset, nbest, labels)
-ABOVE = ("structrank.experiments", "structrank.cli", "structrank.models", "structrank.bench")
+ABOVE = ("structrank.experiments", "structrank.cli", "structrank.bench")
 
 #: layer -> prefixes of the modules it must not import
 RULES = {
@@ -38,7 +38,6 @@ KNOWN = {
     ("structrank.learners.ssvm", "structrank.data.cache"): "isinstance(X, LetorCache): the cache shards itself",
     ("structrank.learners.latent", "structrank.data.cache"): "isinstance(X, LetorCache): the cache shards itself",
     ("structrank.learners.crf", "structrank.data.cache"): "isinstance(X, LetorCache): the cache shards itself",
-    ("structrank.learners.mlp", "structrank.models"): "init='linear' looks up the linear learner's grid in the model registry",
 }
 
 

@@ -11,7 +11,8 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 
 from structrank.data import RankingDataset, make_ranking_dataset
 from structrank.errors import DataValidationError
-from structrank.learners import RANKER_CLASSES, LinearRegressionRanker, PolySVCRanker, RankSVM, preference_pairs
+from structrank.learners import LinearRegressionRanker, PolySVCRanker, RankSVM, preference_pairs
+from structrank.learners.registry import ranker_class, ranker_classes
 from structrank.metrics import evaluate
 from structrank.model_selection import QueryKFold, ranking_scorer
 
@@ -234,9 +235,9 @@ def test_score_without_qid_names_metadata_routing(cls, ds):
 
 
 def test_ranker_registry_maps_class_names_to_estimators():
-    assert RANKER_CLASSES["LinearRegressionRanker"] is LinearRegressionRanker
-    assert RANKER_CLASSES["RankSVM"] is RankSVM
-    for name, cls in RANKER_CLASSES.items():
+    assert ranker_class("LinearRegressionRanker") is LinearRegressionRanker
+    assert ranker_class("RankSVM") is RankSVM
+    for name, cls in ranker_classes().items():
         assert cls.__name__ == name and hasattr(cls, "_saved_attributes")
 
 

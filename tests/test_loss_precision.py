@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_oracles import arrays, brute_po, check, metric_of_orders, permutations, scores_st
 
+from structrank.learners.registry import MODELS
 from structrank.losses import get_loss
-from structrank.models import MODELS
 
 
 def check_oracle(name, metric, case, k):

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 from test_loss_precision import check_batch, check_oracle
 from test_oracles import scores_st
 
+from structrank.learners.registry import MODELS
 from structrank.losses import get_loss
-from structrank.models import MODELS
 
 
 @settings(max_examples=200, deadline=None)

@@ -6,8 +6,8 @@ import pytest
 from structrank.data import make_ranking_dataset
 from structrank.learners import (LatentPerceptronRanker, LatentSSVMRanker, MLPRanker, PermutationCRFRanker,
                                  StructSVMRanker, StructuredBoostingRanker)
+from structrank.learners.registry import MODELS
 from structrank.losses import HINGE, PROBABILISTIC, RankingLoss, entries, get_loss, loss_names
-from structrank.models import MODELS
 from structrank.oracles.positional import PositionalAPLoss
 
 # every variant issue 20 names, as (registry name, options)
@@ -125,7 +125,7 @@ def test_mlp_rejects_an_unknown_loss_before_training():
 def test_the_losses_page_is_generated_from_the_registry_and_up_to_date():
     from pathlib import Path
 
-    from structrank.models import losses_page
+    from structrank.learners.registry import losses_page
 
     page = losses_page()
     for name in loss_names():

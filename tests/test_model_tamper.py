@@ -25,7 +25,6 @@ import pytest
 from structrank.data import make_ranking_dataset
 from structrank.errors import DataFormatError, DegenerateDataWarning
 from structrank.learners import (
-    RANKER_CLASSES,
     LambdaMARTRanker,
     LatentPerceptronRanker,
     LatentSSVMRanker,
@@ -39,6 +38,7 @@ from structrank.learners import (
     StructSVMRanker,
     StructuredBoostingRanker,
 )
+from structrank.learners.registry import RANKERS, ranker_class
 from structrank.model_io import load_model, save_model
 
 N_FEATURES = 5
@@ -73,7 +73,7 @@ class MarkerPayload:
 
 
 def test_every_ranker_class_is_covered():
-    assert set(ESTIMATORS) == set(RANKER_CLASSES)
+    assert set(ESTIMATORS) == set(RANKERS)
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +232,7 @@ def array_tamperings(path):
             ("classes_ unordered", same_header("classes_", arrays["classes_"][::-1].copy()), r"classes_ must be"),
             ("classes_ one", same_header("classes_", arrays["classes_"][:1]), r"classes_"),
         ]
-    for key in getattr(RANKER_CLASSES[header["class"]], "_text_attributes", ()):
+    for key in getattr(ranker_class(header["class"]), "_text_attributes", ()):
         text = str(arrays[key])
         cases += [
             (f"{key} bytes", same_header(key, np.array(text.encode())), rf"{key}"),

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from structrank.data import make_ranking_dataset
-from structrank.models import MODELS
+from structrank.learners.registry import MODELS
 
 PINS = Path(__file__).parent / "pinned" / "models.json"
 #: short runs: the grid is not searched, each model takes its defaults with these few iterations

@@ -203,7 +203,7 @@ def test_crf_parameter_mixing(data):
 
 
 def test_grid_points_fitted_in_parallel_choose_the_same_model(data):
-    from structrank.models import get_model, select_on_vali
+    from structrank.learners.registry import get_model, select_on_vali
 
     vali = make_ranking_dataset(n_queries=40, random_state=5)
     seen = []

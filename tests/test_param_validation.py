@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
-from structrank.cli import main
+from structrank.cli import main, parse_assignments
 from structrank.data import make_ranking_dataset
 from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners import (RANKER_CLASSES, LatentPerceptronRanker, LinearRegressionRanker, PermutationCRFRanker,
-                                 PolySVCRanker, RankSVM)
+from structrank.learners import (LatentPerceptronRanker, LinearRegressionRanker, PermutationCRFRanker, PolySVCRanker,
+                                 RankSVM)
 from structrank.learners.base import parameter_problems
-from structrank.models import MODELS, parse_assignments
+from structrank.learners.registry import MODELS, RANKERS, ranker_class
 
 
-@pytest.mark.parametrize("name", sorted(RANKER_CLASSES))
+@pytest.mark.parametrize("name", sorted(RANKERS))
 def test_every_parameter_of_every_ranker_is_declared_once(name):
-    cls = RANKER_CLASSES[name]
+    cls = ranker_class(name)
     assert set(cls._parameter_constraints) == set(cls().get_params(deep=False))
     assert parameter_problems(cls()) == {}  # the defaults obey their own declaration
 

@@ -268,9 +268,10 @@ def test_auto_gain_is_graded_for_ndcg_on_graded_labels_and_binary_otherwise(spli
 
 
 def test_reproductions_keep_the_papers_binary_gain():
-    from structrank.models import get_model
+    from structrank.experiments.runner import paper_model
+    from structrank.learners.registry import get_model
 
     assert get_model("svm-ndcg").make().gain == "auto"
-    assert get_model("svm-ndcg", paper=True).make().gain == "binary"
-    assert get_model("dorm", paper=True).make(gain="exp2").gain == "exp2"  # a row's own choice wins
-    assert "gain" not in get_model("lssvm-ap", paper=True).defaults
+    assert paper_model("svm-ndcg").make().gain == "binary"
+    assert paper_model("dorm").make(gain="exp2").gain == "exp2"  # a row's own choice wins
+    assert "gain" not in paper_model("lssvm-ap").defaults

@@ -11,10 +11,10 @@ from sklearn.base import clone
 from structrank.cli import main
 from structrank.data import make_ranking_dataset, read_letor, write_letor
 from structrank.errors import DataFormatError, DataValidationError
-from structrank.learners import RANKER_CLASSES, LambdaMARTRanker, McRank
+from structrank.learners import LambdaMARTRanker, McRank
+from structrank.learners.registry import MODELS, ranker_class
 from structrank.metrics import evaluate
 from structrank.model_io import load_model, save_model
-from structrank.models import MODELS
 
 TREES = [McRank, LambdaMARTRanker]
 FAST = {"n_estimators": 10}  # enough rounds for the checks that do not measure quality
@@ -158,7 +158,7 @@ def test_clone_get_params_and_set_params(cls, ds, fitted):
     assert copy.num_leaves == 4 and fitted[cls].num_leaves == 31
     refit = copy.fit(ds)
     assert not np.array_equal(refit.predict(ds.X), fitted[cls].predict(ds.X))
-    assert RANKER_CLASSES[cls.__name__] is cls
+    assert ranker_class(cls.__name__) is cls
 
 
 @pytest.mark.parametrize("cls", TREES)

@@ -199,14 +199,13 @@ def cmd_compare(args):
 
 
 def _add_train(sub, details=True):
-    """``details``: list every model's parameters in the description (for ``train --help``); that
-    instantiates every estimator class, which imports every learner's module (seconds), so a
-    training run, which never prints it, goes without."""
-    from structrank.models import MODELS
+    """``details``: list every model's parameters in the description (for ``train --help``; read from
+    the classes' sources, no learner is imported); a training run, which never prints it, goes without."""
+    from structrank.learners.registry import MODELS
 
     listing = "\n".join(
         f"  {spec.name:<12} {spec.help}"
-        + (f"; parameters: {', '.join(f'{k}={v}' for k, v in spec.make().get_params().items())}"
+        + (f"; parameters: {', '.join(f'{k}={v}' for k, v in spec.parameters().items())}"
            f"; grid on --vali: {spec.grid}" if details else "")
         for spec in MODELS.values()
     )
@@ -247,8 +246,8 @@ def _cluster(address):
 
 def cmd_train(args):
     from structrank.data import read_letor
+    from structrank.learners.registry import get_model, select_on_vali
     from structrank.model_io import save_model
-    from structrank.models import get_model, parse_assignments, select_on_vali
 
     check_output(args.out, {"--train": args.train, "--vali": args.vali})
     spec = get_model(args.model)
@@ -270,6 +269,21 @@ def cmd_train(args):
     return 0
 
 
+def parse_assignments(items) -> dict:
+    """``["C=0.1", "loss=hinge"]`` -> ``{"C": 0.1, "loss": "hinge"}`` (values read as JSON when they can be)."""
+    params = {}
+    for item in items or ():
+        name, eq, text = item.partition("=")
+        if not eq or not name:
+            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        params[name.strip()] = value
+    return params
+
+
 def _add_predict(sub):
     p = sub.add_parser("predict", help=HELP["predict"])
     p.add_argument("--model", required=True, help="model file written by `structrank train`")
@@ -285,11 +299,10 @@ def _add_predict(sub):
 
 
 def cmd_predict(args):
+    import numpy as np
+
     from structrank.data import read_letor, write_scores
     from structrank.model_io import load_model
-    from structrank.models import widened_to_model
-
-    import numpy as np
 
     check_output(args.out, {"--model": args.model, "--data": args.data})
     model = load_model(args.model)
@@ -307,6 +320,34 @@ def cmd_predict(args):
         write_scores(args.out, ds.to_file_order(scores))
     _say(args, f"wrote {ds.n_rows} {'scores' if args.format == 'scores' else 'ranked documents'} to {args.out}")
     return 0
+
+
+def widened_to_model(ds, n_model: int, path):
+    """``ds`` read from ``path`` with the model's ``n_model`` feature columns: the rule of ``structrank predict``.
+
+    A file whose highest feature index is below the model's gets the missing trailing columns as
+    zeros, as SVMlight's sparse rows read every unlisted feature (a warning names both counts: a
+    file of another feature set reads the same way, and only the counts tell them apart). A file
+    that lists features past the model's is refused naming both counts: no weight exists for them.
+    Python's ``predict`` is stricter: an array of another width is refused (scikit-learn's check).
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    from structrank.errors import DataFormatError
+
+    n_data = ds.n_features
+    if n_data > n_model:
+        raise DataFormatError(path, None, f"the data has {n_data} features, the model {n_model}: a model has no "
+                              "weights for features it was not trained on", "features")
+    if n_data == n_model:
+        return ds
+    warnings.warn(f"{path}: the data lists {n_data} features, the model has {n_model}: features {n_data + 1}-"
+                  f"{n_model} are read as 0 (SVMlight's unlisted features)", UserWarning, stacklevel=2)
+    X = ds.X
+    X = (sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_model)) if sp.issparse(X)
+         else np.pad(X, ((0, 0), (0, n_model - n_data))))
+    return ds.with_X(X)
 
 
 def _say(args, message):
@@ -435,7 +476,7 @@ def _add_losses(sub):
 
 def cmd_losses(args):
     from structrank.atomic import write_text_atomic
-    from structrank.models import losses_page
+    from structrank.learners.registry import losses_page
 
     check_output(args.out, {})
     page = losses_page()

@@ -9,8 +9,8 @@ import time
 import numpy as np
 
 from structrank.data import letor_folds, letor_root, make_ranking_dataset
+from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import CONVENTIONS, evaluate
-from structrank.models import get_model, select_on_vali
 
 DEMO_METRICS = ("map", "ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5", "ndcg@10", "p@1", "mrr")
 DEMO_MODELS = ("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")

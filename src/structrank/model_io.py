@@ -4,8 +4,8 @@ A model file is a NumPy ``.npz`` archive read with ``allow_pickle=False``: one e
 ``__header__`` holds UTF-8 JSON (format name and version, the estimator's class name, its
 constructor parameters, the name, dtype and shape of every learned array), the other entries
 are the learned arrays: real numbers, or a single unicode string for the attributes a class
-lists in ``_text_attributes`` (a LightGBM model's text, say). Loading accepts only classes from
-structrank's own registry, checks the version, the parameters, and every array's dtype and
+lists in ``_text_attributes`` (a LightGBM model's text, say). Loading accepts only the classes of
+structrank's model registry (``learners.registry.ranker_class``), checks the version, the parameters, and every array's dtype and
 shape against the header, and writes nothing; saving is atomic.
 
 Before any array is read, loading checks the header's size and type, the zip members (stored or
@@ -53,12 +53,6 @@ MAX_HEADER_BYTES = 1 << 26
 MAX_COMPRESSION_RATIO = 1000
 
 
-def _classes():
-    from structrank.learners import RANKER_CLASSES
-
-    return RANKER_CLASSES
-
-
 def _jsonable(value):
     if isinstance(value, (np.integer,)):
         return int(value)
@@ -75,8 +69,10 @@ def _jsonable(value):
 
 def save_model(model, path) -> None:
     """Save a fitted structrank estimator to ``path`` (npz), atomically."""
+    from structrank.learners.registry import ranker_class
+
     name = type(model).__name__
-    if _classes().get(name) is not type(model):
+    if ranker_class(name) is not type(model):
         raise TypeError(f"{name} is not a structrank ranker that can be saved")
     arrays = {attr: np.asarray(getattr(model, attr)) for attr in model._saved_attributes}
     header = {
@@ -199,8 +195,10 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
 def load_model(path):
     """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
     header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION, max_header_bytes=MAX_MODEL_HEADER_BYTES)
+    from structrank.learners.registry import ranker_class
+
     name = header.get("class")
-    cls = _classes().get(name) if isinstance(name, str) else None
+    cls = ranker_class(name)
     if cls is None:
         raise DataFormatError(path, None, f"unknown model class {header.get('class')!r}", "class")
     params = header.get("params")

@@ -36,7 +36,7 @@ def _make(name, trees):
     from structrank.learners import LambdaMARTRanker, StructuredBoostingRanker
 
     if name == "gbrt-ndcg":  # the command line's model (its defaults: the latent target), as the command times it
-        from structrank.models import get_model
+        from structrank.learners.registry import get_model
 
         return StructuredBoostingRanker(**{**get_model(name).defaults, "n_estimators": trees, **SETTINGS})
     return LambdaMARTRanker(n_estimators=trees, **SETTINGS)

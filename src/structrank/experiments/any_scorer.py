@@ -73,7 +73,7 @@ def _quick_grid(spec):
 
 def _run(spec, root):
     from structrank.kernels import NystroemFeatures, RBFKernel
-    from structrank.models import get_model, select_on_vali
+    from structrank.learners.registry import get_model, select_on_vali
 
     convention = DATASETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)

@@ -51,7 +51,8 @@ from structrank import paths
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, claim_folder, letor_roots, run_experiment, wall_time
+from structrank.experiments.runner import (Measurement, RunSpec, claim_folder, letor_roots, paper_model, run_experiment,
+                                          wall_time)
 
 EXPERIMENT = "croce2016"
 DATASET = "semeval2016"
@@ -358,7 +359,7 @@ def _letor_run(spec, root):
     from structrank.data import letor_folds, read_letor
     from structrank.kernels import NystroemFeatures, RBFKernel
     from structrank.metrics import evaluate
-    from structrank.models import get_model, select_on_vali
+    from structrank.learners.registry import select_on_vali
 
     convention = LETOR_SETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)
@@ -370,7 +371,7 @@ def _letor_run(spec, root):
                                n_landmarks=spec.params["nystroem"], random_state=0)
         train = train.with_X(nys.fit_transform(train.X.toarray() if hasattr(train.X, "toarray") else train.X))
         vali, test = (d.with_X(nys.transform(d.X.toarray() if hasattr(d.X, "toarray") else d.X)) for d in (vali, test))
-    model_spec = get_model(LETOR_ROWS[spec.model.split(" + ")[0]], paper=True)
+    model_spec = paper_model(LETOR_ROWS[spec.model.split(" + ")[0]])
     model, params, _ = select_on_vali(model_spec, train, vali, convention=convention, grid={"C": list(LETOR_C)})
     seconds = time.perf_counter() - tic
     result = evaluate(test.y, model.predict(test.X), test.qid, ["map", "ndcg@10", "mrr@10"], convention)

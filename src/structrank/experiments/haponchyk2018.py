@@ -218,7 +218,7 @@ def _splits(out, spec):
 
 
 def _run(spec, out):
-    from structrank.models import get_model, select_on_vali
+    from structrank.learners.registry import get_model, select_on_vali
 
     name, fixed, grid = ROWS[spec.model]
     if spec.params.get("grid") == "quick":

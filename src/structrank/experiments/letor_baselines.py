@@ -45,7 +45,7 @@ def fit_select_evaluate(model_name, train_path, vali_path, test_path, convention
     Returns (measurements, chosen parameters). The measurements include the metrics over the
     test queries that have a relevant document, named with the ``nonempty:`` prefix.
     """
-    from structrank.models import get_model, select_on_vali
+    from structrank.learners.registry import get_model, select_on_vali
 
     train = _load(str(train_path))
     vali = _load(str(vali_path), train.n_features)

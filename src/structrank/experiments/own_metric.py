@@ -20,7 +20,7 @@ import functools
 
 from structrank.data import letor_folds, read_letor
 from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
-from structrank.experiments.runner import Measurement, fold_plan, reproduce_letor_experiment
+from structrank.experiments.runner import Measurement, fold_plan, paper_model, reproduce_letor_experiment
 from structrank.metrics import evaluate
 from structrank.metrics.compare import against_baseline
 
@@ -55,14 +55,14 @@ def _load(path: str, n_features: int | None):
 
 
 def _run(spec, root):
-    from structrank.models import get_model, select_on_vali
+    from structrank.learners.registry import select_on_vali
 
     name, metric, *fixed = MODELS[spec.model]
     convention = DATASETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)
     train = _load(str(fold.train), None)
     vali, test = _load(str(fold.vali), train.n_features), _load(str(fold.test), train.n_features)
-    model_spec = dataclasses.replace(get_model(name, paper=True), metric=metric)
+    model_spec = dataclasses.replace(paper_model(name), metric=metric)
     grid = QUICK_GRID if spec.params.get("grid") == "quick" else None
     model, params, vali_value = select_on_vali(model_spec, train, vali, fixed[0] if fixed else None,
                                                convention=convention, grid=grid)

@@ -1,39 +1,68 @@
-"""The experiments ``structrank reproduce`` knows: name -> reproduce(out, data_dir, quick, n_jobs).
+"""The experiments ``structrank reproduce`` knows, by name; an experiment's module is imported when it is used.
 
-``EXPERIMENTS`` is that table; ``REPORTS`` names the experiments that lay out their own report, and
-``CLAIMS`` maps an experiment to its ``claims(rows)``.
+- ``EXPERIMENTS``: name -> ``reproduce(out, data_dir, quick, n_jobs)``;
+- ``REPORTS``: the experiments whose results page lays out its own tables and figures, name ->
+  ``report_sections(rows, folder, link_prefix)``;
+- ``CLAIMS``: the experiments that test a paper's claims, name -> ``claims(rows)`` -> list of
+  ``claims.Claim`` (the "Claims" section of docs/RESULTS.md, in this order).
+
+Each is a mapping whose names are known without importing anything, so ``structrank reproduce --help``
+and the results page (``report.py``, which every experiment imports) need no experiment's module; a
+value imports its experiment's module. Setting an item replaces the function (tests do).
 """
 
-from structrank.experiments import (any_scorer, chakrabarti2008, croce2016, haponchyk2018, jagarlamudi2012, letor_baselines, own_metric,
-                                   volkovs2011)
+from __future__ import annotations
 
-EXPERIMENTS = {
-    letor_baselines.EXPERIMENT: letor_baselines.reproduce,
-    chakrabarti2008.EXPERIMENT: chakrabarti2008.reproduce,
-    haponchyk2018.EXPERIMENT: haponchyk2018.reproduce,
-    volkovs2011.EXPERIMENT: volkovs2011.reproduce,
-    jagarlamudi2012.EXPERIMENT: jagarlamudi2012.reproduce,
-    croce2016.EXPERIMENT: croce2016.reproduce,
-    own_metric.EXPERIMENT: own_metric.reproduce,
-    any_scorer.EXPERIMENT: any_scorer.reproduce,
+import importlib
+from collections.abc import MutableMapping
+
+#: experiment name -> its module (whose ``EXPERIMENT`` is the same name)
+MODULES = {
+    "letor-baselines": "structrank.experiments.letor_baselines",
+    "chakrabarti2008": "structrank.experiments.chakrabarti2008",
+    "haponchyk2018": "structrank.experiments.haponchyk2018",
+    "volkovs2011": "structrank.experiments.volkovs2011",
+    "jagarlamudi2012": "structrank.experiments.jagarlamudi2012",
+    "croce2016": "structrank.experiments.croce2016",
+    "own-metric": "structrank.experiments.own_metric",
+    "any-scorer": "structrank.experiments.any_scorer",
 }
 
-#: Experiments whose results page lays out its own tables and figures: name -> report_sections(rows, folder, link_prefix)
-REPORTS = {
-    chakrabarti2008.EXPERIMENT: chakrabarti2008.report_sections,
-    haponchyk2018.EXPERIMENT: haponchyk2018.report_sections,
-    volkovs2011.EXPERIMENT: volkovs2011.report_sections,
-    jagarlamudi2012.EXPERIMENT: jagarlamudi2012.report_sections,
-    croce2016.EXPERIMENT: croce2016.report_sections,
-    own_metric.EXPERIMENT: own_metric.report_sections,
-    any_scorer.EXPERIMENT: any_scorer.report_sections,
-}
 
-#: Experiments that test a paper's claims: name -> claims(rows) -> list[claims.Claim] (the "Claims" section)
-CLAIMS = {
-    chakrabarti2008.EXPERIMENT: chakrabarti2008.claims,
-    jagarlamudi2012.EXPERIMENT: jagarlamudi2012.claims,
-    volkovs2011.EXPERIMENT: volkovs2011.claims,
-    haponchyk2018.EXPERIMENT: haponchyk2018.claims,
-    croce2016.EXPERIMENT: croce2016.claims,
-}
+class OnUse(MutableMapping):
+    """Experiment name -> the function ``attribute`` of its module, imported on first access."""
+
+    def __init__(self, attribute: str, names):
+        self.attribute = attribute
+        self._functions = dict.fromkeys(names)  # None: its module is not imported yet
+
+    def __getitem__(self, name):
+        function = self._functions[name]
+        if function is None:
+            function = getattr(importlib.import_module(MODULES[name]), self.attribute)
+            self._functions[name] = function
+        return function
+
+    def __setitem__(self, name, function):
+        self._functions[name] = function
+
+    def __delitem__(self, name):
+        del self._functions[name]
+
+    def __contains__(self, name):  # Mapping's would look the function up, importing its module
+        return name in self._functions
+
+    def __iter__(self):
+        return iter(self._functions)
+
+    def __len__(self):
+        return len(self._functions)
+
+    def __repr__(self):
+        return f"OnUse({self.attribute!r}, {list(self._functions)})"
+
+
+EXPERIMENTS = OnUse("reproduce", MODULES)
+REPORTS = OnUse("report_sections", ("chakrabarti2008", "haponchyk2018", "volkovs2011", "jagarlamudi2012", "croce2016",
+                                    "own-metric", "any-scorer"))
+CLAIMS = OnUse("claims", ("chakrabarti2008", "jagarlamudi2012", "volkovs2011", "haponchyk2018", "croce2016"))

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from structrank.atomic import write_bytes_atomic, write_text_atomic
+from structrank.experiments.claims import claims_section
+from structrank.experiments.registry import CLAIMS, REPORTS
 
 _MISSING = "—"
 
@@ -264,9 +266,6 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
     True
     >>> store.close()
     """
-    from structrank.experiments.claims import claims_section
-    from structrank.experiments.registry import CLAIMS, REPORTS
-
     stores = store if isinstance(store, (list, tuple)) else [store]
     groups = defaultdict(list)
     custom = defaultdict(list)  # experiments that lay out their own report (tables and figures)
@@ -287,8 +286,8 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
         f"> Cells are means over folds and seeds{' (± sample standard deviation)' if std else ''}."
     )
     sections = [header]
-    claims = [c for experiment, function in CLAIMS.items() if custom.get(experiment)
-              for c in function(custom[experiment])]
+    # in CLAIMS' order; only the experiments on the page have their module imported
+    claims = [c for experiment in CLAIMS if custom.get(experiment) for c in CLAIMS[experiment](custom[experiment])]
     if claims:
         sections.append(("Claims", "Every claim of the papers, tested against the runs on this page. The verdict is "
                          "computed from the recorded values; a sentence not backed by them says \"Hypothesis\".\n\n"

@@ -311,6 +311,19 @@ class RootsRun:
         return self.run(spec, self.roots[spec.dataset])
 
 
+def paper_model(name):
+    """The command-line model ``name`` as the reproductions train it: with the papers' binary NDCG gain
+    (``gain="binary"`` where the estimator's default is "auto", which picks the gain from the labels)."""
+    import dataclasses
+
+    from structrank.learners.registry import get_model
+
+    spec = get_model(name)
+    if spec.cls().get_params(deep=False).get("gain") == "auto":
+        spec = dataclasses.replace(spec, defaults={**spec.defaults, "gain": "binary"})
+    return spec
+
+
 def fold_plan(experiment, roots, models, quick=False):
     """One run per data set, fold and model (``quick``: the first fold), with the grid named in params."""
     from structrank.data import letor_folds

@@ -1,7 +1,9 @@
 """Rankers: one estimator class per method family.
 
 The names below are loaded on first use (PEP 562): ``structrank train svm-auc`` imports the
-structural SVM's module only, not LightGBM's, PyTorch's or scikit-learn's linear models.
+structural SVM's module only, not LightGBM's, PyTorch's or scikit-learn's linear models. The
+models built from these classes (short names, defaults, grids) and the classes a model file may
+hold are in ``structrank.learners.registry``.
 """
 
 _LAZY = {
@@ -19,21 +21,18 @@ _LAZY = {
     "LambdaMARTRanker": "trees", "McRank": "trees",
 }
 
-# The n-best rerankers (LowDimReranker, BoostingReranker) take NBestData rather than (X, y, qid)
-# and have no model files yet, so they are not in RANKER_CLASSES.
-_RANKERS = ("LinearRegressionRanker", "RankSVM", "PolySVCRanker", "McRank", "LambdaMARTRanker", "StructSVMRanker",
-            "LatentPerceptronRanker", "LatentSSVMRanker", "PermutationCRFRanker", "StructuredBoostingRanker",
-            "MLPRanker", "NystroemRanker")
+
+def module_of(name: str) -> str:
+    """The module that defines ``name`` (nothing is imported)."""
+    return f"structrank.learners.{_LAZY[name]}"
 
 
 def __getattr__(name):
     import importlib
 
     if name in _LAZY:
-        return getattr(importlib.import_module(f"structrank.learners.{_LAZY[name]}"), name)
-    if name == "RANKER_CLASSES":  # {class name: class} of the rankers a model file may hold
-        return {ranker: __getattr__(ranker) for ranker in _RANKERS}
+        return getattr(importlib.import_module(module_of(name)), name)
     raise AttributeError(f"module 'structrank.learners' has no attribute {name!r}")
 
 
-__all__ = sorted([*_LAZY, "RANKER_CLASSES"])
+__all__ = sorted(_LAZY)

@@ -141,7 +141,7 @@ class BaseRanker(BaseEstimator):
     _score_convention = "letor4"
 
     #: scikit-learn's parameter declarations, one entry per ``__init__`` parameter: the same rules hold
-    #: for ``fit``, ``structrank train --set`` (``models.ModelSpec.make``) and model files (``model_io``)
+    #: for ``fit``, ``structrank train --set`` (``learners.registry.ModelSpec.make``) and model files (``model_io``)
     _parameter_constraints: dict = {}
 
     def _start_fit(self):

@@ -32,7 +32,7 @@ _LINEAR_STARTS: dict = {}  # (data and loss) -> the linear learner's weights and
 
 
 def linear_model_name(loss) -> str:
-    """The command-line linear learner of a loss (``structrank.models``): ``svm-<loss>`` for a hinge,
+    """The command-line linear learner of a loss (``structrank.learners.registry``): ``svm-<loss>`` for a hinge,
     the permutation CRF of the same objective (``crf-kl``) for a CRF objective."""
     from structrank.losses import get_entry
 
@@ -232,9 +232,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     def _linear_start(self, X, y, qid, eval_set, dev):
         """(weights, bias) of the linear learner of this loss, its grid point chosen on ``dev`` by its
-        own vali metric (``structrank.models``) under the loss's convention (computed once per data, loss and options: the other points of an MLP
+        own vali metric (``structrank.learners.registry``) under the loss's convention (computed once per data, loss and options: the other points of an MLP
         grid reuse it)."""
-        from structrank.models import get_model
+        from structrank.learners.registry import get_model
 
         spec = get_model(linear_model_name(self.loss))
         accepted = spec.cls().get_params(deep=False)

@@ -65,12 +65,13 @@ class NystroemRanker(BaseRanker):
         self.random_state = random_state
 
     def _inner(self):
-        from structrank.learners import RANKER_CLASSES
+        from structrank.learners.registry import RANKERS, ranker_class
 
-        linear = sorted(n for n, c in RANKER_CLASSES.items() if issubclass(c, LinearRankerMixin))
-        if self.ranker not in linear:
+        cls = ranker_class(self.ranker)
+        if cls is None or not issubclass(cls, LinearRankerMixin):
+            linear = sorted(n for n in RANKERS if issubclass(ranker_class(n), LinearRankerMixin))
             raise ValueError(f"ranker must name a linear structrank ranker ({', '.join(linear)}), got {self.ranker!r}")
-        return RANKER_CLASSES[self.ranker](**(self.ranker_params or {}))
+        return cls(**(self.ranker_params or {}))
 
     def _embed(self, X):
         from structrank.kernels import RBFKernel

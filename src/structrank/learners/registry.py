@@ -1,38 +1,44 @@
-"""The models the command line knows: short name -> estimator, defaults and tuning grid.
+"""The registry of models: short name -> estimator class, defaults, documented grid and tuning metric.
 
-``structrank train --help`` lists them. A later method family adds its entries here.
+One table (``MODELS``) that every user reads: ``structrank train`` (its choices and its ``--help``),
+model files (``model_io``: a file's class must be one that a registered model trains, see
+``ranker_class``), the experiments (``get_model`` and ``select_on_vali``), ``MLPRanker``'s linear start
+and ``NystroemRanker``'s inner ranker. A model names its class as a string, resolved through the lazy
+``structrank.learners`` package on use, so that listing the models (``train --help``, which reads each
+class's constructor from its source) imports no learner's module. ``loss_models()`` gives every
+registered loss (``structrank.losses``) its ``svm-``, ``lsp-``, ``gbrt-`` and ``mlp-`` models.
+
+The grids here are general-purpose defaults; a reproduction states its paper's grids itself
+(``experiments/chakrabarti2008.py``, ``haponchyk2018.py``, ``volkovs2011.py``).
 
 What it holds:
 
-- ``MODELS``: name -> the estimator's class name in ``structrank.learners`` (a lazy package:
-  ``ModelSpec.cls`` imports the one learner a command uses), its defaults, grid and tuning metric;
-  ``loss_models()`` adds ``svm-``/``lsp-``/``gbrt-``/``mlp-<loss>`` for every registered loss, and
-  ``losses_page()`` is docs/LOSSES.md;
+- ``MODELS``: name -> the estimator's class name in ``structrank.learners``, its defaults, grid and
+  tuning metric; ``loss_models()`` adds ``svm-``/``lsp-``/``gbrt-``/``mlp-<loss>`` for every
+  registered loss, and ``losses_page()`` is docs/LOSSES.md;
 - ``ModelSpec.make`` refuses values outside the class's declared constraints (``--set C=Infinity``:
   "svm-map: C must be a float in the range (0.0, inf), got inf");
 - ``select_on_vali``: the grid's points fitted (over joblib with ``n_jobs``) and chosen on vali;
-- ``widened_to_model``: ``predict``'s feature-count rule. A file listing fewer features than the
-  model gets the trailing ones as 0 (SVMlight's unlisted features) with a warning naming both
-  counts; more is refused naming both (Python's ``predict`` refuses any other width).
+- ``RANKERS`` / ``ranker_class``: the classes a model file may hold.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import ast
+import functools
+import importlib.util
 import itertools
-import json
-import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from structrank.losses import HINGE, PROBABILISTIC, entries
-from structrank.oracles.losses import DEFAULT_FEATURE_MAP
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A command-line model: its estimator class, fixed defaults and the grid tuned on --vali."""
+    """A registered model: its estimator class, fixed defaults and the grid tuned on --vali."""
 
     name: str
     estimator: str  # the class's name in structrank.learners, imported when the model is used
@@ -71,6 +77,11 @@ class ModelSpec:
             raise InvalidParameterError(f"{self.name}: {next(iter(problems.values()))}")
         return model
 
+    def parameters(self) -> dict:
+        """Every constructor parameter the model is made with (its defaults over the class's), in
+        ``get_params``' order, read from the class's source without importing it (see ``constructor_defaults``)."""
+        return dict(sorted({**constructor_defaults(self.estimator), **self.defaults}.items()))
+
     def candidates(self, fixed: dict, grid: dict | None = None):
         """Every grid point (of ``grid``, the model's own by default), ``fixed`` parameters held."""
         free = {k: v for k, v in (self.grid if grid is None else grid).items() if k not in fixed}
@@ -79,18 +90,19 @@ class ModelSpec:
             yield {**dict(zip(keys, values)), **fixed}
 
 
+# The documented grids and defaults: general-purpose, for `structrank train --vali` and the experiments of
+# structrank's own (own-metric, any-scorer); a reproduction states the grids of its paper itself.
+#
+# The structural SVM's C. phi_po is scaled by 1/(n+ n-) and phi_dorm by its decay; phi_mrr (a count of documents)
+# is not, so the same C means a much weaker regulariser for it: its grid is lower. A latent target only counts the
+# top of the list, so a useful w is larger for the same slack: its grid is higher (chakrabarti2008's runs).
 SSVM_C_GRID = [0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
-# phi_po is scaled by 1/(n+ n-) and phi_dorm by its decay; phi_mrr (a count of documents) is not,
-# so the same C means a much weaker regulariser for it: its grid is lower.
-SSVM_C_GRIDS = {"mrr": [1e-5, 1e-4, 0.001, 0.01, 0.1],
-                # The latent hinge only counts the top of the list, so a useful w is larger for the
-                # same slack: on OHSUMED Fold1 the latent SVM-mrr was best at C = 0.1-10 and the
-                # latent SVM-ndcg kept improving up to C = 10^4.
-                "latent": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]}
-# Haponchyk & Moschitti (2018) choose C (loss scaling for LSP, regulariser for LSSVM) from these
-LATENT_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
-# Volkovs et al. (2011), Sec. 6.2: learning rates (printed "[0.5, 0.01, 0.01, 0.001]", a repeated
-# 0.01 we read as 0.1), the loss weight alpha of CRF-LA and the temperature T of CRF-KL
+MRR_C_GRID = [1e-5, 1e-4, 0.001, 0.01, 0.1]
+LATENT_TARGET_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
+# The latent MAP models' C (loss scaling for LSP, regulariser for LSSVM): Haponchyk & Moschitti's (2018) range
+LATENT_AP_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
+# Permutation CRFs: the learning rate, CRF-LA's loss weight alpha and CRF-KL's temperature T over the ranges of
+# Volkovs et al. (2011, Sec. 6.2), tuned on the mean of NDCG@1-5 as they tune
 CRF_RATE_GRID = [0.5, 0.1, 0.01, 0.001]
 CRF_ALPHA_GRID = [1.0, 10.0, 20.0, 50.0]
 CRF_T_GRID = [1.0, 10.0, 20.0, 50.0]
@@ -121,32 +133,32 @@ MODELS = {
         ModelSpec("lambdamart", "LambdaMARTRanker", "LambdaMART with LightGBM's lambdarank objective",
                   {}, {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}, metric="ndcg@10"),
         *(
-            ModelSpec(name, "StructSVMRanker", help, {"loss": loss, **extra},
-                      {"C": SSVM_C_GRIDS.get(extra.get("target") or extra.get("feature_map", DEFAULT_FEATURE_MAP.get(loss)),
-                                             SSVM_C_GRID)},
-                      metric=metric)
-            for name, loss, extra, metric, help in (
-                ("svm-auc", "auc", {}, "map", "structural SVM for AUC with phi_po (Joachims 2005)"),
-                ("svm-map", "map", {}, "map", "structural SVM for MAP with phi_po (Yue et al. 2007)"),
-                ("svm-ndcg", "ndcg", {}, "ndcg@10", "structural SVM for NDCG@k with phi_po (Chakrabarti et al. 2008)"),
-                ("svm-ndcg-nc", "ndcg-nc", {}, "ndcg@10", "structural SVM for NDCG without cut-off, phi_po"),
-                ("svm-mrr", "mrr", {}, "mrr@10", "structural SVM for MRR@k with phi_mrr (Chakrabarti et al. 2008)"),
-                ("svm-ndcg-latent", "ndcg", {"target": "latent"}, "ndcg@10",
+            ModelSpec(name, "StructSVMRanker", help, {"loss": loss, **extra}, {"C": c_grid}, metric=metric)
+            for name, loss, extra, c_grid, metric, help in (
+                ("svm-auc", "auc", {}, SSVM_C_GRID, "map", "structural SVM for AUC with phi_po (Joachims 2005)"),
+                ("svm-map", "map", {}, SSVM_C_GRID, "map", "structural SVM for MAP with phi_po (Yue et al. 2007)"),
+                ("svm-ndcg", "ndcg", {}, SSVM_C_GRID, "ndcg@10",
+                 "structural SVM for NDCG@k with phi_po (Chakrabarti et al. 2008)"),
+                ("svm-ndcg-nc", "ndcg-nc", {}, SSVM_C_GRID, "ndcg@10",
+                 "structural SVM for NDCG without cut-off, phi_po"),
+                ("svm-mrr", "mrr", {}, MRR_C_GRID, "mrr@10",
+                 "structural SVM for MRR@k with phi_mrr (Chakrabarti et al. 2008)"),
+                ("svm-ndcg-latent", "ndcg", {"target": "latent"}, LATENT_TARGET_C_GRID, "ndcg@10",
                  "SVM-ndcg held to the best loss-zero ranking under w (latent target, CCCP)"),
-                ("svm-mrr-latent", "mrr", {"target": "latent"}, "mrr@10",
+                ("svm-mrr-latent", "mrr", {"target": "latent"}, LATENT_TARGET_C_GRID, "mrr@10",
                  "SVM-mrr with phi_mrr, its first good document the best-scoring one (latent target, CCCP)"),
-                ("dorm", "ndcg", {"feature_map": "dorm"}, "ndcg@10",
+                ("dorm", "ndcg", {"feature_map": "dorm"}, SSVM_C_GRID, "ndcg@10",
                  "DORM (Le & Smola 2008): NDCG@k with phi_dorm, an assignment problem"),
-                ("dorm-latent", "ndcg", {"feature_map": "dorm", "target": "latent"}, "ndcg@10",
+                ("dorm-latent", "ndcg", {"feature_map": "dorm", "target": "latent"}, LATENT_TARGET_C_GRID, "ndcg@10",
                  "DORM held to the best loss-zero ranking under w (latent target, CCCP)"),
-                ("svm-combo", "combo", {}, "map",
+                ("svm-combo", "combo", {}, SSVM_C_GRID, "map",
                  "SVM-combo: MAP, NDCG@k, NDCG-nc and MRR@k with separate slacks (Chakrabarti et al. 2008)"),
             )
         ),
         ModelSpec("lsp", "LatentPerceptronRanker", "latent structured perceptron without loss, epoch chosen on vali "
                   "(LSP; Haponchyk & Moschitti 2018)", {"inference": "none"}, fit_with_vali=True),
         *(
-            ModelSpec(name, cls, help, {"inference": inference}, {"C": LATENT_C_GRID},
+            ModelSpec(name, cls, help, {"inference": inference}, {"C": LATENT_AP_C_GRID},
                       fit_with_vali=cls == "LatentPerceptronRanker")
             for name, cls, inference, help in (
                 ("lsp-ap", "LatentPerceptronRanker", "greedy",
@@ -220,6 +232,94 @@ MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
     for loss, metric in (("map", "map"), ("ndcg", "ndcg@10")))
 
 
+#: the classes a model file may hold: those a registered model trains (the n-best rerankers, LowDimReranker and
+#: BoostingReranker, take NBestData rather than (X, y, qid) and have no model files)
+RANKERS = tuple(dict.fromkeys(spec.estimator for spec in MODELS.values()))
+
+
+def ranker_class(name):
+    """The class named ``name`` if it is one of ``RANKERS``, else None. Model files are loaded and saved
+    through here, so that only these classes are ever built from a file."""
+    if not isinstance(name, str) or name not in RANKERS:
+        return None
+    import structrank.learners
+
+    return getattr(structrank.learners, name)
+
+
+def ranker_classes() -> dict:
+    """{class name: class} of ``RANKERS`` (imports every learner's module)."""
+    return {name: ranker_class(name) for name in RANKERS}
+
+
+# -- a class's constructor, read from its source ----------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _source(module: str):
+    """(syntax tree, is a package) of a module, read from its file: nothing is imported but its parents."""
+    spec = importlib.util.find_spec(module)
+    return ast.parse(Path(spec.origin).read_text(encoding="utf-8")), spec.submodule_search_locations is not None
+
+
+def _bound_value(module: str, name: str, depth: int = 0):
+    """The literal that ``module`` binds to ``name`` at its top level (the last binding), following
+    ``NAME = OTHER`` and ``from M import NAME``; LookupError when it is not a literal."""
+    if depth > 8:
+        raise LookupError(f"{module}.{name}: too many indirections")
+    tree, is_package = _source(module)
+    for node in reversed(tree.body):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return _literal(node.value, module, depth)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name \
+                and node.value is not None:
+            return _literal(node.value, module, depth)
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    package = module.split(".") if is_package else module.split(".")[:-1]
+                    base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+                    source = ".".join(part for part in (base, node.module) if part)
+                    return _bound_value(source, alias.name, depth + 1)
+    raise LookupError(f"{module} binds no {name} at its top level")
+
+
+def _literal(node, module: str, depth: int):
+    if isinstance(node, ast.Name):
+        return _bound_value(module, node.id, depth + 1)
+    return ast.literal_eval(node)
+
+
+@functools.lru_cache(maxsize=None)
+def constructor_defaults(class_name: str) -> dict:
+    """{parameter: default} of a learner's ``__init__``, sorted by name as ``get_params`` lists them.
+
+    Read from the class's module's source (``ast``): a default is a literal or a name bound to one
+    (``DEFAULT_COMBO``, imported from ``structrank.losses.combo``, is followed there), so that
+    ``structrank train --help`` lists every model's parameters without importing scikit-learn, LightGBM
+    or PyTorch. A constructor this cannot read is imported instead (a test checks that none is)."""
+    import structrank.learners
+
+    module = structrank.learners.module_of(class_name)
+    try:
+        tree, _ = _source(module)
+        cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
+        init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+        args = init.args
+        positional = [*args.posonlyargs, *args.args][1:]  # without self
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+        names = [a.arg for a in (*positional, *args.kwonlyargs)]
+        if args.vararg or args.kwarg or set(names) != set(defaults):
+            raise LookupError(f"{class_name}.__init__ has a parameter without a default")
+        return {name: _literal(defaults[name], module, 0) for name in sorted(names)}
+    except (LookupError, StopIteration, ValueError, TypeError, SyntaxError, OSError):
+        return dict(sorted(getattr(structrank.learners, class_name)().get_params(deep=False).items()))
+
+
+# -- the losses page and the choice on vali ----------------------------------------------------------------------
+
+
 def _spec_loss(spec):
     """The registered loss a command-line model trains on (None for the baselines)."""
     if spec.estimator == "PermutationCRFRanker":
@@ -248,58 +348,13 @@ def losses_page() -> str:
     return "\n".join(lines) + "\n"
 
 
-def get_model(name: str, paper: bool = False) -> ModelSpec:
-    """The model ``name``; ``paper=True``: with the papers' binary NDCG gain fixed (``gain="binary"``
-    where the estimator's default is "auto"), as the reproductions use it."""
+def get_model(name: str) -> ModelSpec:
+    """The model ``name`` (the reproductions' settings, such as the papers' binary NDCG gain, are
+    ``experiments.runner.paper_model``'s)."""
     try:
-        spec = MODELS[name]
+        return MODELS[name]
     except KeyError:
         raise ValueError(f"unknown model {name!r}; known: {', '.join(MODELS)}") from None
-    if paper and spec.cls().get_params(deep=False).get("gain") == "auto":
-        spec = dataclasses.replace(spec, defaults={**spec.defaults, "gain": "binary"})
-    return spec
-
-
-def parse_assignments(items) -> dict:
-    """``["C=0.1", "loss=hinge"]`` -> ``{"C": 0.1, "loss": "hinge"}`` (values read as JSON when they can be)."""
-    params = {}
-    for item in items or ():
-        name, eq, text = item.partition("=")
-        if not eq or not name:
-            raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        params[name.strip()] = value
-    return params
-
-
-def widened_to_model(ds, n_model: int, path):
-    """``ds`` read from ``path`` with the model's ``n_model`` feature columns: the rule of ``structrank predict``.
-
-    A file whose highest feature index is below the model's gets the missing trailing columns as
-    zeros, as SVMlight's sparse rows read every unlisted feature (a warning names both counts: a
-    file of another feature set reads the same way, and only the counts tell them apart). A file
-    that lists features past the model's is refused naming both counts: no weight exists for them.
-    Python's ``predict`` is stricter: an array of another width is refused (scikit-learn's check).
-    """
-    import scipy.sparse as sp
-
-    from structrank.errors import DataFormatError
-
-    n_data = ds.n_features
-    if n_data > n_model:
-        raise DataFormatError(path, None, f"the data has {n_data} features, the model {n_model}: a model has no "
-                              "weights for features it was not trained on", "features")
-    if n_data == n_model:
-        return ds
-    warnings.warn(f"{path}: the data lists {n_data} features, the model has {n_model}: features {n_data + 1}-"
-                  f"{n_model} are read as 0 (SVMlight's unlisted features)", UserWarning, stacklevel=2)
-    X = ds.X
-    X = (sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_model)) if sp.issparse(X)
-         else np.pad(X, ((0, 0), (0, n_model - n_data))))
-    return ds.with_X(X)
 
 
 def fit_and_score(spec, params, train, vali, convention):
