@@ -63,3 +63,6 @@ def export_text(model, fmt, names=None, model_name="structrank") -> str:
                   f"{-b!r} # threshold b, each following line is a SV (starting with alpha*y)"]
         return "\n".join(header) + f"\n1 qid:0 {vector} #\n"
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+__all__ = ["FORMATS", "export_text", "feature_names", "linear_weights"]

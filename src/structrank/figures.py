@@ -49,3 +49,6 @@ def save_figure(fig, path, dpi: int = 150) -> Path:
     path = Path(path)
     write_bytes_atomic(path, buffer.getvalue())
     return path
+
+
+__all__ = ["new_figure", "save_figure"]

@@ -284,3 +284,6 @@ def _check_shapes(path, model):
         classes = model.classes_
         need(np.ndim(classes) == 1 and classes.size >= 2 and np.all(np.diff(classes) > 0), "classes_",
              "classes_ must be at least two grades in increasing order")
+
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "save_model"]

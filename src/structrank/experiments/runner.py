@@ -44,6 +44,8 @@ RunSpec = RunKey
 class Measurement:
     """One measured value of a run (what ``run_fn`` may return a list of).
 
+    Examples
+    --------
     >>> Measurement("ndcg@10", "letor4", 0.42)
     Measurement(metric='ndcg@10', convention='letor4', value=0.42)
     """
@@ -58,6 +60,23 @@ class RunFailedError(StructRankError):
 
     The original exception is the ``__cause__``; ``spec`` is the run that failed, ``detail`` the
     worker's traceback. The message is one line: the run and its error's first line.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from structrank.experiments import ResultStore, RunSpec, run_all
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = ResultStore(os.path.join(tmp.name, "runs.sqlite"))
+    >>> def run_fn(spec):
+    ...     return [("map", "trec", 1 / 0)]
+    >>> try:
+    ...     run_all([RunSpec("demo2024", "toy", model="broken")], run_fn, store, progress=False)
+    ... except RunFailedError as error:
+    ...     print(error)
+    ...     print(type(error.__cause__).__name__, error.spec.model)
+    run failed: demo2024/toy/test/fold=0/seed=0/broken{}: ZeroDivisionError: division by zero
+    ZeroDivisionError broken
+    >>> store.close(); tmp.cleanup()
     """
 
     def __init__(self, spec: RunKey, detail: str = "", error: BaseException | None = None):

@@ -82,7 +82,16 @@ __all__ = [
 # -- trees --------------------------------------------------------------------------------------
 
 class Tree:
-    """A labelled ordered tree: ``Tree("NP", [Tree("DT", [Tree("the")]), ...])``; leaves are words."""
+    """A labelled ordered tree: ``Tree("NP", [Tree("DT", [Tree("the")]), ...])``; leaves are words.
+
+    Examples
+    --------
+    >>> t = Tree("NP", [Tree("DT", [Tree("the")]), Tree("NN", [Tree("cat")])])
+    >>> print(t)
+    (NP (DT the) (NN cat))
+    >>> t == parse_tree("(NP (DT the) (NN cat))"), t.label, len(t.children)
+    (True, 'NP', 2)
+    """
 
     __slots__ = ("label", "children", "_encoded")
 
@@ -529,7 +538,15 @@ class _TreeKernel(Kernel):
 
 
 class SubsetTreeKernel(_TreeKernel):
-    """Collins & Duffy (2002) subset tree kernel with decay ``lam`` (module docstring for Delta)."""
+    """Collins & Duffy (2002) subset tree kernel with decay ``lam`` (module docstring for Delta).
+
+    Examples
+    --------
+    >>> trees = [parse_tree("(S (NP (DT the) (NN cat)) (VP (VBD sat)))"),
+    ...          parse_tree("(S (NP (DT the) (NN dog)) (VP (VBD sat)))")]
+    >>> SubsetTreeKernel(lam=0.4)(trees).round(4).tolist()
+    [[1.0, 0.7912], [0.7912, 1.0]]
+    """
 
     def __init__(self, lam=0.4, normalize=True, encoder=None):
         super().__init__(normalize, encoder)
@@ -560,6 +577,13 @@ class PartialTreeKernel(_TreeKernel):
     costs O(p n m) for subsequences up to length p, so on flat shallow trees (a root with 20-30
     chunk children) the cap is what makes PTK affordable; long subsequences weigh little anyway
     (each matched child adds a factor ``lam**2`` and a child Delta <= ``mu * ...``).
+
+    Examples
+    --------
+    >>> trees = [parse_tree("(S (NP (DT the) (NN cat)) (VP (VBD sat)))"),
+    ...          parse_tree("(S (NP (DT the) (NN dog)) (VP (VBD sat)))")]
+    >>> PartialTreeKernel(lam=0.4, mu=0.4)(trees).round(4).tolist()
+    [[1.0, 0.8783], [0.8783, 1.0]]
     """
 
     def __init__(self, lam=0.4, mu=0.4, normalize=True, gaps_only=False, max_length=None, encoder=None):

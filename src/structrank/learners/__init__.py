@@ -37,3 +37,7 @@ def __getattr__(name):
 
 
 __all__ = sorted([*_LAZY, "RANKER_CLASSES"])
+
+
+def __dir__():  # the lazy names too (PEP 562): tab completion and autodoc see them
+    return sorted({*globals(), *__all__})

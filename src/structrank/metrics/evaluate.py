@@ -73,6 +73,18 @@ class EvaluationResult:
     per_query : dict {name: ndarray, aligned with ``qids``}
     qids : ndarray, each query's id in order of first appearance
     convention : str
+
+    Examples
+    --------
+    >>> from structrank.metrics import evaluate
+    >>> result = evaluate([1, 0, 0, 1, 1, 0], [0.9, 0.8, 0.1, 0.2, 0.7, 0.3], qid=[1, 1, 1, 2, 2, 2],
+    ...                   metrics=["map", "p@1"], convention="letor4")
+    >>> {name: round(value, 4) for name, value in result.metrics.items()}
+    {'map': 0.9167, 'p@1': 1.0}
+    >>> result.qids.tolist(), result.per_query["map"].round(4).tolist()
+    ([1, 2], [1.0, 0.8333])
+    >>> result.to_dict(per_query=False)["queries"]
+    2
     """
 
     metrics: dict
