@@ -29,7 +29,8 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = []
-nitpicky = False
+# every cross-reference in a docstring must resolve (:class:`...`, :func:`...`): with -W a broken one fails
+nitpicky = True
 
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "none"  # numpydoc's Parameters sections say the types
@@ -56,5 +57,50 @@ def _skip_foreign(app, what, name, obj, skip, options):
     return None
 
 
+def _constant_doc(module, name) -> list:
+    """The ``#:`` comment of constant ``name`` of ``module``, or of the module it imports it from."""
+    import ast
+    import importlib
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    for _ in range(3):  # structrank.experiments -> .store, or one more hop
+        docs = ModuleAnalyzer.for_module(module).find_attr_docs()
+        if ("", name) in docs:
+            return list(docs[("", name)])
+        path = importlib.import_module(module).__file__
+        imports = [node for node in ast.walk(ast.parse(Path(path).read_text()))
+                   if isinstance(node, ast.ImportFrom) and any(alias.name == name for alias in node.names)]
+        if not imports or not imports[0].module:
+            return []
+        module = imports[0].module
+    return []
+
+
+def _constants(app, docname, source):
+    """Append to each API page the constants its module exports: autodoc documents a module's data
+    only where it is assigned with a ``#:`` comment, not a constant re-exported from a submodule."""
+    import importlib
+    import inspect
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    if not docname.startswith("api/structrank.") or docname == "api/structrank":
+        return
+    module_name = docname[len("api/"):]
+    module = importlib.import_module(module_name)
+    lines = []
+    for name in module.__all__:
+        value = getattr(module, name)
+        if inspect.isclass(value) or inspect.isroutine(value) or inspect.ismodule(value):
+            continue
+        if ("", name) in ModuleAnalyzer.for_module(module_name).find_attr_docs():
+            continue  # assigned here with a #: comment: automodule documents it
+        lines += ["", f".. py:data:: {name}", ""] + [f"   {line}" for line in _constant_doc(module_name, name)]
+    if lines:
+        source[0] += "\n\nConstants\n---------\n" + "\n".join(lines) + "\n"
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_foreign)
+    app.connect("source-read", _constants)

@@ -20,6 +20,7 @@ import json
 
 import numpy as np
 
+#: the formats ``export_text`` writes (``structrank export --format``)
 FORMATS = ("json", "opensearch-ltr", "svmrank")
 
 
@@ -33,6 +34,11 @@ def linear_weights(model):
 
 
 def feature_names(n_features, names=None) -> list:
+    """The names of a model's features: ``names`` (as many, all different), else the LETOR indices.
+
+    >>> feature_names(3), feature_names(2, ["bm25", "tf"])
+    (['1', '2', '3'], ['bm25', 'tf'])
+    """
     if names is None:
         return [str(i + 1) for i in range(n_features)]
     names = [str(n) for n in names]

@@ -28,7 +28,9 @@ from structrank.atomic import atomic_open
 from structrank.data.files import open_regular
 from structrank.errors import DataFormatError, DataValidationError
 
+#: the ``format`` a model file's header names; loading refuses any other
 FORMAT_NAME = "structrank-model"
+#: the ``version`` of that format a header names; loading refuses any other
 FORMAT_VERSION = 1
 
 #: what reading a damaged or doctored zip or .npy member can raise (flipped bytes reach corners of

@@ -179,7 +179,7 @@ def run_all(
     Returns
     -------
     list of dict
-        The long-form records (:data:`~structrank.experiments.store.COLUMNS`) of all ``specs``,
+        The long-form records (:data:`~structrank.experiments.COLUMNS`) of all ``specs``,
         read back from the store in a fixed order, so the table is the same whether the runs
         happened now, earlier, in parallel or not.
 

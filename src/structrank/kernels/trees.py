@@ -4,7 +4,7 @@ Croce, Filice & Basili (2016) project question-comment pairs into a Nyström spa
 kernels on their parse trees; this module gives those kernels. A :class:`Tree` is a labelled,
 ordered tree whose leaves are the words; :func:`parse_tree` reads the bracketed form
 ``"(S (NP (DT the) (NN dog)) (VP (VBZ barks)))"``. For numba a tree is encoded once
-(:class:`EncodedTree`, cached on the Tree) as flat arrays over its nodes in post-order (children
+(``EncodedTree``, cached on the Tree) as flat arrays over its nodes in post-order (children
 before their parent; the root last): integer labels from a shared :class:`TreeEncoder`, the
 children in CSR form (``children[child_ptr[v]:child_ptr[v + 1]]``), production ids (the label
 and the children's labels, interned; -1 for a leaf, which has no production) and the node orders
@@ -136,7 +136,7 @@ class Tree:
         return [n.label for n in self.nodes() if not n.children]
 
     def encode(self, encoder=None):
-        """The :class:`EncodedTree` of this tree (cached for the default encoder)."""
+        """The ``EncodedTree`` of this tree (cached for the default encoder)."""
         encoder = DEFAULT_ENCODER if encoder is None else encoder
         if encoder is DEFAULT_ENCODER:
             if self._encoded is None:

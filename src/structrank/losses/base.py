@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+#: the two kinds of loss (``RankingLoss.kind``): a hinge has a max-violating structure, a probabilistic
+#: objective only a value and a gradient
 HINGE, PROBABILISTIC = "hinge", "probabilistic"
 
 

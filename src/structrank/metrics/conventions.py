@@ -132,6 +132,7 @@ class Convention:
         )
 
 
+#: every named convention: name -> Convention (``get_convention(name)`` looks one up)
 CONVENTIONS: dict[str, Convention] = {
     c.name: c
     for c in (

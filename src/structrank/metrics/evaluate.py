@@ -22,6 +22,7 @@ _NEEDS_CUTOFF = ("p", "precision", "recall", "r", "success")
 _NO_CUTOFF = ("auc", "rprec", "bpref")
 _MAX_CUTOFF = 2**31 - 1  # the kernels take the cut-off as a 64-bit int
 
+#: what ``evaluate`` (and ``structrank evaluate``) measures when no metric is named
 DEFAULT_METRICS = ("map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
 
 
@@ -59,6 +60,11 @@ def _parse_metric(name: str) -> tuple[str, int]:
 
 
 def canonical_name(name: str) -> str:
+    """The name a metric is reported under: lower case, the cut-off after ``@``.
+
+    >>> canonical_name("NDCG@10"), canonical_name("P@5"), canonical_name("map")
+    ('ndcg@10', 'p@5', 'map')
+    """
     family, k = parse_metric(name)
     return f"{family}@{k}" if k else family
 

@@ -450,7 +450,7 @@ class TrigramHMMTagger:
     lambdas_ : ndarray (3,)
         Interpolation weights of the unigram, bigram and trigram estimates.
     unigram_counts_, bigram_counts_, trigram_counts_ : ndarray
-        Counts of the padded training tag sequences (see :func:`ngram_counts`).
+        Counts of the padded training tag sequences (see ``ngram_counts``).
     tag_counts_ : ndarray (n_tags,)
         ``f(t)``, tokens per tag.
     log_trans_ : ndarray (n_tags + 1,) * 3

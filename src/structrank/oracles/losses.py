@@ -38,6 +38,7 @@ from structrank.oracles.mrr import mrr_kernel
 from structrank.oracles.po import auc_kernel, map_kernel, mrr_po_kernel, ndcg_kernel
 from structrank.structures import dorm_decay, po_star
 
+#: the loss names ``StructuredLoss`` and ``make_loss`` accept ("combo": ``ComboLoss``)
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
 DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> a convention that uses it
