@@ -96,3 +96,7 @@ def __getattr__(name):
 
 
 __all__ = ["DataFormatError", "DataValidationError", "StructRankError", "__version__", *_LAZY]
+
+
+def __dir__():  # the lazy names too (PEP 562): tab completion and autodoc see them
+    return sorted({*globals(), *__all__})

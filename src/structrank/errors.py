@@ -18,7 +18,17 @@ from __future__ import annotations
 
 
 class StructRankError(Exception):
-    """Base class of every error structrank raises on purpose."""
+    """Base class of every error structrank raises on purpose.
+
+    Examples
+    --------
+    >>> from structrank.metrics import evaluate
+    >>> try:
+    ...     evaluate([1, 0], [0.5], qid=[1, 1])
+    ... except StructRankError as error:
+    ...     print(f"{type(error).__name__}: {error}")
+    DataValidationError: y, scores and qid must have the same length, got 2, 1, 2
+    """
 
 
 class DataFormatError(StructRankError, ValueError):
@@ -34,6 +44,14 @@ class DataFormatError(StructRankError, ValueError):
         What is wrong, in words a user can act on.
     field : str or None
         The field of the line the problem is in (``"label"``, ``"qid"``, ``"feature 7"`` ...).
+
+    Examples
+    --------
+    >>> error = DataFormatError("train.txt", 3, "'x' is not a number", field="label")
+    >>> print(error)
+    train.txt, line 3, label: 'x' is not a number
+    >>> isinstance(error, ValueError), error.line, error.field
+    (True, 3, 'label')
     """
 
     def __init__(self, path, line, problem, field=None):
@@ -50,7 +68,18 @@ class DataFormatError(StructRankError, ValueError):
 
 
 class DataValidationError(StructRankError, ValueError):
-    """Arrays handed to structrank that do not fit together (lengths, groups, values)."""
+    """Arrays handed to structrank that do not fit together (lengths, groups, values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structrank.data import RankingDataset
+    >>> try:
+    ...     RankingDataset(np.zeros((3, 2)), [0, 1], qid=[1, 1, 1])
+    ... except DataValidationError as error:
+    ...     print(error)
+    y must have one entry per row of X (3), got shape (2,)
+    """
 
 
 class DegenerateDataWarning(UserWarning):
@@ -58,9 +87,38 @@ class DegenerateDataWarning(UserWarning):
 
     The fit finishes with finite weights, but they carry no information: every training label is
     the same, or no feature varies within any query.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from structrank.data import make_ranking_dataset
+    >>> from structrank.learners import LinearRegressionRanker
+    >>> ds = make_ranking_dataset(n_queries=5, random_state=0)
+    >>> ds.y[:] = 0
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = LinearRegressionRanker().fit(ds)
+    >>> print(caught[0].category.__name__, caught[0].message, sep=": ")
+    DegenerateDataWarning: LinearRegressionRanker: every training label is 0: the model predicts that constant for every document and ranks nothing
     """
 
 
 class ConventionWarning(UserWarning):
     """Labels a metric convention does not credit: under ``letor4`` (LETOR 4.0's eval script) a label
-    above 2 has gain 0 and is not relevant, so graded data of another scale scores as if unjudged."""
+    above 2 has gain 0 and is not relevant, so graded data of another scale scores as if unjudged.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from structrank.metrics import evaluate
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     result = evaluate([3, 0], [1.0, 0.0], qid=[1, 1], metrics=["ndcg@2"], convention="letor4")
+    >>> caught[0].category.__name__, result.metrics["ndcg@2"]
+    ('ConventionWarning', 0.0)
+    >>> evaluate([3, 0], [1.0, 0.0], qid=[1, 1], metrics=["ndcg@2"], convention="mslr").metrics["ndcg@2"]
+    1.0
+    """
+
+
+__all__ = ["ConventionWarning", "DataFormatError", "DataValidationError", "DegenerateDataWarning", "StructRankError"]

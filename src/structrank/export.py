@@ -23,6 +23,7 @@ import json
 
 import numpy as np
 
+#: the formats ``export_text`` writes (``structrank export --format``)
 FORMATS = ("json", "opensearch-ltr", "svmrank")
 
 
@@ -36,6 +37,11 @@ def linear_weights(model):
 
 
 def feature_names(n_features, names=None) -> list:
+    """The names of a model's features: ``names`` (as many, all different), else the LETOR indices.
+
+    >>> feature_names(3), feature_names(2, ["bm25", "tf"])
+    (['1', '2', '3'], ['bm25', 'tf'])
+    """
     if names is None:
         return [str(i + 1) for i in range(n_features)]
     names = [str(n) for n in names]
@@ -66,3 +72,6 @@ def export_text(model, fmt, names=None, model_name="structrank") -> str:
                   f"{-b!r} # threshold b, each following line is a SV (starting with alpha*y)"]
         return "\n".join(header) + f"\n1 qid:0 {vector} #\n"
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+__all__ = ["FORMATS", "export_text", "feature_names", "linear_weights"]

@@ -19,15 +19,52 @@ from structrank.atomic import write_bytes_atomic
 def new_figure(**kwargs):
     """A matplotlib Figure drawn by the Agg backend, independent of pyplot and any display.
 
+    Its layout is matplotlib's constrained layout unless ``layout`` is given: titles, axis labels,
+    tick labels and legends are fitted inside the figure's own extent (``save_figure``'s tight box
+    then only trims the margins), which tests/test_figures.py checks for every figure drawn.
+
     >>> fig = new_figure(figsize=(3, 2))
     >>> ax = fig.add_subplot()
+    >>> fig.get_layout_engine().__class__.__name__
+    'ConstrainedLayoutEngine'
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    kwargs.setdefault("layout", "constrained")
     fig = Figure(**kwargs)
     FigureCanvasAgg(fig)
     return fig
+
+
+def cutoff_line(ax, cutoffs, values, **kwargs):
+    """Plot ``values`` against the integer cut-offs k of a metric@k, joining only adjacent cut-offs.
+
+    Points at k and k + 1 are joined when both are finite; a gap in the cut-offs (5, then 10) or a
+    missing value (NaN) leaves the points on either side apart, so no line stands for values at
+    cut-offs that were never measured. Points are marked (``marker="o"`` unless given), so a point
+    with no neighbour still shows. Returns the ``Line2D``.
+
+    Examples
+    --------
+    >>> fig = new_figure(figsize=(3, 2))
+    >>> line = cutoff_line(fig.add_subplot(), [1, 2, 3, 5, 10], [0.3, 0.4, float("nan"), 0.5, 0.6])
+    >>> [round(float(x), 1) for x in line.get_xdata()]  # 3 is missing, 4 and 6-9 were not measured
+    [1.0, 2.0, 3.0, 4.0, 5.0, 7.5, 10.0]
+    """
+    import numpy as np
+
+    points = sorted(zip(cutoffs, values))
+    xs, ys = [], []
+    for i, (k, value) in enumerate(points):
+        if i and k != points[i - 1][0] + 1:  # cut-offs between were not measured: break the line
+            xs.append((points[i - 1][0] + k) / 2)
+            ys.append(np.nan)
+        xs.append(k)
+        ys.append(value)
+    kwargs.setdefault("marker", "o")
+    (line,) = ax.plot(xs, np.asarray(ys, dtype=np.float64), **kwargs)
+    return line
 
 
 def save_figure(fig, path, dpi: int = 150) -> Path:
@@ -53,3 +90,6 @@ def save_figure(fig, path, dpi: int = 150) -> Path:
     path = Path(path)
     write_bytes_atomic(path, buffer.getvalue())
     return path
+
+
+__all__ = ["cutoff_line", "new_figure", "save_figure"]

@@ -35,7 +35,9 @@ from structrank.atomic import atomic_open
 from structrank.data.files import open_regular
 from structrank.errors import DataFormatError, DataValidationError
 
+#: the ``format`` a model file's header names; loading refuses any other
 FORMAT_NAME = "structrank-model"
+#: the ``version`` of that format a header names; loading refuses any other
 FORMAT_VERSION = 1
 
 #: what reading a damaged or doctored zip or .npy member can raise (flipped bytes reach corners of
@@ -289,3 +291,6 @@ def _check_shapes(path, model):
         classes = model.classes_
         need(np.ndim(classes) == 1 and classes.size >= 2 and np.all(np.diff(classes) > 0), "classes_",
              "classes_ must be at least two grades in increasing order")
+
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "save_model"]

@@ -98,3 +98,6 @@ def ranking_scorer(metric="ndcg@10", convention="letor4", docids=None):
     # setting, so that a scorer built before routing is enabled still asks for qid.
     with sklearn.config_context(enable_metadata_routing=True):
         return scorer.set_score_request(qid=True)
+
+
+__all__ = ["QueryKFold", "ranking_scorer"]

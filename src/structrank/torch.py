@@ -57,6 +57,28 @@ class StructuredRankingLoss(torch.nn.Module):
     **options
         The loss's options (``k``, ``feature_map``, ``gain`` "binary" or "exp2", ``discount``,
         ``dorm_cut``, ``components``, ``relevant_from``, ``crf_param``), as in ``ScoreLoss``.
+
+    Examples
+    --------
+    A linear scorer trained by gradient descent on the NDCG@5 hinge:
+
+    >>> import torch
+    >>> from structrank.data import make_ranking_dataset
+    >>> ds = make_ranking_dataset(n_queries=20, random_state=0)
+    >>> X = torch.tensor(ds.X)
+    >>> scorer = torch.nn.Linear(ds.n_features, 1, bias=False, dtype=torch.float64)
+    >>> _ = torch.nn.init.zeros_(scorer.weight)
+    >>> criterion = StructuredRankingLoss("ndcg", k=5)
+    >>> optimizer = torch.optim.SGD(scorer.parameters(), lr=0.1)
+    >>> values = []
+    >>> for step in range(20):
+    ...     optimizer.zero_grad()
+    ...     value = criterion(scorer(X).squeeze(1), ds.y, ds.offsets)
+    ...     value.backward()
+    ...     optimizer.step()
+    ...     values.append(value.item())
+    >>> values[-1] < values[0]
+    True
     """
 
     def __init__(self, loss="map", random_state=0, **options):
@@ -71,6 +93,23 @@ class StructuredRankingLoss(torch.nn.Module):
         return cls(spec.loss, spec.random_state, **options)
 
     def forward(self, scores, labels, offsets):
+        """The mean over queries of the loss of ``scores``.
+
+        Parameters
+        ----------
+        scores : torch.Tensor of shape (n_documents,)
+            One score per document, each query's documents contiguous; on any device.
+        labels : array-like or torch.Tensor of shape (n_documents,)
+            The relevance labels.
+        offsets : array-like or torch.Tensor of shape (n_queries + 1,)
+            Query boundaries: the documents of query i are ``offsets[i]:offsets[i + 1]``.
+
+        Returns
+        -------
+        torch.Tensor
+            A scalar, on the device and of the dtype of ``scores``; its backward is the loss's
+            (sub)gradient divided by the number of queries.
+        """
         if scores.ndim != 1:
             raise ValueError(f"scores must be a 1-d tensor (one per document), got shape {tuple(scores.shape)}")
         labels = labels.detach().cpu().numpy() if isinstance(labels, torch.Tensor) else np.asarray(labels)

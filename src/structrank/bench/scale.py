@@ -423,7 +423,6 @@ def figure(figures, path):
     ax.set_ylabel("seconds")
     ax.set_title("time against data size (log-log)", fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
     save_figure(fig, path)
 
 

@@ -1,4 +1,4 @@
-"""Ranking data: the RankingDataset container, readers and writers, folds, filters, synthetic data.
+"""Ranking data: the RankingDataset container, readers and writers, folds, filters, synthetic data, n-best lists.
 
 The names below are loaded on first use (PEP 562), so that ``import structrank.metrics`` (which
 needs only ``data.labels`` and ``data.files``) does not import scikit-learn or SciPy.
@@ -16,6 +16,7 @@ _LAZY = {
     "LetorFold": "folds", "letor_folds": "folds", "letor_root": "folds",
     "read_letor": "letor", "read_scores": "letor", "write_letor": "letor", "write_scores": "letor",
     "make_ranking_dataset": "synthetic",
+    "NBestData": "nbest",
 }
 
 
@@ -28,3 +29,7 @@ def __getattr__(name):
 
 
 __all__ = sorted(_LAZY)
+
+
+def __dir__():  # the lazy names too (PEP 562): tab completion and autodoc see them
+    return sorted({*globals(), *__all__})

@@ -152,6 +152,21 @@ class LetorCache:
     copying ``data`` and ``indices`` (scipy keeps a small int32 copy of ``indptr`` when the row
     pointers fit; past 2**31 stored values it would widen ``indices`` to int64 in memory, so
     use ``rows`` on such files).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from structrank.data import make_ranking_dataset, open_letor_cache, write_letor
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "train.txt")
+    >>> write_letor(path, make_ranking_dataset(n_queries=4, docs_per_query=5, n_features=3, random_state=0))
+    >>> cache = open_letor_cache(path)
+    >>> cache.n_queries, cache.n_rows, cache.n_features
+    (4, 20, 3)
+    >>> X, y, offsets = cache.rows(1, 3)  # the second and third queries, read from the memory maps
+    >>> X.shape, offsets.tolist()
+    ((10, 3), [0, 5, 10])
+    >>> tmp.cleanup()
     """
 
     folder: Path

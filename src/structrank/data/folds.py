@@ -31,7 +31,23 @@ _SPLIT_NAMES = {
 
 @dataclass(frozen=True)
 class LetorFold:
-    """One fold: its name and the paths of its train, vali and test files."""
+    """One fold: its name and the paths of its train, vali and test files.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from structrank.data import letor_folds, make_ranking_dataset, write_letor
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> ds = make_ranking_dataset(n_queries=3, docs_per_query=4, random_state=0)
+    >>> for fold in ("Fold1", "Fold2"):
+    ...     (Path(tmp.name) / fold).mkdir()
+    ...     for split in ("train", "vali", "test"):
+    ...         write_letor(Path(tmp.name) / fold / f"{split}.txt", ds)
+    >>> [(fold.name, fold.split("vali").name) for fold in letor_folds(tmp.name)]
+    [('Fold1', 'vali.txt'), ('Fold2', 'vali.txt')]
+    >>> tmp.cleanup()
+    """
 
     name: str
     train: Path

@@ -28,6 +28,38 @@ from structrank.errors import DataValidationError
 
 @dataclass
 class NBestData:
+    """N-best lists: each list's candidates as rows, with an input view, an output view and a loss.
+
+    Parameters
+    ----------
+    x : sparse matrix of shape (n_candidates, d1)
+        The input view, one row per candidate (identical within a list).
+    y : sparse matrix of shape (n_candidates, d2)
+        The output view of each candidate.
+    loss : array-like of shape (n_candidates,)
+        Each candidate's loss (wrong units), 0 for a correct one.
+    base_score : array-like of shape (n_candidates,)
+        The base model's score, higher is better.
+    qid : array-like of shape (n_candidates,)
+        The list of each candidate; a list's rows are contiguous.
+    gold_x, gold_y : sparse matrix with one row per list, optional
+        The views of each list's reference output.
+    size : array-like of shape (n_lists,), optional
+        Units per list (a sentence's tokens), for ``accuracy_of``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = NBestData(x=np.ones((4, 2)), y=np.eye(4), loss=[1, 0, 0, 2],
+    ...                  base_score=[-1.0, -1.5, -0.5, -2.0], qid=[0, 0, 1, 1], size=[3, 3])
+    >>> data.n_lists
+    2
+    >>> data.chosen(data.base_score).tolist()  # the base model's choice in each list
+    [0, 2]
+    >>> round(data.accuracy_of(data.base_score), 4), data.oracle_accuracy()
+    (0.8333, 1.0)
+    """
+
     x: sp.csr_matrix
     y: sp.csr_matrix
     loss: np.ndarray

@@ -616,7 +616,6 @@ def figure(runs, path):
         ax2.set_ylabel("saving (%)", color="tab:red")
     ax.legend(fontsize=7, loc="lower right")
     ax.set_title("SemEval-2016 test: MAP and saving against landmarks", fontsize=9)
-    fig.tight_layout()
     save_figure(fig, path)
     return True
 

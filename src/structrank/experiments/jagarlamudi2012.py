@@ -625,7 +625,6 @@ def fig1(runs, path, model="Discriminative", lang="en"):
         ax.set_title(", ".join(f"{k}={v:g}" for k, v in fixed.items() if k != name), fontsize=8)
         ax.legend(fontsize=7)
     fig.suptitle(f"Fig. 1: {LANGUAGE_NAMES[lang]} dev accuracy of the {model} reranker", fontsize=9)
-    fig.tight_layout()
     save_figure(fig, path)
     return True
 

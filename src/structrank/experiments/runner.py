@@ -52,6 +52,8 @@ RunSpec = RunKey
 class Measurement:
     """One measured value of a run (what ``run_fn`` may return a list of).
 
+    Examples
+    --------
     >>> Measurement("ndcg@10", "letor4", 0.42)
     Measurement(metric='ndcg@10', convention='letor4', value=0.42)
     """
@@ -66,6 +68,23 @@ class RunFailedError(StructRankError):
 
     The original exception is the ``__cause__``; ``spec`` is the run that failed, ``detail`` the
     worker's traceback. The message is one line: the run and its error's first line.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from structrank.experiments import ResultStore, RunSpec, run_all
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> store = ResultStore(os.path.join(tmp.name, "runs.sqlite"))
+    >>> def run_fn(spec):
+    ...     return [("map", "trec", 1 / 0)]
+    >>> try:
+    ...     run_all([RunSpec("demo2024", "toy", model="broken")], run_fn, store, progress=False)
+    ... except RunFailedError as error:
+    ...     print(error)
+    ...     print(type(error.__cause__).__name__, error.spec.model)
+    run failed: demo2024/toy/test/fold=0/seed=0/broken{}: ZeroDivisionError: division by zero
+    ZeroDivisionError broken
+    >>> store.close(); tmp.cleanup()
     """
 
     def __init__(self, spec: RunKey, detail: str = "", error: BaseException | None = None):
@@ -168,7 +187,7 @@ def run_all(
     Returns
     -------
     list of dict
-        The long-form records (:data:`~structrank.experiments.store.COLUMNS`) of all ``specs``,
+        The long-form records (:data:`~structrank.experiments.COLUMNS`) of all ``specs``,
         read back from the store in a fixed order, so the table is the same whether the runs
         happened now, earlier, in parallel or not.
 

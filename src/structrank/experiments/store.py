@@ -224,7 +224,7 @@ class RunKey:
 
     @property
     def params_json(self) -> str:
-        """The canonical JSON text of :attr:`params`."""
+        """The canonical JSON text of ``params``."""
         return self._params_json
 
     def as_tuple(self) -> tuple:
@@ -375,7 +375,7 @@ class ResultStore:
 
     @_named_errors
     def claim(self, experiment: str, data: Mapping[str, Mapping] | None = None) -> None:
-        """Tie the store to ``experiment`` and the files of ``data`` (:func:`data_identity`).
+        """Tie the store to ``experiment`` and the files of ``data`` (``data_identity``).
 
         Raises StructRankError, recording nothing, when the store holds another experiment's runs
         or a file of the same name whose content (SHA-256) differs. Files not seen before are
@@ -492,7 +492,7 @@ class ResultStore:
 
     @_named_errors
     def rows(self, keys: Iterable | None = None) -> list[dict]:
-        """Every measured value in long form, one dict per value with the :data:`COLUMNS`.
+        """Every measured value in long form, one dict per value with the :data:`~structrank.experiments.COLUMNS`.
 
         Parameters
         ----------
@@ -524,7 +524,7 @@ class ResultStore:
         return records
 
     def to_csv(self, path, keys: Iterable | None = None) -> Path:
-        """Write :meth:`rows` to ``path`` as CSV (header :data:`COLUMNS`), atomically.
+        """Write :meth:`rows` to ``path`` as CSV (header :data:`~structrank.experiments.COLUMNS`), atomically.
 
         Floats are written with ``repr``, so reading the file gives back the same numbers.
         """

@@ -374,7 +374,6 @@ def fig1(path):
         ax.set_title(objective.upper(), fontsize=9)
     fig.suptitle("Fig. 1: -dObjective/dE, normalised (green: the ground truth; alpha = 1 for LA, T = 1 for KL)",
                  fontsize=9)
-    fig.tight_layout()
     save_figure(fig, path)
 
 

@@ -87,7 +87,19 @@ def parallel_gram(kernel, A, B=None, n_jobs=None, block_size=512):
 
 
 class Kernel:
-    """Base class: subclasses implement ``_gram(A, B)`` (and may override ``_diag``)."""
+    """Base class: subclasses implement ``_gram(A, B)`` (and may override ``_diag``).
+
+    Examples
+    --------
+    A kernel over any objects: implement ``_gram``; calls are counted, ``+`` and ``*`` combine.
+
+    >>> class SharedLetters(Kernel):
+    ...     def _gram(self, A, B):
+    ...         return [[len(set(a) & set(b)) for b in B] for a in A]
+    >>> k = SharedLetters()
+    >>> k(["cat", "dog"], ["act", "god", "cog"]).tolist(), k.n_evaluations
+    ([[3.0, 0.0, 1.0], [0.0, 3.0, 2.0]], 6)
+    """
 
     def __init__(self):
         self.n_evaluations = 0
@@ -131,7 +143,16 @@ class Kernel:
 
 
 class ScaledKernel(Kernel):
-    """``weight * k``: a weighted part of a sum (the weights of Filice et al.'s kernel sums)."""
+    """``weight * k``: a weighted part of a sum (the weights of Filice et al.'s kernel sums).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> k = 2 * LinearKernel()
+    >>> type(k).__name__, k(X).tolist()
+    ('ScaledKernel', [[2.0, 2.0], [2.0, 4.0]])
+    """
 
     def __init__(self, kernel, weight):
         super().__init__()
@@ -169,7 +190,19 @@ class _Combination(Kernel):
 
 
 class SumKernel(_Combination):
-    """The sum of kernels over the same objects (or over parts of one object, see ``PartKernel``)."""
+    """The sum of kernels over the same objects (or over parts of one object, see ``PartKernel``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structrank.kernels import RBFKernel
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> k = LinearKernel() + 2 * RBFKernel(gamma=0.5)
+    >>> k(X).round(4).tolist()
+    [[3.0, 2.2131], [2.2131, 4.0]]
+    >>> k.kernels[0].n_evaluations  # each part counts its own evaluations
+    4
+    """
 
     def _gram(self, A, B):
         return sum(k(A, B) for k in self.kernels)
@@ -179,7 +212,19 @@ class SumKernel(_Combination):
 
 
 class ProductKernel(_Combination):
-    """The element-wise product of kernels (a kernel by the Schur product theorem)."""
+    """The element-wise product of kernels (a kernel by the Schur product theorem).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structrank.kernels import PolynomialKernel
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> k = LinearKernel() * PolynomialKernel(degree=1, gamma=1.0, coef0=0.0)
+    >>> k
+    (LinearKernel() * PolynomialKernel(degree=1, gamma=1.0, coef0=0.0))
+    >>> k(X).tolist()
+    [[1.0, 1.0], [1.0, 4.0]]
+    """
 
     def _gram(self, A, B):
         out = np.ones((n_objects(A), n_objects(B)))
@@ -199,6 +244,18 @@ class PartKernel(Kernel):
 
     The objects of a question-comment pair (vectors, token lists, trees) are dicts or tuples; a
     sum of PartKernels is the sum of kernels on their representations (Filice et al. 2016).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structrank.kernels import WordSequenceKernel
+    >>> pairs = [{"v": np.array([1.0, 0.0]), "words": ["the", "cat"]},
+    ...          {"v": np.array([1.0, 1.0]), "words": ["the", "dog"]}]
+    >>> k = PartKernel(LinearKernel(), "v") + PartKernel(WordSequenceKernel(n=1), "words")
+    >>> k
+    (LinearKernel()['v'] + WordSequenceKernel(n=1, lam=0.5, normalize=True, exact=False)['words'])
+    >>> k(pairs).round(4).tolist()
+    [[2.0, 1.5], [1.5, 3.0]]
     """
 
     def __init__(self, kernel, key):
@@ -224,7 +281,16 @@ class PartKernel(Kernel):
 
 
 class LinearKernel(Kernel):
-    """``<a, b>`` on the rows of 2-d arrays (dense or scipy sparse)."""
+    """``<a, b>`` on the rows of 2-d arrays (dense or scipy sparse).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = LinearKernel()
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> k(X).tolist(), k.diag(X).tolist(), k.n_evaluations
+    ([[1.0, 1.0], [1.0, 2.0]], [1.0, 2.0], 6)
+    """
 
     def _gram(self, A, B):
         gram = A @ B.T

@@ -89,9 +89,9 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         Indices of the landmarks in the training objects (sorted).
     landmarks_ : array or list
         The landmark objects.
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         The kept eigenvalues of W (descending).
-    normalization_ : ndarray of shape (l, n_components_)
+    normalization_ : ndarray of shape (l, ``n_components_``)
         ``U S^(-1/2)`` on the kept eigenpairs; ``transform(X) = K(X, landmarks_) @ normalization_``.
     n_components_ : int
         Number of kept eigenvalues: the dimension of the projected vectors.
@@ -99,6 +99,20 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         Kernel evaluations made by fit (``l * l``) or fit_transform (``n * l``).
     n_kernel_evaluations_transform_ : int
         Kernel evaluations made by the transform calls since fitting (``n * l`` per call).
+
+    Examples
+    --------
+    With every training object as a landmark, the features reproduce the Gram matrix:
+
+    >>> import numpy as np
+    >>> from structrank.kernels import RBFKernel
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> nys = NystroemFeatures(RBFKernel(gamma=0.5), n_landmarks=20, random_state=0)
+    >>> Z = nys.fit_transform(X)
+    >>> Z.shape, bool(np.allclose(Z @ Z.T, RBFKernel(gamma=0.5)(X)))
+    ((20, 20), True)
+    >>> nys.n_kernel_evaluations_fit_  # n * l
+    400
     """
 
     def __init__(self, kernel=None, n_landmarks=100, random_state=None, tol=1e-10, n_jobs=None):
@@ -153,7 +167,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         return C @ self.normalization_
 
     def transform(self, X):
-        """``K(X, landmarks_) @ normalization_``: (n, n_components_), ``n * l`` kernel evaluations."""
+        """``K(X, landmarks_) @ normalization_``: shape (n, ``n_components_``), ``n * l`` kernel evaluations."""
         check_is_fitted(self, "normalization_")
         before = self.kernel_.n_evaluations
         C = self._gram(X, self.landmarks_)

@@ -124,6 +124,12 @@ class WordSequenceKernel(Kernel):
 
     Objects are sequences of hashable tokens (``list[str]``); a plain string is a sequence of
     characters (Lodhi et al.'s original string kernel).
+
+    Examples
+    --------
+    >>> sentences = [["the", "cat", "sat"], ["the", "cat", "ran"], ["a", "dog"]]
+    >>> WordSequenceKernel(n=2, lam=0.5)(sentences).round(4).tolist()
+    [[1.0, 0.6316, 0.0], [0.6316, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
 
     def __init__(self, n=2, lam=0.5, normalize=True, exact=False):

@@ -4,7 +4,7 @@ Croce, Filice & Basili (2016) project question-comment pairs into a Nyström spa
 kernels on their parse trees; this module gives those kernels. A :class:`Tree` is a labelled,
 ordered tree whose leaves are the words; :func:`parse_tree` reads the bracketed form
 ``"(S (NP (DT the) (NN dog)) (VP (VBZ barks)))"``. For numba a tree is encoded once
-(:class:`EncodedTree`, cached on the Tree) as flat arrays over its nodes in post-order (children
+(``EncodedTree``, cached on the Tree) as flat arrays over its nodes in post-order (children
 before their parent; the root last): integer labels from a shared :class:`TreeEncoder`, the
 children in CSR form (``children[child_ptr[v]:child_ptr[v + 1]]``), production ids (the label
 and the children's labels, interned; -1 for a leaf, which has no production) and the node orders
@@ -86,7 +86,16 @@ __all__ = [
 # -- trees --------------------------------------------------------------------------------------
 
 class Tree:
-    """A labelled ordered tree: ``Tree("NP", [Tree("DT", [Tree("the")]), ...])``; leaves are words."""
+    """A labelled ordered tree: ``Tree("NP", [Tree("DT", [Tree("the")]), ...])``; leaves are words.
+
+    Examples
+    --------
+    >>> t = Tree("NP", [Tree("DT", [Tree("the")]), Tree("NN", [Tree("cat")])])
+    >>> print(t)
+    (NP (DT the) (NN cat))
+    >>> t == parse_tree("(NP (DT the) (NN cat))"), t.label, len(t.children)
+    (True, 'NP', 2)
+    """
 
     __slots__ = ("label", "children", "_encoded")
 
@@ -131,7 +140,7 @@ class Tree:
         return [n.label for n in self.nodes() if not n.children]
 
     def encode(self, encoder=None):
-        """The :class:`EncodedTree` of this tree (cached for the default encoder)."""
+        """The ``EncodedTree`` of this tree (cached for the default encoder)."""
         encoder = DEFAULT_ENCODER if encoder is None else encoder
         if encoder is DEFAULT_ENCODER:
             if self._encoded is None:
@@ -533,7 +542,15 @@ class _TreeKernel(Kernel):
 
 
 class SubsetTreeKernel(_TreeKernel):
-    """Collins & Duffy (2002) subset tree kernel with decay ``lam`` (module docstring for Delta)."""
+    """Collins & Duffy (2002) subset tree kernel with decay ``lam`` (module docstring for Delta).
+
+    Examples
+    --------
+    >>> trees = [parse_tree("(S (NP (DT the) (NN cat)) (VP (VBD sat)))"),
+    ...          parse_tree("(S (NP (DT the) (NN dog)) (VP (VBD sat)))")]
+    >>> SubsetTreeKernel(lam=0.4)(trees).round(4).tolist()
+    [[1.0, 0.7912], [0.7912, 1.0]]
+    """
 
     def __init__(self, lam=0.4, normalize=True, encoder=None):
         super().__init__(normalize, encoder)
@@ -564,6 +581,13 @@ class PartialTreeKernel(_TreeKernel):
     costs O(p n m) for subsequences up to length p, so on flat shallow trees (a root with 20-30
     chunk children) the cap is what makes PTK affordable; long subsequences weigh little anyway
     (each matched child adds a factor ``lam**2`` and a child Delta <= ``mu * ...``).
+
+    Examples
+    --------
+    >>> trees = [parse_tree("(S (NP (DT the) (NN cat)) (VP (VBD sat)))"),
+    ...          parse_tree("(S (NP (DT the) (NN dog)) (VP (VBD sat)))")]
+    >>> PartialTreeKernel(lam=0.4, mu=0.4)(trees).round(4).tolist()
+    [[1.0, 0.8783], [0.8783, 1.0]]
     """
 
     def __init__(self, lam=0.4, mu=0.4, normalize=True, gaps_only=False, max_length=None, encoder=None):

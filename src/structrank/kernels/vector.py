@@ -32,6 +32,13 @@ class PolynomialKernel(Kernel):
         None means sklearn's default ``1 / n_features``.
     coef0 : float, default 1.0
         Must be >= 0 for the kernel to be positive semi-definite at every degree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> PolynomialKernel(degree=2, gamma=1.0, coef0=1.0)(X).tolist()  # (<a, b> + 1) ** 2
+    [[4.0, 4.0], [4.0, 9.0]]
     """
 
     def __init__(self, degree=2, gamma=1.0, coef0=1.0):
@@ -57,6 +64,13 @@ class RBFKernel(Kernel):
     ----------
     gamma : float or None, default 1.0
         None means sklearn's default ``1 / n_features``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> RBFKernel(gamma=0.5)(X).round(4).tolist()  # exp(-0.5 * 1) off the diagonal
+    [[1.0, 0.6065], [0.6065, 1.0]]
     """
 
     def __init__(self, gamma=1.0):

@@ -36,3 +36,7 @@ def __getattr__(name):
 
 
 __all__ = sorted(_LAZY)
+
+
+def __dir__():  # the lazy names too (PEP 562): tab completion and autodoc see them
+    return sorted({*globals(), *__all__})

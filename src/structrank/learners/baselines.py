@@ -62,6 +62,8 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
     _learns_within_queries = False
 
     def fit(self, X, y=None, qid=None):
+        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): the least-squares
+        regression of the labels (ridge when ``alpha > 0``), constant columns at weight 0. Returns self."""
         self._start_fit()
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
         if np.all(y == y[0]):
@@ -150,6 +152,8 @@ class RankSVM(LinearRankerMixin, BaseRanker):
         self.random_state = random_state
 
     def fit(self, X, y=None, qid=None):
+        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): the linear SVM on the
+        difference vectors of each query's pairs of different labels. Returns self."""
         self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         better, worse = preference_pairs(y, offsets, self.max_pairs_per_query, self.random_state)
@@ -234,6 +238,9 @@ class PolySVCRanker(BaseRanker):
         self.relevant_from = relevant_from
 
     def fit(self, X, y=None, qid=None):
+        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): the features
+        standardised, the polynomial-kernel SVM of good (label ``>= relevant_from``) against bad
+        documents, at most ``max_per_query`` of each query. Returns self."""
         from sklearn.svm import SVC
 
         self._start_fit()

@@ -416,12 +416,12 @@ class BoostingReranker(BaseEstimator):
         Rounds kept.
     n_rounds_run_ : int
         Rounds run (fewer than n_rounds when nothing could decrease the objective any more).
-    selected_features_, steps_ : ndarray, shape (n_rounds_run_,)
+    selected_features_, steps_ : ndarray, shape (``n_rounds_run_``,)
         The feature updated at each round and the amount added to its (unscaled) weight.
-    train_loss_ : ndarray, shape (n_rounds_run_ + 1,)
+    train_loss_ : ndarray, shape (``n_rounds_run_ + 1``,)
         ExpLoss / P after rounds 0 (base score only), 1, 2, ...
-    objective_curve_ : ndarray, shape (n_rounds_run_ + 1,)
-        The objective minimised: train_loss_, plus the penalty when regularised.
+    objective_curve_ : ndarray, shape (``n_rounds_run_ + 1``,)
+        The objective minimised: ``train_loss_``, plus the penalty when regularised.
     dev_rounds_, dev_curve_ : ndarray or None
         Evaluated rounds and the dev accuracy after each (token accuracy, ``dev.accuracy_of``;
         if ``dev.size`` is None, minus the mean loss per list). None without a dev set.

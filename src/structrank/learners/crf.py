@@ -167,7 +167,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         loss-scaled (Eq. 11), expected loss (Eq. 6), loss-inspired KL (Eqs. 8-9). The loss is
         1 - NDCG of Eq. 12 over the subset. ``ml`` and ``la`` take the mean of the
         log-likelihoods of the zero-loss rankings; ``ml-sum`` and ``la-sum`` their sum, as Eq. 10
-        prints it, so a query's step is |Y0| times larger (structrank.oracles.crf).
+        prints it, so a query's step is ``|Y0|`` times larger (structrank.oracles.crf).
     learning_rate : float, default 0.1
         Step of each per-query gradient step.
     alpha : float, default 1.0
@@ -210,6 +210,15 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     objective_curve_ : ndarray
         Mean training objective over the visited queries in each epoch (at the visit's weights).
     n_queries_used_, n_queries_skipped_ : int
+
+    Examples
+    --------
+    >>> from structrank.data import make_ranking_dataset
+    >>> ds = make_ranking_dataset(n_queries=50, random_state=0)
+    >>> train, vali = ds.take_queries(range(30)), ds.take_queries(range(30, 50))
+    >>> model = PermutationCRFRanker(objective="kl", max_epochs=5, random_state=0).fit(train, eval_set=vali)
+    >>> 1 <= model.best_epoch_ <= 5, model.score(vali) > 0.5
+    (True, True)
     """
 
     _saved_attributes = ("coef_", "n_features_in_")

@@ -253,6 +253,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         Mean loss of the inferred rankings in each epoch.
     n_updates_ : int
     n_queries_used_ : int
+
+    Examples
+    --------
+    >>> from structrank.data import make_ranking_dataset
+    >>> ds = make_ranking_dataset(n_queries=50, random_state=0)
+    >>> train, vali = ds.take_queries(range(30)), ds.take_queries(range(30, 50))
+    >>> model = LatentPerceptronRanker(max_epochs=10, random_state=0).fit(train, eval_set=vali)
+    >>> 1 <= model.best_epoch_ <= 10, model.score(vali) > 0.5  # score: MAP, the loss's metric
+    (True, True)
     """
 
     _saved_attributes = ("coef_", "n_features_in_")
@@ -458,7 +467,15 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         Eq. 4 (with the inference's own max) after each CCCP iteration, under ``slack``'s
         weighting of the slacks.
     n_queries_used_ : int
-        The queries with a good and a bad document: the |Q| of Eq. 4.
+        The queries with a good and a bad document: the ``|Q|`` of Eq. 4.
+
+    Examples
+    --------
+    >>> from structrank.data import make_ranking_dataset
+    >>> ds = make_ranking_dataset(n_queries=30, random_state=0)
+    >>> model = LatentSSVMRanker(C=10.0).fit(ds)
+    >>> model.converged_, model.score(ds) > 0.5
+    (True, True)
     """
 
     _saved_attributes = ("coef_", "n_features_in_")
@@ -487,6 +504,9 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         self.shard_rows = shard_rows
 
     def fit(self, X, y=None, qid=None):
+        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X) by CCCP: impute each
+        query's best correct ranking under w, solve the structural SVM against it by cutting planes,
+        and repeat until the imputation or the objective stops changing. Returns self."""
         self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         loss = self._loss()

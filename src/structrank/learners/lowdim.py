@@ -385,18 +385,47 @@ class LowDimReranker(BaseEstimator):
 
     Attributes
     ----------
-    A_ : ndarray (d1, k), B_ : ndarray (d2, k)
-    eigenvalues_ : ndarray (k,), omega of Eq. 14, descending
-    w_ : float, the weight of Eq. 13
-    weights_ : ndarray, the grid searched; dev_curve_ : ndarray, the dev accuracy (or, without
-        ``size``, total loss) at each grid point; dev_metric_ : "accuracy" or "loss";
-        w_selected_on_ : "dev" or "train"
-    covariance_ : dict, the kinds used for C_xx and C_yy and the eigen-solver
-    init_A_, init_B_ : the first iterate (the softened solution, Alg. 1 step 1); for the
-        closed-form models the same as A_, B_
-    alpha_ : ndarray, the Lagrange multipliers of the returned A_, B_ (discriminative; else None)
-    history_ : list of dict per eigen-solve: eigenvalues, and for the discriminative model the
-        objective of Eq. 6 (times lam), the total slack and the number of lists with a slack
+    A_ : ndarray of shape (d1, k)
+    B_ : ndarray of shape (d2, k)
+    eigenvalues_ : ndarray of shape (k,)
+        omega of Eq. 14, descending.
+    w_ : float
+        The weight of Eq. 13.
+    weights_ : ndarray
+        The grid searched.
+    dev_curve_ : ndarray
+        The dev accuracy (or, without ``size``, total loss) at each grid point.
+    dev_metric_ : {"accuracy", "loss"}
+    w_selected_on_ : {"dev", "train"}
+    covariance_ : dict
+        The kinds used for C_xx and C_yy and the eigen-solver.
+    init_A_, init_B_ : ndarray
+        The first iterate (the softened solution, Alg. 1 step 1); for the closed-form models the
+        same as ``A_``, ``B_``.
+    alpha_ : ndarray or None
+        The Lagrange multipliers of the returned ``A_``, ``B_`` (discriminative; else None).
+    history_ : list of dict
+        Per eigen-solve: eigenvalues, and for the discriminative model the objective of Eq. 6
+        (times lam), the total slack and the number of lists with a slack.
+
+    Examples
+    --------
+    Two kinds of input, each with its own right output; the base model always prefers candidate 0,
+    and the reranker learns which output goes with which input:
+
+    >>> import numpy as np
+    >>> from structrank.data import NBestData
+    >>> kind = np.random.default_rng(0).integers(0, 2, 40)    # each list's input: one of two kinds
+    >>> x = np.repeat(np.eye(2)[kind], 2, axis=0)              # the input view, once per candidate
+    >>> y = np.tile(np.eye(2), (40, 1))                        # candidate j outputs j
+    >>> loss = (np.tile([0, 1], 40) != np.repeat(kind, 2)).astype(float)
+    >>> data = NBestData(x, y, loss, base_score=np.tile([0.0, -0.1], 40), qid=np.repeat(np.arange(40), 2),
+    ...                  size=np.ones(40))
+    >>> round(data.accuracy_of(data.base_score), 3)
+    0.425
+    >>> model = LowDimReranker(model="softened", k=2).fit(data)
+    >>> data.accuracy_of(model.predict(data))
+    1.0
     """
 
     def __init__(self, model="discriminative", k=75, tau=0.95, lam=0.3, n_iter=5, step=1.0, weights=None,

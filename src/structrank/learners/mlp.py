@@ -108,6 +108,15 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     gain_ : str
     best_epoch_ : int
     eval_history_ : ndarray
+
+    Examples
+    --------
+    >>> from structrank.data import make_ranking_dataset
+    >>> ds = make_ranking_dataset(n_queries=50, random_state=0)
+    >>> train, vali = ds.take_queries(range(30)), ds.take_queries(range(30, 50))
+    >>> model = MLPRanker(loss="map", hidden_layer_sizes=(8,), epochs=5, random_state=0).fit(train, eval_set=vali)
+    >>> model.predict(vali.X).shape == (vali.n_rows,), model.score(vali) > 0.5
+    (True, True)
     """
 
     _saved_attributes = ("params_", "n_features_in_", "gain_")

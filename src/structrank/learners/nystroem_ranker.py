@@ -49,6 +49,14 @@ class NystroemRanker(BaseRanker):
     weights_ : ndarray
         The inner ranker's weights over the embedding.
     intercept_, gamma_ : float
+
+    Examples
+    --------
+    >>> from structrank.data import make_ranking_dataset
+    >>> ds = make_ranking_dataset(n_queries=30, random_state=0)
+    >>> model = NystroemRanker(ranker_params={"loss": "map", "C": 10.0}, n_landmarks=50).fit(ds)
+    >>> model.weights_.shape, model.score(ds) > 0.5
+    ((50,), True)
     """
 
     _saved_attributes = ("landmarks_", "normalization_", "weights_", "intercept_", "gamma_", "n_features_in_")

@@ -242,6 +242,8 @@ class McRank(_LightGBMRanker):
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None, qid=None):
+        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): multiclass trees on
+        the relevance grades (at least two are needed). Returns self."""
         self._start_fit()
         X, y, qid, _ = self._validate_fit_data(X, y, qid)
         classes, label = np.unique(y, return_inverse=True)
@@ -313,6 +315,8 @@ class LambdaMARTRanker(_LightGBMRanker):
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None, qid=None):
+        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): LightGBM's lambdarank
+        trees (some query needs two different labels). Returns self."""
         self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):

@@ -23,11 +23,22 @@ from typing import NamedTuple
 
 import numpy as np
 
+#: the two kinds of loss (``RankingLoss.kind``): a hinge has a max-violating structure, a probabilistic
+#: objective only a value and a gradient
 HINGE, PROBABILISTIC = "hinge", "probabilistic"
 
 
 class Violation(NamedTuple):
-    """The max-violating structure of one query."""
+    """The max-violating structure of one query.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structrank.losses import get_loss
+    >>> v = get_loss("map").oracle(np.array([0.0, 1.0, 0.5]), np.array([1, 0, 0]))
+    >>> round(v.loss, 4), v.order.tolist(), v.coef.tolist()  # the good document ranked last
+    (0.6667, [1, 2, 0], [-1.0, 0.5, 0.5])
+    """
 
     coef: np.ndarray  #: its feature-map coefficients, one per document
     loss: float  #: its loss Delta
@@ -39,6 +50,20 @@ class RankingLoss:
 
     Subclasses implement ``batch`` and ``star`` (hinges) or ``value_and_grad`` (probabilistic
     objectives), and set ``name``, ``feature_map``, ``metrics``, ``convention`` and ``labels``.
+
+    Examples
+    --------
+    Registered losses are instances, built by ``get_loss``; a hinge gives its max-violating ranking
+    and a (sub)gradient with respect to the scores:
+
+    >>> import numpy as np
+    >>> from structrank.losses import get_loss
+    >>> loss = get_loss("map")
+    >>> isinstance(loss, RankingLoss), loss.label, loss.kind, loss.metrics
+    (True, 'map/po', 'hinge', ('map',))
+    >>> values, grad = loss.value_and_grad(np.array([0.0, 1.0, 0.5]), np.array([1, 0, 0]), np.array([0, 3]))
+    >>> values.round(4).tolist(), grad.tolist()  # c_hat - c_star
+    ([2.1667], [-2.0, 1.0, 1.0])
     """
 
     name: str = ""

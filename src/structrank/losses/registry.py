@@ -83,10 +83,12 @@ def entries() -> dict:
 
 
 def loss_names(kind: str | None = None) -> tuple:
+    """The registered loss names, hinges first; ``kind`` ("hinge" or "probabilistic") keeps one kind."""
     return tuple(name for name, entry in entries().items() if kind is None or entry.kind == kind)
 
 
 def get_entry(name: str) -> LossEntry:
+    """The ``LossEntry`` of the registered loss ``name``; ValueError naming the known ones otherwise."""
     known = entries()
     if name not in known:
         raise ValueError(f"unknown loss {name!r}; known: {', '.join(known)}")

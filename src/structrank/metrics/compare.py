@@ -42,7 +42,19 @@ def holm(pvalues) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PairedRow:
-    """One system against the baseline on one measure."""
+    """One system against the baseline on one measure.
+
+    Examples
+    --------
+    >>> from structrank.metrics.compare import compare_values
+    >>> values = {"bm25": {"map": {q: 0.30 + 0.01 * q for q in range(8)}},
+    ...           "mine": {"map": {q: 0.35 + 0.01 * q + 0.003 * (q % 3) for q in range(8)}}}
+    >>> row = compare_values(values).rows[0]
+    >>> row.system, row.queries, round(row.difference, 4), row.rand_p  # 8 queries: the exact test, 2 / 2**8
+    ('mine', 8, 0.0526, 0.0078125)
+    >>> row.verdict("bm25")
+    'mine better'
+    """
 
     system: str
     metric: str
@@ -68,7 +80,20 @@ class PairedRow:
 
 @dataclass
 class Comparison:
-    """The outcome of ``compare_results``."""
+    """The outcome of ``compare_results``.
+
+    Examples
+    --------
+    >>> from structrank.metrics.compare import compare_values
+    >>> values = {"bm25": {"map": {q: 0.30 + 0.01 * q for q in range(8)}},
+    ...           "mine": {"map": {q: 0.35 + 0.01 * q + 0.003 * (q % 3) for q in range(8)}}}
+    >>> comparison = compare_values(values)
+    >>> comparison.baseline, comparison.systems, round(comparison.means["mine"]["map"], 4)
+    ('bm25', ['bm25', 'mine'], 0.3876)
+    >>> header, base, mine = comparison.table()
+    >>> dict(zip(header, mine))["both < 0.05"]  # both Holm-adjusted tests reject "no difference"
+    'better'
+    """
 
     baseline: str
     systems: list
@@ -204,3 +229,6 @@ def compare_values(values: dict, means: dict | None = None, n_resamples: int = 1
             rows.append(PairedRow(system, metric, t.mean_a, t.mean_b, t.mean_diff, t.n, t.t_p, t.rand_p, float(th),
                                   float(rh)))
     return Comparison(baseline, systems, metrics, means, rows, differences, n_resamples, seed, alpha)
+
+
+__all__ = ["Comparison", "PairedRow", "against_baseline", "compare_results", "compare_values", "holm"]

@@ -30,6 +30,7 @@ _NEEDS_CUTOFF = ("p", "precision", "recall", "r", "success")
 _NO_CUTOFF = ("auc", "rprec", "bpref")
 _MAX_CUTOFF = 2**31 - 1  # the kernels take the cut-off as a 64-bit int
 
+#: what ``evaluate`` (and ``structrank evaluate``) measures when no metric is named
 DEFAULT_METRICS = ("map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
 
 
@@ -67,6 +68,11 @@ def _parse_metric(name: str) -> tuple[str, int]:
 
 
 def canonical_name(name: str) -> str:
+    """The name a metric is reported under: lower case, the cut-off after ``@``.
+
+    >>> canonical_name("NDCG@10"), canonical_name("P@5"), canonical_name("map")
+    ('ndcg@10', 'p@5', 'map')
+    """
     family, k = parse_metric(name)
     return f"{family}@{k}" if k else family
 
@@ -81,6 +87,18 @@ class EvaluationResult:
     per_query : dict {name: ndarray, aligned with ``qids``}
     qids : ndarray, each query's id in order of first appearance
     convention : str
+
+    Examples
+    --------
+    >>> from structrank.metrics import evaluate
+    >>> result = evaluate([1, 0, 0, 1, 1, 0], [0.9, 0.8, 0.1, 0.2, 0.7, 0.3], qid=[1, 1, 1, 2, 2, 2],
+    ...                   metrics=["map", "p@1"], convention="letor4")
+    >>> {name: round(value, 4) for name, value in result.metrics.items()}
+    {'map': 0.9167, 'p@1': 1.0}
+    >>> result.qids.tolist(), result.per_query["map"].round(4).tolist()
+    ([1, 2], [1.0, 0.8333])
+    >>> result.to_dict(per_query=False)["queries"]
+    2
     """
 
     metrics: dict

@@ -1,10 +1,10 @@
 """Natural-language substrate: CoNLL-U treebanks, a trigram HMM POS tagger with exact n-best, and
 the n-best reranking data built from it (Jagarlamudi & Daumé 2012, Sec. 4).
 
-- :mod:`structrank.nlp.conllu`: reading CoNLL-U, choosing the tag column, the four UD treebanks;
-- :mod:`structrank.nlp.hmm`: :class:`TrigramHMMTagger` (TnT-style estimation, numba Viterbi and
+- ``structrank.nlp.conllu``: reading CoNLL-U, choosing the tag column, the four UD treebanks;
+- ``structrank.nlp.hmm``: :class:`TrigramHMMTagger` (TnT-style estimation, numba Viterbi and
   list-Viterbi n-best, pickle-free save/load) -- reusable for tagging any tokenised text;
-- :mod:`structrank.nlp.tagging`: jackknifed n-best lists over contiguous folds, the suffix and tag
+- ``structrank.nlp.tagging``: jackknifed n-best lists over contiguous folds, the suffix and tag
   views, and their NBestData.
 """
 

@@ -58,7 +58,25 @@ _SENT_ID = re.compile(r"#\s*sent_id\s*=\s*(.*?)\s*\Z")
 
 @dataclass
 class Sentence:
-    """One sentence's syntactic words and their tags (``"_"`` where a column is unspecified)."""
+    """One sentence's syntactic words and their tags (``"_"`` where a column is unspecified).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from structrank.nlp import read_conllu
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "tiny.conllu")
+    >>> rows = ["1\\tThe\\tthe\\tDET\\tDT\\t_\\t2\\tdet\\t_\\t_", "2\\tdog\\tdog\\tNOUN\\tNN\\t_\\t3\\tnsubj\\t_\\t_",
+    ...         "3\\tbarks\\tbark\\tVERB\\tVBZ\\t_\\t0\\troot\\t_\\t_"]
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("# sent_id = 1\\n" + "\\n".join(rows) + "\\n\\n")
+    >>> sentence, = read_conllu(path)
+    >>> sentence
+    Sentence(words=['The', 'dog', 'barks'], upos=['DET', 'NOUN', 'VERB'], xpos=['DT', 'NN', 'VBZ'], sent_id='1')
+    >>> len(sentence)
+    3
+    >>> tmp.cleanup()
+    """
 
     words: list = field(default_factory=list)
     upos: list = field(default_factory=list)

@@ -445,14 +445,14 @@ class TrigramHMMTagger:
         Thede & Harper (1999) do, the baseline tagger of Jagarlamudi & Daumé (2012); see the
         module docstring.
 
-    Attributes (after ``fit``)
-    --------------------------
+    Attributes
+    ----------
     tags_ : list of str
         The tag set, sorted; tag id i is ``tags_[i]``, id ``len(tags_)`` the boundary symbol.
     lambdas_ : ndarray (3,)
         Interpolation weights of the unigram, bigram and trigram estimates.
     unigram_counts_, bigram_counts_, trigram_counts_ : ndarray
-        Counts of the padded training tag sequences (see :func:`ngram_counts`).
+        Counts of the padded training tag sequences (see ``ngram_counts``).
     tag_counts_ : ndarray (n_tags,)
         ``f(t)``, tokens per tag.
     log_trans_ : ndarray (n_tags + 1,) * 3
@@ -466,6 +466,16 @@ class TrigramHMMTagger:
         has no contexts and ``unseen_logp_ == entry_logp_``.
     theta_ : float
         Successive-abstraction weight.
+
+    Examples
+    --------
+    >>> words = [["the", "dog", "runs"], ["the", "runs", "end"], ["a", "cat", "runs"], ["the", "dog", "sleeps"]]
+    >>> tags = [["DT", "NN", "VBZ"], ["DT", "NNS", "VBP"], ["DT", "NN", "VBZ"], ["DT", "NN", "VBZ"]]
+    >>> tagger = TrigramHMMTagger().fit(words, tags)
+    >>> tagger.predict([["a", "dog", "runs"]]), tagger.score(words, tags)
+    ([['DT', 'NN', 'VBZ']], 1.0)
+    >>> [(tags, round(score, 2)) for tags, score in tagger.nbest(["a", "dog", "runs"], n=3)]
+    [(('DT', 'NN', 'VBZ'), -3.1), (('DT', 'NN', 'NNS'), -9.89)]
     """
 
     def __init__(self, rare_max_count=10, max_suffix_length=10, unknown_beam=1e-4, max_unknown_tags=20,

@@ -134,6 +134,15 @@ class ViewVectorizer:
 
     ``analyzer`` maps one item (a sentence's words, a tag sequence) to its list of features.
     Columns are the training features in sorted order; unseen features are dropped.
+
+    Examples
+    --------
+    >>> vectorizer = ViewVectorizer(lambda words: [word[-2:] for word in words])  # two-letter suffixes
+    >>> X = vectorizer.fit_transform([["the", "dog"], ["a", "cat", "sat"]])
+    >>> vectorizer.feature_names_, X.toarray().tolist()
+    (['a', 'at', 'he', 'og'], [[0.0, 0.0, 1.0, 1.0], [1.0, 2.0, 0.0, 0.0]])
+    >>> vectorizer.transform([["the", "bat", "ran"]]).toarray().tolist()  # "an" is unseen: dropped
+    [[0.0, 1.0, 1.0, 0.0]]
     """
 
     def __init__(self, analyzer):

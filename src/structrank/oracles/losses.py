@@ -44,6 +44,7 @@ from structrank.oracles.mrr import mrr_kernel
 from structrank.oracles.po import auc_kernel, map_kernel, mrr_po_kernel, ndcg_kernel
 from structrank.structures import dorm_decay, po_star
 
+#: the loss names ``StructuredLoss`` and ``make_loss`` accept ("combo": ``ComboLoss``)
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
 DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> a convention that uses it
@@ -137,6 +138,15 @@ class StructuredLoss(RankingLoss):
         NDCG). Graded with phi_po, the pairs of phi_po are all pairs of different labels and
         ``relevant_from`` is not used; it needs the cut-off of "ndcg" (the no-clip table would
         grow as n^G) and labels >= 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores, labels = np.array([0.0, 1.0, 0.5, 0.2]), np.array([1, 0, 0, 1])
+    >>> loss = StructuredLoss("mrr")  # phi_mrr, the paper's map for MRR
+    >>> v = loss.oracle(scores, labels)
+    >>> loss.label, round(v.loss, 4), v.order.tolist(), v.coef.tolist()
+    ('mrr@10/mrr', 0.6667, [1, 2, 0, 3], [-2.0, 1.0, 1.0, 0.0])
     """
 
     name: str
@@ -310,6 +320,17 @@ class ComboLoss(RankingLoss):
     largest. Its coefficients are returned as the difference ``c_hat - c_star`` with a zero
     ``c_star``, since the components' maps need not agree on ``c_star``.
     (Separate slacks are a learner matter: one constraint set per component.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structrank.oracles import StructuredLoss
+    >>> combo = ComboLoss(components=(StructuredLoss("map"), StructuredLoss("mrr")))
+    >>> s, z, offsets = np.array([0.0, 1.0, 0.5, 0.2]), np.array([1, 0, 0, 1]), np.array([0, 4])
+    >>> [round(float(part.value_and_grad(s, z, offsets)[0][0]), 4) for part in combo.components]
+    [1.8833, 2.1667]
+    >>> combo.label, round(float(combo.value_and_grad(s, z, offsets)[0][0]), 4)  # the larger violation
+    ('combo(map/po+mrr@10/mrr)', 2.1667)
     """
 
     components: tuple

@@ -1,0 +1,136 @@
+"""The documentation site's sources and the public API's docstrings (issue 23, point 7).
+
+The site itself is built by ``python tools/build_docs.py`` (``./dev docs``), with warnings as errors,
+in .ci/run. Here: every public module has its API page, every public class an Examples section, and
+those examples run (they also run under ``--doctest-modules`` when pytest is given no path, as in
+the README's ``./dev test``; these tests run them under ``pytest tests`` too).
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "docs" / "site"
+
+#: the modules whose ``__all__`` is the public API; each has a page docs/site/api/NAME.rst
+PUBLIC_MODULES = (
+    "structrank", "structrank.data", "structrank.metrics", "structrank.metrics.compare", "structrank.oracles",
+    "structrank.losses", "structrank.learners", "structrank.kernels", "structrank.nlp", "structrank.qa",
+    "structrank.torch", "structrank.experiments", "structrank.model_selection", "structrank.model_io",
+    "structrank.export", "structrank.figures", "structrank.errors",
+)
+
+
+def _module(name):
+    if name == "structrank.torch":
+        pytest.importorskip("torch", reason="structrank.torch needs torch (pip install torch)")
+    return importlib.import_module(name)
+
+
+def public_classes():
+    """(qualified name, module name, class) of every class a public module exports, once each."""
+    seen = {}
+    for name in PUBLIC_MODULES:
+        try:
+            module = _module(name)
+        except pytest.skip.Exception:
+            continue
+        for export in module.__all__:
+            obj = getattr(module, export)
+            if inspect.isclass(obj):
+                seen.setdefault(f"{obj.__module__}.{obj.__qualname__}", (name, obj))
+    return [(qualified, module, obj) for qualified, (module, obj) in sorted(seen.items())]
+
+
+CLASSES = public_classes()
+
+
+def test_every_public_module_has_an_api_page():
+    pages = {p.stem for p in (SITE / "api").glob("*.rst")} - {"index"}
+    assert pages == set(PUBLIC_MODULES)
+    index = (SITE / "api" / "index.rst").read_text()
+    assert [line.strip() for line in index.splitlines() if line.startswith("   structrank")] == list(PUBLIC_MODULES)
+    for name in PUBLIC_MODULES:
+        assert f".. automodule:: {name}" in (SITE / "api" / f"{name}.rst").read_text()
+
+
+def test_every_module_with_all_is_public_or_inside_a_public_package():
+    """A module that declares ``__all__`` is in PUBLIC_MODULES, or a package in it re-exports it."""
+    src = ROOT / "src"
+    for path in sorted((src / "structrank").rglob("*.py")):
+        if not re.search(r"^__all__\s*=", path.read_text(), re.M):
+            continue
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        name = ".".join(parts)
+        assert name in PUBLIC_MODULES or ".".join(parts[:-1]) in PUBLIC_MODULES, name
+
+
+def test_the_top_level_page_lists_every_top_level_name():
+    import structrank
+
+    page = (SITE / "api" / "structrank.rst").read_text()
+    listed = set(re.findall(r"(?:class|func):`structrank\.(\w+) <", page))
+    assert listed == set(structrank.__all__) - {"__version__"}
+    assert "structrank.__version__" in page
+
+
+def test_the_markdown_pages_of_docs_are_in_the_site():
+    """Every docs/*.md page is included (not copied) by a page of the site's table of contents."""
+    included = {}
+    for page in SITE.glob("*.md"):
+        match = re.search(r"```\{include\} \.\./(\w+\.md)", page.read_text())
+        if match:
+            included[match.group(1)] = page.stem
+    assert set(included) == {p.name for p in (ROOT / "docs").glob("*.md")}
+    toc = (SITE / "index.md").read_text()
+    for stem in [*included.values(), "tutorial", "api/index"]:
+        assert re.search(rf"^{re.escape(stem)}$", toc, re.M), stem
+
+
+@pytest.mark.parametrize("qualified, module, cls", CLASSES, ids=[c[0] for c in CLASSES])
+def test_public_class_has_an_examples_section(qualified, module, cls):
+    doc = inspect.cleandoc(cls.__doc__ or "")
+    section = re.search(r"^Examples\n-{8}\n(.*)", doc, re.M | re.S)
+    assert section, f"{qualified} (exported by {module}) has no numpydoc Examples section"
+    assert ">>> " in section.group(1), f"{qualified}: its Examples section has no example"
+
+
+@pytest.mark.parametrize("qualified, module, cls", CLASSES, ids=[c[0] for c in CLASSES])
+def test_public_class_examples_run(qualified, module, cls):
+    defining = importlib.import_module(cls.__module__)
+    tests = doctest.DocTestFinder(recurse=False).find(cls, qualified, module=defining, globs=vars(defining).copy())
+    assert tests and tests[0].examples
+    out = []
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in tests:
+        runner.run(test, out=out.append)
+    assert runner.failures == 0, "".join(out)
+
+
+def test_every_ranker_fit_is_documented():
+    import structrank.learners as learners
+
+    for name in learners.__all__:
+        cls = getattr(learners, name)
+        if inspect.isclass(cls) and "fit" in vars(cls):
+            doc = inspect.getdoc(vars(cls)["fit"])
+            assert doc and len(doc.split()) > 5, f"{name}.fit has no docstring"
+
+
+def test_the_readme_test_command_runs_the_doctests_of_the_sources():
+    """``./dev test`` is pytest without a path: testpaths then include the package, with --doctest-modules."""
+    pyproject = (ROOT / "pyproject.toml").read_text()  # read as text: tomllib is Python 3.11+
+    options = pyproject[pyproject.index("[tool.pytest.ini_options]"):]
+    assert re.search(r'^testpaths = \[.*"src/structrank".*\]$', options, re.M)
+    assert re.search(r'^addopts = ".*--doctest-modules.*"$', options, re.M)
+    assert re.search(r"^\./dev test\b", (ROOT / ".ci" / "run").read_text(), re.M)
+    assert re.search(r"^\./dev docs\b", (ROOT / ".ci" / "run").read_text(), re.M)

@@ -1,0 +1,236 @@
+"""Every figure the project draws, rendered on small synthetic inputs: nothing is cut off.
+
+Each function that calls ``save_figure`` is drawn here (a test finds them in the sources and checks
+that every one was), and after the PNG is written every text of the figure (titles, axis labels,
+tick labels, legends) must lie inside the figure's own extent, not merely inside the tight box the
+PNG is cropped to. Plots of a metric against its cut-off k join only cut-offs that were measured.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.image import imread
+from matplotlib.text import Text
+
+import structrank.figures
+
+SRC = Path(structrank.figures.__file__).resolve().parent
+
+#: the modules that imported save_figure at their top (their own reference is patched too)
+IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008", "structrank.experiments.croce2016",
+             "structrank.experiments.haponchyk2018", "structrank.experiments.jagarlamudi2012",
+             "structrank.experiments.letor_baselines", "structrank.experiments.volkovs2011")
+
+
+def drawing_functions():
+    """{(module, function)} of every function of the package that calls save_figure."""
+    found = set()
+    for path in SRC.rglob("*.py"):
+        if path.name == "figures.py":
+            continue
+        module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
+                if any(getattr(c.func, "id", None) == "save_figure" for c in calls):
+                    found.add((module, node.name))
+    return found
+
+
+def outside(extent, box, tolerance=1.0):
+    return (extent.x0 < box.x0 - tolerance or extent.y0 < box.y0 - tolerance
+            or extent.x1 > box.x1 + tolerance or extent.y1 > box.y1 + tolerance)
+
+
+def _hidden_tick_labels(fig):
+    """ids of the tick labels of ticks outside their axis' view (matplotlib keeps but does not draw them)."""
+    hidden = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            span = (hi - lo) * 1e-9
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - span <= tick.get_loc() <= hi + span:
+                    hidden.update({id(tick.label1), id(tick.label2)})
+    return hidden
+
+
+def _rounded(box):
+    return tuple(round(float(v)) for v in box.extents)
+
+
+def cut_off(fig) -> list:
+    """What of ``fig`` lies outside its extent: '<text> at (x0, y0, x1, y1)' for each text or legend."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box, hidden, problems = fig.bbox, _hidden_tick_labels(fig), []
+    for text in fig.findobj(Text):
+        if text.get_visible() and text.get_text().strip() and id(text) not in hidden:
+            extent = text.get_window_extent(renderer)
+            if outside(extent, box):
+                problems.append(f"{text.get_text()!r} at {_rounded(extent)}")
+    for legend in [ax.get_legend() for ax in fig.axes] + fig.legends:
+        if legend is not None and outside(legend.get_window_extent(renderer), box):
+            problems.append(f"a legend at {_rounded(legend.get_window_extent(renderer))}")
+    return problems
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """[(module, function, figure, path)] of every figure saved while the test runs; each checked on saving."""
+    import importlib
+
+    save = structrank.figures.save_figure
+    figures = []
+
+    def checked_save(fig, path, *args, **kwargs):
+        written = save(fig, path, *args, **kwargs)
+        caller = inspect.currentframe().f_back
+        figures.append((caller.f_globals["__name__"], caller.f_code.co_name, fig, Path(written)))
+        problems = cut_off(fig)
+        assert not problems, f"{caller.f_code.co_name}: outside the {_rounded(fig.bbox)} figure: {problems}"
+        height, width = imread(written).shape[:2]
+        assert width > 100 and height > 100
+        return written
+
+    monkeypatch.setattr(structrank.figures, "save_figure", checked_save)
+    for name in IMPORTERS:
+        monkeypatch.setattr(importlib.import_module(name), "save_figure", checked_save)
+    return figures
+
+
+def joined_pairs(line):
+    """(x, x') of each pair of points the line joins: neighbours in its data, both finite."""
+    x, y = np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)
+    finite = np.isfinite(x) & np.isfinite(y)
+    return [(x[i], x[i + 1]) for i in range(x.size - 1) if finite[i] and finite[i + 1]]
+
+
+# -- each figure on synthetic inputs --------------------------------------------------------------------
+
+
+def draw_compare(folder):
+    from structrank.metrics.compare import compare_values
+
+    rng = np.random.default_rng(0)
+    values = {system: {metric: {q: float(v) for q, v in enumerate(rng.random(30) + shift)}
+                       for metric in ("map", "ndcg@10")}
+              for system, shift in (("bm25", 0.0), ("a much longer system name", 0.05), ("mine", 0.1))}
+    compare_values(values, n_resamples=200).plot(folder / "compare.png")
+
+
+def draw_chakrabarti2008(folder):
+    from structrank.experiments import chakrabarti2008 as c
+
+    mrr = {"MRR (phi_mrr)": (list(range(1, 11)), [0.42 + 0.01 * k for k in range(10)]),
+           "MRR-po (phi_po)": (list(range(1, 11)), [0.44 + 0.01 * k if k != 4 else np.nan for k in range(10)])}
+    c._line_figure(folder / "fig7.png", "MQ2008: MRR@k, phi_mrr vs phi_po", "k", "test MRR@k (binary)", mrr)
+    sweep = {model: ([0.01, 0.1, 1.0, 10.0, 100.0], list(np.linspace(1.0, 0.1, 5) * (i + 1)))
+             for i, model in enumerate(c.SWEEP)}
+    c._line_figure(folder / "fig4.png", "MQ2008 Fold1 train", "C", "average slack", sweep, logx=True)
+
+
+def draw_volkovs2011(folder):
+    from structrank.experiments import volkovs2011 as v
+
+    rng = np.random.default_rng(0)
+    chosen = {(model, fold, seed): ({}, {f"test:{m}": 0.35 + 0.02 * k + 0.01 * rng.random()
+                                        for k, m in enumerate(v.NDCG)})
+              for model in v.TABLE1_ROWS for fold in range(1, 6) for seed in range(3)}
+    v.fig2(chosen, "MQ2008", folder / "fig2.png")
+    v.fig1(folder / "fig1.png")
+
+
+def draw_haponchyk2018(folder):
+    from structrank.experiments import haponchyk2018 as h
+
+    rows = [{"split": "official", "metric": f"curve:{epoch}", "model": model, "params": json.dumps({"features": "sim"}),
+             "value": 0.6 + 0.01 * np.log(epoch) + 0.01 * i}
+            for i, model in enumerate(h.CURVE_ROWS) for epoch in range(1, 31)]
+    assert h._curve_figure(rows, folder, "") is not None
+
+
+def draw_jagarlamudi2012(folder):
+    from structrank.experiments import jagarlamudi2012 as j
+
+    runs = {("en", j.HMM, ()): {"dev:accuracy": 0.93}}
+    for name, grid in (("tau", j.TAUS), ("lam", j.LAMBDAS)):
+        for value in grid:
+            setting = tuple(sorted({**j.CENTRE, name: value}.items()))
+            runs[("en", "Discriminative", setting)] = {"dev:accuracy": 0.935 + 0.001 * value}
+    assert j.fig1(runs, folder / "fig1-tau-lambda-en.png")
+
+
+def draw_letor_baselines(folder):
+    from structrank.experiments import letor_baselines as lb
+
+    rows = [{"model": model, "metric": f"ndcg@{k}", "fold": f"Fold{fold}", "value": 0.3 + 0.02 * k + 0.01 * fold}
+            for model in lb.MODELS for k in lb.NDCG_KS for fold in range(1, 6)
+            if not (model == "ranksvm" and k == 3)]  # a metric missing from the rows
+    lb.ndcg_figure(rows, "MQ2008", "letor4", folder / "mq2008_ndcg.png")
+
+
+def draw_croce2016(folder):
+    from structrank.experiments import croce2016 as c
+
+    full = next(iter(c.FULL))
+    runs = {("full", full, None, 0, c.DATASET, ""): {"test:map": 0.78, "support_vectors": 4000},
+            ("linear", c.LINEAR, None, 0, c.DATASET, ""): {"test:map": 0.74}}
+    for landmarks in (100, 200, 500, 1000):
+        for seed in range(3):
+            runs[("nystroem", c.NYSTROEM, landmarks, seed, c.DATASET, "")] = {"test:map": 0.7 + landmarks / 1e4
+                                                                             + 0.002 * seed}
+    assert c.figure(runs, folder / "map-saving-landmarks.png")
+
+
+def draw_bench_scale(folder):
+    from structrank.bench import scale
+
+    rows = [{"task": task, "size": size, "seconds": size * 1e-5 * (i + 1)}
+            for i, task in enumerate(("load", "evaluate", "svm-map", "lsp-ap", "crf-kl"))
+            for size in (10_000, 100_000, 1_000_000)]
+    scale.figure({"rows": rows}, folder / "scale-time.png")
+
+
+DRAWINGS = [draw_compare, draw_chakrabarti2008, draw_volkovs2011, draw_haponchyk2018, draw_jagarlamudi2012,
+            draw_letor_baselines, draw_croce2016, draw_bench_scale]
+
+
+@pytest.mark.parametrize("draw", DRAWINGS, ids=[d.__name__[5:] for d in DRAWINGS])
+def test_nothing_is_cut_off(draw, drawn, tmp_path):
+    draw(tmp_path)  # each save is checked by the fixture
+    assert drawn
+
+
+def test_every_figure_of_the_project_is_drawn_here(drawn, tmp_path):
+    for draw in DRAWINGS:
+        draw(tmp_path)
+    assert {(module, function) for module, function, _, _ in drawn} == drawing_functions()
+
+
+def test_the_cut_off_check_sees_a_label_outside_the_figure():
+    fig = structrank.figures.new_figure(figsize=(2, 1.5), layout=None)  # no layout engine to fit it in
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("a label\nset far too low\nfor this small\nfigure")
+    assert any("a label" in p for p in cut_off(fig))
+
+
+def test_ndcg_at_k_joins_only_measured_cut_offs(drawn, tmp_path):
+    draw_letor_baselines(tmp_path)
+    (_, _, fig, _), = drawn
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert set(lines) == {"linreg", "ranksvm"}
+    for label, line in lines.items():
+        pairs = joined_pairs(line)
+        assert pairs and all(b - a == 1 for a, b in pairs), (label, pairs)  # never 5 -> 10
+        xs = np.asarray(line.get_xdata(), dtype=float)[np.isfinite(np.asarray(line.get_ydata(), dtype=float))]
+        assert 10 in xs and line.get_marker() == "o"  # NDCG@10 is still shown, as a marker
+    assert 3 not in np.asarray(lines["ranksvm"].get_xdata())[np.isfinite(lines["ranksvm"].get_ydata())]
+    assert (2.0, 3.0) not in joined_pairs(lines["ranksvm"]) and (3.0, 4.0) not in joined_pairs(lines["ranksvm"])
