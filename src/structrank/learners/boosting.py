@@ -79,7 +79,7 @@ implemented.
 
 Number of rounds
 ----------------
-With a dev set, the dev accuracy of the model after rounds 0, e, 2e, ... (``e = eval_every``;
+With a dev set (``eval_set``), the dev accuracy of the model after rounds 0, e, 2e, ... (``e = eval_every``;
 round 0 is the base score times ``a0`` alone) is recorded in ``dev_curve_`` (rounds in
 ``dev_rounds_``), and the model keeps the weights of the first round with the best dev accuracy
 (``n_rounds_``); the number of rounds is the hyper-parameter Collins & Koo tune on development
@@ -98,6 +98,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator
 
 from structrank.data.nbest import NBestData
+from structrank.deprecation import renamed_keywords
 from structrank.errors import DataValidationError
 
 __all__ = ["BoostingReranker", "reference_pairs"]
@@ -383,7 +384,7 @@ class BoostingReranker(BaseEstimator):
     Parameters
     ----------
     n_rounds : int, default 1000
-        Boosting rounds (feature updates) at most; with a dev set, the best prefix is kept.
+        Boosting rounds (feature updates) at most; with ``eval_set``, the best prefix is kept.
     regularization : {None, "l1", "l2"}, default None
         None: Collins & Koo's boosting with smoothed updates. "l1"/"l2": the regularised
         objective ``ExpLoss/P + reg_strength * R(a)`` minimised greedily (module docstring).
@@ -402,7 +403,7 @@ class BoostingReranker(BaseEstimator):
     ties : {"include", "skip"}, default "include"
         Whether candidates as good as the reference make pairs.
     eval_every : int, default 1
-        With a dev set, evaluate dev accuracy every this many rounds.
+        With ``eval_set``, evaluate dev accuracy every this many rounds.
     refresh_every : int, default 100
         Recompute W+/W- from scratch every this many rounds.
 
@@ -423,8 +424,8 @@ class BoostingReranker(BaseEstimator):
     objective_curve_ : ndarray, shape (n_rounds_run_ + 1,)
         The objective minimised: train_loss_, plus the penalty when regularised.
     dev_rounds_, dev_curve_ : ndarray or None
-        Evaluated rounds and the dev accuracy after each (token accuracy, ``dev.accuracy_of``;
-        if ``dev.size`` is None, minus the mean loss per list). None without a dev set.
+        Evaluated rounds and the dev accuracy after each (token accuracy, ``accuracy_of`` of the
+        dev data; if its ``size`` is None, minus the mean loss per list). None without ``eval_set``.
     n_pairs_ : int
         Training pairs.
 
@@ -476,19 +477,25 @@ class BoostingReranker(BaseEstimator):
             raise ValueError(f"base_weight must be finite or None, got {self.base_weight!r}")
 
     # -- training -------------------------------------------------------------------------------
-    def fit(self, features, data: NBestData, dev_features=None, dev=None):
-        """Train on the n-best lists of ``data`` (features: one row per candidate)."""
+    @renamed_keywords({("dev_features", "dev"): "eval_set"})
+    def fit(self, features, data: NBestData, eval_set=None):
+        """Train on the n-best lists of ``data`` (features: one row per candidate); ``eval_set``, the
+        dev lists as a tuple ``(dev_features, dev_data)``, chooses the number of rounds."""
         self._check_params()
         _check_data(data, "data")
         binary = self.feature_values == "binary"
         n = data.loss.shape[0]
         X = _as_features(features, "features", n_rows=n, binary=binary)
         d = X.shape[1]
-        if (dev is None) != (dev_features is None):
-            raise DataValidationError("pass both dev_features and dev, or neither")
-        if dev is not None:
-            _check_data(dev, "dev")
-            Xdev = _as_features(dev_features, "dev_features", n_rows=dev.loss.shape[0], n_cols=d, binary=binary)
+        dev = None
+        if eval_set is not None:
+            if not (isinstance(eval_set, tuple) and len(eval_set) == 2):
+                raise DataValidationError("eval_set must be a tuple (dev_features, dev_data) of the dev lists' "
+                                          f"features and NBestData, got {type(eval_set).__name__}")
+            dev_features, dev = eval_set
+            _check_data(dev, "eval_set's data")
+            Xdev = _as_features(dev_features, "eval_set's features", n_rows=dev.loss.shape[0], n_cols=d,
+                                binary=binary)
 
         best, other = reference_pairs(data, self.ties)
         if best.size == 0:

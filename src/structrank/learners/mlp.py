@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
+from structrank.deprecation import renamed_attribute
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       EvalSetMixin, Items, labels_vary_within_queries)
@@ -102,9 +103,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         Every layer's weights then bias, flattened in order.
     gain_ : str
     best_epoch_ : int
-    eval_history_ : ndarray
+    dev_curve_ : ndarray
+        The eval metric on ``eval_set`` after each epoch (with ``init="linear"``, at the start first;
+        empty without ``eval_set``). ``eval_history_`` is its old name.
     """
 
+    eval_history_ = renamed_attribute("eval_history_", "dev_curve_")
     _saved_attributes = ("params_", "n_features_in_", "gain_")
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
@@ -222,7 +226,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             else:
                 best = (epoch, params)
         self.best_epoch_, self.params_ = best[0] + 1, best[1]
-        self.eval_history_ = np.array(history)
+        self.dev_curve_ = np.array(history)
         return self._finish_fit()
 
     def _linear_start(self, X, y, qid, eval_set, dev):
