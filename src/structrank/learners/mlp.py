@@ -19,6 +19,7 @@ from structrank.deprecation import renamed_attribute
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       EvalSetMixin, Items, labels_vary_within_queries)
+from structrank.learners.epochs import BestEpoch
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC
 from structrank.losses.combo import DEFAULT_COMBO
@@ -194,7 +195,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                                      weight_decay=float(self.weight_decay))
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         X_t, n_queries = torch.from_numpy(X), offsets.size - 1
-        best, history = None, []
+
+        def dev_value(params):
+            self.params_ = params
+            return self._scored(dev[1], self.predict(dev[0]), dev[2])
+
+        best = BestEpoch(None if dev is None else dev_value)
         if self.init == "linear":
             coef, intercept = self._linear_start(X, y, qid, eval_set, dev)
             with torch.no_grad():
@@ -202,12 +208,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 out = net.deep[-1]
                 out.weight.zero_()
                 out.bias.fill_(intercept)
-            params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
-            best = (-1, params)
-            if dev is not None:
-                self.params_ = params
-                history.append(self._scored(dev[1], self.predict(dev[0]), dev[2]))
-        for epoch in range(int(self.epochs)):
+            best.offer(0, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+        for epoch in range(1, int(self.epochs) + 1):
             order = rng.permutation(n_queries)
             for start in range(0, n_queries, int(self.batch_queries)):
                 batch = order[start:start + int(self.batch_queries)]
@@ -217,16 +219,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 optimiser.zero_grad()
                 value.backward()
                 optimiser.step()
-            params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
-            if dev is not None:
-                self.params_ = params
-                history.append(self._scored(dev[1], self.predict(dev[0]), dev[2]))
-                if best is None or history[-1] > history[best[0] + (self.init == "linear")]:
-                    best = (epoch, params)
-            else:
-                best = (epoch, params)
-        self.best_epoch_, self.params_ = best[0] + 1, best[1]
-        self.dev_curve_ = np.array(history)
+            best.offer(epoch, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+        self.best_epoch_, self.params_ = best.epoch, best.iterate
+        self.dev_curve_ = np.array(best.curve)
         return self._finish_fit()
 
     def _linear_start(self, X, y, qid, eval_set, dev):
