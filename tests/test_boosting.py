@@ -258,7 +258,7 @@ def test_planted_problem_beats_base_scores(problem):
     (X, data), (Xd, dev), (Xt, test) = problem
     base_acc = test.accuracy_of(test.base_score)
     for kwargs in ({}, {"regularization": "l1", "reg_strength": 1e-3}, {"regularization": "l2", "reg_strength": 1e-3}):
-        model = BoostingReranker(n_rounds=100, **kwargs).fit(X, data, Xd, dev)
+        model = BoostingReranker(n_rounds=100, **kwargs).fit(X, data, eval_set=(Xd, dev))
         acc = model.score(Xt, test)
         assert acc > base_acc + 0.01, (kwargs, acc, base_acc)
         assert acc <= test.oracle_accuracy()
@@ -290,7 +290,7 @@ def test_l1_can_zero_weights(problem):
 @pytest.mark.parametrize("eval_every", [1, 7])
 def test_dev_chooses_number_of_rounds(problem, eval_every):
     (X, data), (Xd, dev), _ = problem
-    model = BoostingReranker(n_rounds=80, eval_every=eval_every).fit(X, data, Xd, dev)
+    model = BoostingReranker(n_rounds=80, eval_every=eval_every).fit(X, data, eval_set=(Xd, dev))
     expected_rounds = list(range(0, 81, eval_every))
     if expected_rounds[-1] != 80:
         expected_rounds.append(80)
@@ -344,10 +344,10 @@ def test_bad_inputs_raise_clear_errors(problem):
     single = NBestData(x=X[:3], y=X[:3], loss=[0, 1, 2], base_score=[0, 0, 0], qid=[0, 1, 2])
     with pytest.raises(DataValidationError, match="no training pairs"):
         BoostingReranker().fit(X[:3], single)
-    with pytest.raises(DataValidationError, match="both dev_features and dev"):
-        BoostingReranker().fit(X, data, dev=dev)
-    with pytest.raises(DataValidationError, match="columns"):
-        BoostingReranker().fit(X, data, Xd[:, :10], dev)
+    with pytest.raises(DataValidationError, match=r"eval_set must be a tuple \(dev_features, dev_data\)"):
+        BoostingReranker().fit(X, data, eval_set=dev)
+    with pytest.raises(DataValidationError, match="eval_set's features has .* columns"):
+        BoostingReranker().fit(X, data, eval_set=(Xd[:, :10], dev))
     with pytest.raises(DataValidationError, match="NBestData"):
         BoostingReranker().fit(X, {"loss": data.loss})
     bad = X.copy()

@@ -28,7 +28,7 @@ def test_without_training_the_network_is_the_linear_model(split):
     """epochs=0: the start is kept, and it predicts as the SVM of the same loss with the C chosen on vali."""
     train, vali = split
     mlp = MLPRanker(loss="map", init="linear", epochs=0, hidden_layer_sizes=(4,)).fit(train, eval_set=vali)
-    assert mlp.best_epoch_ == 0 and mlp.eval_history_.shape == (1,)
+    assert mlp.best_epoch_ == 0 and mlp.dev_curve_.shape == (1,)
     spec = get_model("svm-map")
     fits = [StructSVMRanker(loss="map", C=c).fit(train) for c in spec.grid["C"]]
     best = max(fits, key=lambda m: m.score(vali))
@@ -46,9 +46,9 @@ def test_the_start_is_epoch_zero_of_the_choice(split):
     """Trained on, the kept epoch is never worse on the eval set than the linear start."""
     train, vali = split
     mlp = MLPRanker(loss="ndcg", init="linear", epochs=3, hidden_layer_sizes=(4,)).fit(train, eval_set=vali)
-    assert mlp.eval_history_.shape == (4,)
-    assert mlp.score(vali) == pytest.approx(mlp.eval_history_.max()) and mlp.eval_history_.max() >= mlp.eval_history_[0]
-    assert mlp.best_epoch_ == int(np.argmax(mlp.eval_history_))
+    assert mlp.dev_curve_.shape == (4,)
+    assert mlp.score(vali) == pytest.approx(mlp.dev_curve_.max()) and mlp.dev_curve_.max() >= mlp.dev_curve_[0]
+    assert mlp.best_epoch_ == int(np.argmax(mlp.dev_curve_))
 
 
 def test_bad_inits_are_refused(split):

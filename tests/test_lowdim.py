@@ -246,7 +246,7 @@ def test_multiplier_step_by_hand():
 @pytest.mark.parametrize("model", ["generative", "softened", "discriminative"])
 def test_rerankers_beat_the_base_model(model):
     train, dev, test = tagged(500, seed=10), tagged(250, seed=11), tagged(250, seed=12)
-    fitted = LowDimReranker(model=model, k=5, tau=0.95, lam=0.3).fit(train, dev)
+    fitted = LowDimReranker(model=model, k=5, tau=0.95, lam=0.3).fit(train, eval_set=dev)
     base = test.accuracy_of(test.base_score)
     assert test.accuracy_of(fitted.predict(test)) > base + 0.01  # 0.02-0.05 on these seeds
     assert test.oracle_accuracy() >= test.accuracy_of(fitted.predict(test))
@@ -264,7 +264,7 @@ def test_rerankers_beat_the_base_model(model):
 def test_weight_limits():
     """Eq. 13 is s + w p: w = 0 is the base model's choice, a huge w the projection's alone."""
     train, dev, test = tagged(300, seed=20), tagged(150, seed=21), tagged(150, seed=22)
-    fitted = LowDimReranker(model="generative", k=4, tau=0.9).fit(train, dev)
+    fitted = LowDimReranker(model="generative", k=4, tau=0.9).fit(train, eval_set=dev)
     fitted.w_ = 0.0
     np.testing.assert_array_equal(fitted.rerank(test), test.chosen(test.base_score))
     fitted.w_ = 1e12
@@ -276,7 +276,7 @@ def test_weight_limits():
 def test_custom_grid_and_loss_criterion():
     """Without sizes, w minimizes the dev loss; the grid may be any finite set."""
     train, dev = tagged(300, seed=30, with_size=False), tagged(150, seed=31, with_size=False)
-    fitted = LowDimReranker(model="generative", k=4, tau=0.9, weights=[50, 0, 5, 20]).fit(train, dev)
+    fitted = LowDimReranker(model="generative", k=4, tau=0.9, weights=[50, 0, 5, 20]).fit(train, eval_set=dev)
     np.testing.assert_array_equal(fitted.weights_, [0, 5, 20, 50])
     assert fitted.dev_metric_ == "loss"
     assert fitted.w_ == fitted.weights_[np.argmin(fitted.dev_curve_)]
@@ -323,7 +323,7 @@ def test_mismatched_views():
     train = tagged(60, seed=70, n_tags=3, d1=30, n_cand=3)
     other = tagged(40, seed=71, n_tags=4, d1=30, n_cand=3)  # 20 output features instead of 12
     with pytest.raises(ValueError, match="mismatched views"):
-        LowDimReranker(k=2).fit(train, other)
+        LowDimReranker(k=2).fit(train, eval_set=other)
     fitted = LowDimReranker(k=2).fit(train)
     with pytest.raises(ValueError, match="mismatched views"):
         fitted.predict(other)

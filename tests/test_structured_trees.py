@@ -79,7 +79,7 @@ def test_every_loss_trains_trees_that_rank_better_than_chance(split, loss):
     chance = evaluate(test.y, np.random.default_rng(0).normal(size=test.n_rows), test.qid, ["ndcg@10"], "letor4")
     assert evaluate(test.y, scores, test.qid, ["ndcg@10"], "letor4").metrics["ndcg@10"] > \
         chance.metrics["ndcg@10"] + 0.05
-    assert model.best_iteration_ == 30 and model.eval_history_.size == 0
+    assert model.best_iteration_ == 30 and model.dev_curve_.size == 0
 
 
 def test_early_stopping_keeps_the_best_round_on_the_eval_metric(split):
@@ -87,10 +87,10 @@ def test_early_stopping_keeps_the_best_round_on_the_eval_metric(split):
     model = StructuredBoostingRanker(loss="ndcg", n_estimators=60, learning_rate=0.3, early_stopping_rounds=5,
                                      num_leaves=7, min_child_samples=5).fit(train, eval_set=dev)
     assert model.gain_ == "exp2"  # the synthetic labels are graded
-    best = int(np.argmax(model.eval_history_)) + 1
+    best = int(np.argmax(model.dev_curve_)) + 1
     assert model.best_iteration_ == best <= 60
     # the kept trees give the best recorded value of the loss's metric (graded NDCG@10, mslr)
-    assert model.score(dev) == pytest.approx(model.eval_history_.max(), abs=1e-12)
+    assert model.score(dev) == pytest.approx(model.dev_curve_.max(), abs=1e-12)
 
 
 def test_model_file_round_trip(split, tmp_path):

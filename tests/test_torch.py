@@ -73,8 +73,8 @@ def test_bad_offsets_are_refused():
 def test_mlp_ranker_learns_and_keeps_its_best_epoch(split, loss):
     train, dev = split
     model = MLPRanker(loss=loss, hidden_layer_sizes=(8,), epochs=8, learning_rate=0.01).fit(train, eval_set=dev)
-    assert model.eval_history_.size == 8 and model.best_epoch_ == int(np.argmax(model.eval_history_)) + 1
-    assert model.score(dev) == pytest.approx(model.eval_history_.max(), abs=1e-12)
+    assert model.dev_curve_.size == 8 and model.best_epoch_ == int(np.argmax(model.dev_curve_)) + 1
+    assert model.score(dev) == pytest.approx(model.dev_curve_.max(), abs=1e-12)
     chance = evaluate(dev.y, np.random.default_rng(0).normal(size=dev.n_rows), dev.qid, ["ndcg@10"], "letor4")
     assert evaluate(dev.y, model.predict(dev.X), dev.qid, ["ndcg@10"], "letor4").metrics["ndcg@10"] > \
         chance.metrics["ndcg@10"] + 0.05

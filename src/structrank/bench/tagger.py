@@ -81,7 +81,7 @@ def bench_rerankers(lang="en", data_dir=None):
     rows = []
     for model in ("generative", "softened", "discriminative"):
         start = time.perf_counter()
-        LowDimReranker(model=model, k=75, tau=0.95, lam=0.3).fit(data["train"], data["dev"])
+        LowDimReranker(model=model, k=75, tau=0.95, lam=0.3).fit(data["train"], eval_set=data["dev"])
         rows.append(dict(model=model, seconds=time.perf_counter() - start))
     # the boosting features need the candidates themselves: the same lists as reranking_data's
     from structrank.nlp.conllu import load_tagged
@@ -94,8 +94,8 @@ def bench_rerankers(lang="en", data_dir=None):
         dev_words, [[list(t) for t, _ in one] for one in data["tagger"].nbest_many(dev_words)], vocabulary)
     for label, regularization in (("boosting (Collins & Koo)", None), ("boosting, l1-regularised", "l1")):
         start = time.perf_counter()
-        BoostingReranker(n_rounds=2000, regularization=regularization).fit(train_pairs, data["train"], dev_pairs,
-                                                                             data["dev"])
+        BoostingReranker(n_rounds=2000, regularization=regularization).fit(train_pairs, data["train"],
+                                                                             eval_set=(dev_pairs, data["dev"]))
         rows.append(dict(model=label, seconds=time.perf_counter() - start))
     return dict(lang=lang, lists=data["train"].n_lists, candidates=data["train"].x.shape[0],
                 d1=data["train"].x.shape[1], d2=data["train"].y.shape[1], prepare_s=prepare_s, rows=rows)

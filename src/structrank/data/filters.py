@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from structrank.data.dataset import RankingDataset
+from structrank.deprecation import renamed_keywords
+
+#: the threshold was called ``min_label`` here; ``relevant_from`` is its name everywhere else
+_OLD_THRESHOLD = renamed_keywords({"min_label": "relevant_from"})
 
 
 def _per_query_counts(ds: RankingDataset, mask):
@@ -21,28 +25,32 @@ def keep_queries(ds: RankingDataset, keep) -> RankingDataset:
     return ds.take_queries(np.flatnonzero(np.asarray(keep, dtype=bool)))
 
 
-def drop_queries_without_relevant(ds: RankingDataset, min_label: int = 1) -> RankingDataset:
-    """Drop queries that have no document with label >= ``min_label``."""
-    return keep_queries(ds, _per_query_counts(ds, ds.y >= min_label) > 0)
+@_OLD_THRESHOLD
+def drop_queries_without_relevant(ds: RankingDataset, relevant_from: int = 1) -> RankingDataset:
+    """Drop queries that have no document with label >= ``relevant_from``."""
+    return keep_queries(ds, _per_query_counts(ds, ds.y >= relevant_from) > 0)
 
 
-def drop_queries_without_irrelevant(ds: RankingDataset, min_label: int = 1) -> RankingDataset:
-    """Drop queries whose every document has label >= ``min_label``."""
-    return keep_queries(ds, _per_query_counts(ds, ds.y < min_label) > 0)
+@_OLD_THRESHOLD
+def drop_queries_without_irrelevant(ds: RankingDataset, relevant_from: int = 1) -> RankingDataset:
+    """Drop queries whose every document has label >= ``relevant_from``."""
+    return keep_queries(ds, _per_query_counts(ds, ds.y < relevant_from) > 0)
 
 
-def queries_with_both(labels, offsets, min_label: int = 1) -> np.ndarray:
-    """Positions of the queries (bounded by ``offsets``) with a label >= ``min_label`` and one below it."""
+@_OLD_THRESHOLD
+def queries_with_both(labels, offsets, relevant_from: int = 1) -> np.ndarray:
+    """Positions of the queries (bounded by ``offsets``) with a label >= ``relevant_from`` and one below it."""
     labels, offsets = np.asarray(labels), np.asarray(offsets, dtype=np.int64)
     if labels.size == 0:
         return np.zeros(0, dtype=np.int64)
-    good = np.add.reduceat((labels >= min_label).astype(np.int64), offsets[:-1])
+    good = np.add.reduceat((labels >= relevant_from).astype(np.int64), offsets[:-1])
     return np.flatnonzero((good > 0) & (good < np.diff(offsets)))
 
 
-def keep_queries_with_both(ds: RankingDataset, min_label: int = 1) -> RankingDataset:
+@_OLD_THRESHOLD
+def keep_queries_with_both(ds: RankingDataset, relevant_from: int = 1) -> RankingDataset:
     """Keep queries with at least one relevant and one irrelevant document (WikiQA's filter)."""
-    return ds.take_queries(queries_with_both(ds.y, ds.offsets, min_label))
+    return ds.take_queries(queries_with_both(ds.y, ds.offsets, relevant_from))
 
 
 def cap_candidates(ds: RankingDataset, max_per_query: int, random_state=None) -> RankingDataset:

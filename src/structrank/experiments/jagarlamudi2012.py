@@ -341,7 +341,7 @@ def _reranker_run(name, params, data):
 
     params = {k: v for k, v in params.items() if k in ("k", "tau", "lam")}
     start = time.perf_counter()
-    model = LowDimReranker(model=RERANKERS[name], **params).fit(data["train"], data["dev"])
+    model = LowDimReranker(model=RERANKERS[name], **params).fit(data["train"], eval_set=data["dev"])
     seconds = time.perf_counter() - start
     out = [Measurement("train_seconds", "time", seconds), Measurement("w", "param", float(model.w_)),
            Measurement("exact_Cxx", "param", float(model.covariance_["x"] != "diagonal")),
@@ -371,7 +371,7 @@ def _boosting_run(name, params, data, extra):
     features = {split: _features(extra, split, blocks) for split in SPLITS}
     start = time.perf_counter()
     model = BoostingReranker(n_rounds=params["n_rounds"], regularization=regularization).fit(
-        features["train"], data["train"], dev_features=features["dev"], dev=data["dev"])
+        features["train"], data["train"], eval_set=(features["dev"], data["dev"]))
     out = [Measurement("train_seconds", "time", time.perf_counter() - start),
            Measurement("rounds", "param", float(model.n_rounds_))]
     for split in ("dev", "test"):

@@ -45,6 +45,7 @@ from structrank.data.dataset import RankingDataset, check_labels, contiguous_ord
 from structrank.data.labels import check_qid
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError, DegenerateDataWarning
+from structrank.learners.epochs import BestEpoch
 from structrank.metrics import evaluate
 
 
@@ -332,6 +333,11 @@ class EvalSetMixin:
     def _dev_metrics(self):
         metrics = self.dev_metric.split(",") if isinstance(self.dev_metric, str) else list(self.dev_metric)
         return [m.strip() for m in metrics]
+
+    def _best_epoch(self, dev, start):
+        """A ``BestEpoch`` over linear weights: on ``dev`` (``_eval_set_arrays``) by ``_dev_value``, the
+        zero weights ``start`` standing as epoch 0; the last epoch when ``dev`` is None."""
+        return BestEpoch(None if dev is None else lambda w: self._dev_value(w, dev), start=start)
 
     def _dev_value(self, w, dev):
         """Mean over ``dev_metric`` (each a mean over queries) of the linear scores ``X @ w``."""

@@ -79,7 +79,7 @@ implemented.
 
 Number of rounds
 ----------------
-With a dev set, the dev accuracy of the model after rounds 0, e, 2e, ... (``e = eval_every``;
+With a dev set (``eval_set``), the dev accuracy of the model after rounds 0, e, 2e, ... (``e = eval_every``;
 round 0 is the base score times ``a0`` alone) is recorded in ``dev_curve_`` (rounds in
 ``dev_rounds_``), and the model keeps the weights of the first round with the best dev accuracy
 (``n_rounds_``); the number of rounds is the hyper-parameter Collins & Koo tune on development
@@ -98,7 +98,9 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator
 
 from structrank.data.nbest import NBestData
+from structrank.deprecation import renamed_keywords
 from structrank.errors import DataValidationError
+from structrank.learners.epochs import BestEpoch
 
 __all__ = ["BoostingReranker", "reference_pairs"]
 
@@ -338,6 +340,144 @@ def _chosen_loss(scores, offsets, loss):
 
 
 # ---------------------------------------------------------------------------------------------
+# the steps of fit
+# ---------------------------------------------------------------------------------------------
+
+def _training_pairs(X: sp.csr_matrix, data: NBestData, ties: str):
+    """(pair differences ``X[reference] - X[other]``, their base-score differences) of every training pair."""
+    best, other = reference_pairs(data, ties)
+    if best.size == 0:
+        raise DataValidationError(
+            "no training pairs: every list has a single candidate"
+            + (" or only candidates as good as its best (ties='skip')" if ties == "skip" else ""))
+    return _pair_differences(X, best, other), data.base_score[best] - data.base_score[other]
+
+
+def _active_scaled(A: sp.csr_matrix):
+    """(A', active, scale): the columns of A that ever differ from 0, each divided by its largest
+    magnitude c_k so that its entries lie in [-1, 1]; their indices in A; the c_k."""
+    P, d = A.shape
+    absmax = np.zeros(d)
+    if A.nnz:
+        np.maximum.at(absmax, A.indices, np.abs(A.data))
+    active = np.flatnonzero(absmax > 0)
+    col_map = -np.ones(d, dtype=np.int64)
+    col_map[active] = np.arange(active.size)
+    scaled = sp.csr_matrix((A.data / absmax[A.indices], col_map[A.indices].astype(np.int32), A.indptr),
+                           shape=(P, active.size))
+    return scaled, active, absmax[active]
+
+
+class _ExpLoss:
+    """ExpLoss / P (and the penalty) over the scaled active features, as rounds move their weights.
+
+    It holds the pair weights D, rescaled to a largest 1 with the scale kept apart in log form (the
+    true ``D_p = D[p] * exp(log_scale)``, summing to ExpLoss / P), each feature's W+/W-, its weight
+    ``w`` (of the scaled feature), and the cached choice criterion ``gain`` and exact step ``step``
+    (module docstring, steps 2-3).
+    """
+
+    def __init__(self, A, scale, margins0, regularization, reg_strength):
+        P, m = A.shape
+        self.A, self.Ac, self.scale = A, A.tocsc(), scale
+        self.mode = _MODES[regularization]
+        self.lam = float(reg_strength) if self.mode else 0.0
+        self.reg_unit = (1.0 / scale) if self.mode == 1 else (1.0 / scale ** 2)   # penalty per scaled unit
+        logD = -margins0 - math.log(P)
+        self.log_scale = float(logD.max())
+        self.D = np.exp(logD - self.log_scale)
+        self.Wp, self.Wm, self.w = np.zeros(m), np.zeros(m), np.zeros(m)
+        self.reg, self.gain, self.step = np.zeros(m), np.zeros(m), np.zeros(m)
+        self.dirty, self.is_dirty = np.empty(m, dtype=np.int64), np.zeros(m, dtype=np.bool_)
+        self.penalty = 0.0
+        self.refresh()
+        _gains(np.arange(m, dtype=np.int64), self.Wp, self.Wm, self.w, self.reg, self.mode, self.gain, self.step)
+        self.Z = float(self.D.sum())
+
+    @property
+    def value(self) -> float:
+        """ExpLoss / P."""
+        return self.Z * math.exp(self.log_scale)
+
+    def refresh(self):
+        """Rescale D (largest 1) and recompute W+/W- exactly. Rescaling multiplies every feature's gain by
+        the same factor and leaves its step unchanged, so the cached gains are rescaled rather than
+        recomputed (they are exact up to rounding)."""
+        top = self.D.max()
+        if top > 0:
+            self.D[:] /= top
+            self.log_scale += math.log(top)
+            self.gain[:] /= top
+        _recompute_w(self.A.indptr, self.A.indices, self.A.data, self.D, self.Wp, self.Wm)
+        if self.mode:
+            self.reg[:] = self.lam * math.exp(-self.log_scale) * self.reg_unit
+
+    def best_step(self, eps: float):
+        """(k, delta): the feature whose step decreases the objective most and its smoothed step; None when
+        none can. A feature whose smoothed step is nil (possible with l1) is set aside until its W+/W-
+        change or the next refresh."""
+        while True:
+            k = int(np.argmax(self.gain))
+            if not self.gain[k] > 1e-13 * self.Z:
+                return None
+            wp, wm = max(self.Wp[k], 0.0) + eps * self.Z, max(self.Wm[k], 0.0) + eps * self.Z
+            if self.mode == 0:
+                delta = 0.5 * math.log(wp / wm)
+            elif eps == 0.0:
+                delta = self.step[k]
+            elif self.mode == 1:
+                delta = _l1_step(wp, wm, self.w[k], self.reg[k])[0]
+            else:
+                delta = _l2_step(wp, wm, self.w[k], self.reg[k])[0]
+            if delta != 0.0:
+                return k, delta
+            self.gain[k] = 0.0
+
+    def _penalty_of(self, k) -> float:
+        """The penalty on feature k's (unscaled) weight."""
+        if self.mode == 1:
+            return self.lam * abs(self.w[k]) / self.scale[k]
+        if self.mode == 2:
+            return 0.5 * self.lam * (self.w[k] / self.scale[k]) ** 2
+        return 0.0
+
+    def take_step(self, k: int, delta: float, refresh: bool):
+        """Add ``delta`` to scaled feature k: reweight its pairs, update W+/W- and the gains of the
+        features they touch, and refresh when asked or when D nears the ends of float64."""
+        self.penalty -= self._penalty_of(k)
+        self.w[k] += delta
+        self.penalty += self._penalty_of(k)
+        n_dirty = _update(k, delta, self.Ac.indptr, self.Ac.indices, self.Ac.data, self.A.indptr, self.A.indices,
+                          self.A.data, self.D, self.Wp, self.Wm, self.dirty, 0, self.is_dirty)
+        touched = self.dirty[:n_dirty]
+        self.is_dirty[touched] = False
+        self.Z = float(self.D.sum())
+        _gains(touched, self.Wp, self.Wm, self.w, self.reg, self.mode, self.gain, self.step)
+        if refresh or not (1e-150 < self.Z < 1e150):
+            self.refresh()
+            self.Z = float(self.D.sum())
+
+
+class _DevAccuracy:
+    """The dev lists' scores as the rounds add to the weights, and the accuracy of the candidates chosen."""
+
+    def __init__(self, X, data: NBestData, active, a0: float):
+        self.X = X[:, active].tocsc() if active.size else sp.csc_matrix((X.shape[0], 0))
+        self.data = data
+        self.scores = a0 * data.base_score
+        self.loss = data.loss.astype(np.float64)
+        self.units = float(data.size.sum()) if data.size is not None else None
+
+    def take_step(self, k: int, delta: float):
+        _dev_add(k, delta, self.X.indptr, self.X.indices, self.X.data, self.scores)
+
+    def accuracy(self, _=None) -> float:
+        """Token accuracy of the chosen candidates (without token counts, minus the mean loss per list)."""
+        total = _chosen_loss(self.scores, self.data.offsets, self.loss)
+        return 1.0 - total / self.units if self.units else -total / self.data.n_lists
+
+
+# ---------------------------------------------------------------------------------------------
 # the estimator
 # ---------------------------------------------------------------------------------------------
 
@@ -383,7 +523,7 @@ class BoostingReranker(BaseEstimator):
     Parameters
     ----------
     n_rounds : int, default 1000
-        Boosting rounds (feature updates) at most; with a dev set, the best prefix is kept.
+        Boosting rounds (feature updates) at most; with ``eval_set``, the best prefix is kept.
     regularization : {None, "l1", "l2"}, default None
         None: Collins & Koo's boosting with smoothed updates. "l1"/"l2": the regularised
         objective ``ExpLoss/P + reg_strength * R(a)`` minimised greedily (module docstring).
@@ -402,7 +542,7 @@ class BoostingReranker(BaseEstimator):
     ties : {"include", "skip"}, default "include"
         Whether candidates as good as the reference make pairs.
     eval_every : int, default 1
-        With a dev set, evaluate dev accuracy every this many rounds.
+        With ``eval_set``, evaluate dev accuracy every this many rounds.
     refresh_every : int, default 100
         Recompute W+/W- from scratch every this many rounds.
 
@@ -423,8 +563,8 @@ class BoostingReranker(BaseEstimator):
     objective_curve_ : ndarray, shape (``n_rounds_run_ + 1``,)
         The objective minimised: ``train_loss_``, plus the penalty when regularised.
     dev_rounds_, dev_curve_ : ndarray or None
-        Evaluated rounds and the dev accuracy after each (token accuracy, ``dev.accuracy_of``;
-        if ``dev.size`` is None, minus the mean loss per list). None without a dev set.
+        Evaluated rounds and the dev accuracy after each (token accuracy, ``accuracy_of`` of the
+        dev data; if its ``size`` is None, minus the mean loss per list). None without ``eval_set``.
     n_pairs_ : int
         Training pairs.
 
@@ -476,165 +616,78 @@ class BoostingReranker(BaseEstimator):
             raise ValueError(f"base_weight must be finite or None, got {self.base_weight!r}")
 
     # -- training -------------------------------------------------------------------------------
-    def fit(self, features, data: NBestData, dev_features=None, dev=None):
-        """Train on the n-best lists of ``data`` (features: one row per candidate)."""
+    @renamed_keywords({("dev_features", "dev"): "eval_set"})
+    def fit(self, features, data: NBestData, eval_set=None):
+        """Train on the n-best lists of ``data`` (features: one row per candidate); ``eval_set``, the
+        dev lists as a tuple ``(dev_features, dev_data)``, chooses the number of rounds."""
         self._check_params()
+        X, dev_X, dev_data = self._fit_inputs(features, data, eval_set)
+        A, base_diff = _training_pairs(X, data, self.ties)
+        # step 1: the base weight, then held fixed
+        a0 = float(self.base_weight) if self.base_weight is not None else _fit_base_weight(base_diff)
+        A, active, scale = _active_scaled(A)
+        loss = _ExpLoss(A, scale, a0 * base_diff, self.regularization, self.reg_strength)
+        dev = None if dev_data is None else _DevAccuracy(dev_X, dev_data, active, a0)
+        chosen, deltas, losses, objective, rounds = self._boost(loss, dev)
+        return self._keep(X.shape[1], A.shape[0], a0, active, scale, chosen, deltas, losses, objective, rounds)
+
+    def _fit_inputs(self, features, data, eval_set):
+        """(X, dev X, dev NBestData) checked, binarised for ``feature_values="binary"`` (dev: None, None)."""
         _check_data(data, "data")
         binary = self.feature_values == "binary"
-        n = data.loss.shape[0]
-        X = _as_features(features, "features", n_rows=n, binary=binary)
-        d = X.shape[1]
-        if (dev is None) != (dev_features is None):
-            raise DataValidationError("pass both dev_features and dev, or neither")
-        if dev is not None:
-            _check_data(dev, "dev")
-            Xdev = _as_features(dev_features, "dev_features", n_rows=dev.loss.shape[0], n_cols=d, binary=binary)
+        X = _as_features(features, "features", n_rows=data.loss.shape[0], binary=binary)
+        if eval_set is None:
+            return X, None, None
+        if not (isinstance(eval_set, tuple) and len(eval_set) == 2):
+            raise DataValidationError("eval_set must be a tuple (dev_features, dev_data) of the dev lists' "
+                                      f"features and NBestData, got {type(eval_set).__name__}")
+        dev_features, dev = eval_set
+        _check_data(dev, "eval_set's data")
+        return X, _as_features(dev_features, "eval_set's features", n_rows=dev.loss.shape[0], n_cols=X.shape[1],
+                               binary=binary), dev
 
-        best, other = reference_pairs(data, self.ties)
-        if best.size == 0:
-            raise DataValidationError(
-                "no training pairs: every list has a single candidate"
-                + (" or only candidates as good as its best (ties='skip')" if self.ties == "skip" else ""))
-        P = best.size
-        A = _pair_differences(X, best, other)
-        base_diff = data.base_score[best] - data.base_score[other]
-
-        # -- step 1: the base weight --------------------------------------------------------
-        if self.base_weight is not None:
-            a0 = float(self.base_weight)
-        else:
-            a0 = _fit_base_weight(base_diff)
-        margins0 = a0 * base_diff
-
-        # -- active (ever-differing) features, scaled to [-1, 1] ------------------------------
-        absmax = np.zeros(d)
-        if A.nnz:
-            np.maximum.at(absmax, A.indices, np.abs(A.data))
-        active = np.flatnonzero(absmax > 0)
-        col_map = -np.ones(d, dtype=np.int64)
-        col_map[active] = np.arange(active.size)
-        scale = absmax[active]                      # c_k
-        A = sp.csr_matrix((A.data / absmax[A.indices], col_map[A.indices].astype(np.int32), A.indptr),
-                          shape=(P, active.size))
-        Ac = A.tocsc()
-        m = active.size
-
-        # -- state ----------------------------------------------------------------------------
-        logD = -margins0 - math.log(P)
-        log_scale = float(logD.max())
-        D = np.exp(logD - log_scale)                # true D_p = D * exp(log_scale), sum = ExpLoss/P
-        Wp, Wm = np.zeros(m), np.zeros(m)
-        w = np.zeros(m)                             # weights of the scaled features
-        mode = _MODES[self.regularization]
-        lam = float(self.reg_strength) if mode else 0.0
-        reg_unit = (1.0 / scale) if mode == 1 else (1.0 / scale ** 2)   # penalty per scaled unit
-        reg = np.zeros(m)
-        gain, step = np.zeros(m), np.zeros(m)
-        all_feats = np.arange(m, dtype=np.int64)
-        dirty = np.empty(m, dtype=np.int64)
-        is_dirty = np.zeros(m, dtype=np.bool_)
-
-        def refresh(first=False):
-            # rescale D (max 1) and recompute W+/W- exactly; rescaling multiplies every
-            # feature's gain by the same factor and leaves its step unchanged, so the cached
-            # gains are rescaled rather than recomputed (they are exact up to rounding)
-            nonlocal log_scale
-            top = D.max()
-            if top > 0:
-                D[:] /= top
-                log_scale += math.log(top)
-                gain[:] /= top
-            _recompute_w(A.indptr, A.indices, A.data, D, Wp, Wm)
-            if mode:
-                reg[:] = lam * math.exp(-log_scale) * reg_unit
-            if first:
-                _gains(all_feats, Wp, Wm, w, reg, mode, gain, step)
-
-        def penalty_of(k):                            # the penalty on feature k's weight
-            if mode == 1:
-                return lam * abs(w[k]) / scale[k]
-            if mode == 2:
-                return 0.5 * lam * (w[k] / scale[k]) ** 2
-            return 0.0
-
-        penalty = 0.0
-
-        refresh(first=True)
-        Z = float(D.sum())
-        losses = [Z * math.exp(log_scale)]
-        objective = [losses[0]]
-
-        if dev is not None:
-            Xdev_c = Xdev[:, active].tocsc() if m else sp.csc_matrix((Xdev.shape[0], 0))
-            dev_scores = a0 * dev.base_score
-            dev_loss = dev.loss.astype(np.float64)
-            dev_units = float(dev.size.sum()) if dev.size is not None else None
-
-            def dev_metric():
-                total = _chosen_loss(dev_scores, dev.offsets, dev_loss)
-                return 1.0 - total / dev_units if dev_units else -total / dev.n_lists
-
-            dev_rounds, dev_curve = [0], [dev_metric()]
-
+    def _boost(self, loss: _ExpLoss, dev: _DevAccuracy | None):
+        """Steps 2-3, round after round: (features chosen, their steps on the scaled features, ExpLoss / P
+        and the objective after rounds 0, 1, ..., and the rounds evaluated on dev as a BestEpoch, or None)."""
         chosen, deltas = [], []
+        losses, objective = [loss.value], [loss.value]
+        rounds = None
+        if dev is not None:
+            rounds = BestEpoch(score=dev.accuracy)
+            rounds.offer(0, None)
         eps = float(self.smoothing)
-        t = 0
-        while t < int(self.n_rounds) and m:
-            k = int(np.argmax(gain))
-            if not gain[k] > 1e-13 * Z:
+        while len(chosen) < int(self.n_rounds) and loss.w.size:
+            found = loss.best_step(eps)
+            if found is None:                       # no feature can decrease the objective any more
                 break
-            wp, wm = max(Wp[k], 0.0) + eps * Z, max(Wm[k], 0.0) + eps * Z
-            if mode == 0:
-                delta = 0.5 * math.log(wp / wm)
-            elif eps == 0.0:
-                delta = step[k]
-            elif mode == 1:
-                delta = _l1_step(wp, wm, w[k], reg[k])[0]
-            else:
-                delta = _l2_step(wp, wm, w[k], reg[k])[0]
-            if delta == 0.0:
-                # the smoothed step is nil (possible with l1): set the feature aside until its
-                # W+/W- change or the next refresh, and take no round
-                gain[k] = 0.0
-                continue
-            penalty -= penalty_of(k)
-            w[k] += delta
-            penalty += penalty_of(k)
-            n_dirty = _update(k, delta, Ac.indptr, Ac.indices, Ac.data, A.indptr, A.indices, A.data,
-                              D, Wp, Wm, dirty, 0, is_dirty)
-            touched = dirty[:n_dirty]
-            is_dirty[touched] = False
+            k, delta = found
             chosen.append(k)
             deltas.append(delta)
-            t += 1
-            Z = float(D.sum())
-            _gains(touched, Wp, Wm, w, reg, mode, gain, step)
-            if t % int(self.refresh_every) == 0 or not (1e-150 < Z < 1e150):
-                refresh()
-                Z = float(D.sum())
-            losses.append(Z * math.exp(log_scale))
-            objective.append(losses[-1] + penalty)
+            t = len(chosen)
+            loss.take_step(k, delta, refresh=t % int(self.refresh_every) == 0)
+            losses.append(loss.value)
+            objective.append(losses[-1] + loss.penalty)
             if dev is not None:
-                _dev_add(k, delta, Xdev_c.indptr, Xdev_c.indices, Xdev_c.data, dev_scores)
+                dev.take_step(k, delta)
                 if t % int(self.eval_every) == 0:
-                    dev_rounds.append(t)
-                    dev_curve.append(dev_metric())
+                    rounds.offer(t, None)
+        if dev is not None and rounds.epochs[-1] != len(chosen):   # the last round run is always evaluated
+            rounds.offer(len(chosen), None)
+        return chosen, deltas, losses, objective, rounds
 
+    def _keep(self, d, n_pairs, a0, active, scale, chosen, deltas, losses, objective, rounds):
+        """``self`` with the learned attributes: the weights of the rounds kept (the best on dev, else all run)."""
         n_run = len(chosen)
         chosen = np.asarray(chosen, dtype=np.int64)
         deltas = np.asarray(deltas, dtype=np.float64)
-        if dev is not None:
-            if dev_rounds[-1] != n_run:              # the last round run is always evaluated
-                dev_rounds.append(n_run)
-                dev_curve.append(dev_metric())
-            self.dev_rounds_ = np.asarray(dev_rounds, dtype=np.int64)
-            self.dev_curve_ = np.asarray(dev_curve, dtype=np.float64)
-            self.n_rounds_ = int(self.dev_rounds_[int(np.argmax(self.dev_curve_))])
+        if rounds is not None:
+            self.dev_rounds_ = np.asarray(rounds.epochs, dtype=np.int64)
+            self.dev_curve_ = np.asarray(rounds.curve, dtype=np.float64)
+            self.n_rounds_ = int(rounds.epoch)
         else:
             self.dev_rounds_ = None
             self.dev_curve_ = None
             self.n_rounds_ = n_run
-
         self.base_weight_ = a0
         self.selected_features_ = active[chosen] if n_run else np.zeros(0, dtype=np.int64)
         self.steps_ = deltas / scale[chosen] if n_run else np.zeros(0)
@@ -643,7 +696,7 @@ class BoostingReranker(BaseEstimator):
         self.n_rounds_run_ = n_run
         self.train_loss_ = np.asarray(losses)
         self.objective_curve_ = np.asarray(objective)
-        self.n_pairs_ = P
+        self.n_pairs_ = n_pairs
         self.n_features_in_ = d
         return self
 

@@ -282,8 +282,8 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         rng = np.random.default_rng(self.random_state)
         theta = np.zeros(n_features)
-        best = (-np.inf, 0, theta.copy())
-        curve, objective = [], []
+        best = self._best_epoch(dev, start=theta.copy())
+        objective = []
         settings = (tables, starts, code, float(self._param()), float(self.learning_rate), size)
         for epoch in range(1, int(self.max_epochs) + 1):
             visit = rng.permutation(queries) if self.shuffle else queries
@@ -296,19 +296,12 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                 raise DivergedError(
                     f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it")
             objective.append(total / max(visit.size, 1))
-            current = theta.copy()
-            if dev is not None:
-                value = self._dev_value(current, dev)
-                curve.append(value)
-                if value > best[0]:
-                    best = (value, epoch, current)
-            else:
-                best = (np.nan, epoch, current)
+            best.offer(epoch, theta.copy())
         if shards is not None:
             shards.close()
-        self.coef_ = best[2]
-        self.best_epoch_ = best[1]
-        self.dev_curve_ = np.array(curve)
+        self.coef_ = best.iterate
+        self.best_epoch_ = best.epoch
+        self.dev_curve_ = np.array(best.curve)
         self.objective_curve_ = np.array(objective)
         self.n_queries_used_ = int(queries.size)
         self.n_queries_skipped_ = int(offsets.size - 1 - queries.size)

@@ -341,8 +341,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         w = np.zeros(n_features)
         w_sum = np.zeros(n_features)
         steps = 0
-        best = (-np.inf, 0, w.copy())
-        curve, losses = [], []
+        best = self._best_epoch(dev, start=w.copy())
+        losses = []
         self.n_updates_ = 0
         exact = self.inference == "exact"
         for epoch in range(1, int(self.max_epochs) + 1):
@@ -357,19 +357,12 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             steps += n_queries
             self.n_updates_ += int(n_updates)
             losses.append(total / n_queries)
-            current = w_sum / steps if self.average else w.copy()
-            if dev is not None:
-                value = self._dev_value(current, dev)
-                curve.append(value)
-                if value > best[0]:
-                    best = (value, epoch, current)
-            else:
-                best = (np.nan, epoch, current)
+            best.offer(epoch, w_sum / steps if self.average else w.copy())
         if shards is not None:
             shards.close()
-        self.coef_ = best[2]
-        self.best_epoch_ = best[1]
-        self.dev_curve_ = np.array(curve)
+        self.coef_ = best.iterate
+        self.best_epoch_ = best.epoch
+        self.dev_curve_ = np.array(best.curve)
         self.train_loss_curve_ = np.array(losses)
         self.n_queries_used_ = int(n_queries)
         return self._finish_fit()

@@ -52,7 +52,7 @@ Choices where the paper is ambiguous or silent (all deliberate, each marked in t
 4. Eq. 13 is ``s + w p`` exactly, so w = 0 is the base model's choice and large w the projection
    alone. The dev criterion is the total loss of the chosen candidates (token accuracy is one
    minus it over the token count, so both pick the same w); ties go to the smallest w. Without a
-   dev set w is chosen the same way on the training lists (optimistic; pass a dev set).
+   dev set (``eval_set``) w is chosen the same way on the training lists (optimistic; pass one).
 5. The discriminative model uses C_xy = X ((1 - lam) Y + lam R_alpha)^T, which is lam times
    Eq. 12's X ((1 - lam)/lam Y + R_alpha)^T: same eigenvectors, eigenvalues scaled by lam^2, and
    lam = 0 stays defined. With alpha = L it is the softened model's matrix (Alg. 1, step 1).
@@ -82,6 +82,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from structrank.data.nbest import NBestData
+from structrank.deprecation import renamed_keywords
 from structrank.errors import DataValidationError
 
 MODELS = ("generative", "softened", "discriminative")
@@ -478,8 +479,10 @@ class LowDimReranker(BaseEstimator):
 
     # -- fitting ----------------------------------------------------------------------------
 
-    def fit(self, train: NBestData, dev: NBestData | None = None):
-        """Learn A, B on ``train``; choose w of Eq. 13 on ``dev`` (on ``train`` without one)."""
+    @renamed_keywords({"dev": "eval_set"})
+    def fit(self, train: NBestData, eval_set: NBestData | None = None):
+        """Learn A, B on ``train``; choose w of Eq. 13 on ``eval_set``, the dev lists (on ``train``
+        without them)."""
         grid = self._check_params()
         _check_nbest(train, "train")
         views = list_views(train)
@@ -489,9 +492,9 @@ class LowDimReranker(BaseEstimator):
             raise DataValidationError(
                 f"LowDimReranker: k={self.k} is larger than the rank bound min(lists, d1, d2) = "
                 f"min({n}, {d1}, {d2}) = {min(n, d1, d2)}")
-        if dev is not None:
-            _check_nbest(dev, "dev")
-            _check_dims(dev, d1, d2, "dev")
+        if eval_set is not None:
+            _check_nbest(eval_set, "eval_set")
+            _check_dims(eval_set, d1, d2, "eval_set")
         self.n_features_in_ = (d1, d2)
 
         x_kind, y_kind = self._kinds(views)
@@ -521,8 +524,8 @@ class LowDimReranker(BaseEstimator):
         self.A_, self.B_, self.eigenvalues_ = A, B, omega
 
         # Eq. 13: w on the dev lists (choice 4).
-        tune = dev if dev is not None else train
-        self.w_selected_on_ = "dev" if dev is not None else "train"
+        tune = eval_set if eval_set is not None else train
+        self.w_selected_on_ = "dev" if eval_set is not None else "train"
         p = cosine_scores(tune, A, B)
         losses = np.array([tune.loss[first_argmax(tune.base_score + w * p, tune.offsets)].sum() for w in grid])
         best = int(np.flatnonzero(losses == losses.min())[0])  # grid ascending: ties -> smallest w

@@ -20,9 +20,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
+from structrank.deprecation import renamed_attribute
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       EvalSetMixin, Items, labels_vary_within_queries)
+from structrank.learners.epochs import BestEpoch
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC
 from structrank.losses.combo import DEFAULT_COMBO
@@ -107,7 +109,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         Every layer's weights then bias, flattened in order.
     gain_ : str
     best_epoch_ : int
-    eval_history_ : ndarray
+    dev_curve_ : ndarray
+        The eval metric on ``eval_set`` after each epoch (with ``init="linear"``, at the start first;
+        empty without ``eval_set``). ``eval_history_`` is its old name.
 
     Examples
     --------
@@ -119,6 +123,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     (True, True)
     """
 
+    eval_history_ = renamed_attribute("eval_history_", "dev_curve_")
     _saved_attributes = ("params_", "n_features_in_", "gain_")
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
@@ -204,7 +209,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                                      weight_decay=float(self.weight_decay))
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         X_t, n_queries = torch.from_numpy(X), offsets.size - 1
-        best, history = None, []
+
+        def dev_value(params):
+            self.params_ = params
+            return self._scored(dev[1], self.predict(dev[0]), dev[2])
+
+        best = BestEpoch(None if dev is None else dev_value)
         if self.init == "linear":
             coef, intercept = self._linear_start(X, y, qid, eval_set, dev)
             with torch.no_grad():
@@ -212,12 +222,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 out = net.deep[-1]
                 out.weight.zero_()
                 out.bias.fill_(intercept)
-            params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
-            best = (-1, params)
-            if dev is not None:
-                self.params_ = params
-                history.append(self._scored(dev[1], self.predict(dev[0]), dev[2]))
-        for epoch in range(int(self.epochs)):
+            best.offer(0, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+        for epoch in range(1, int(self.epochs) + 1):
             order = rng.permutation(n_queries)
             for start in range(0, n_queries, int(self.batch_queries)):
                 batch = order[start:start + int(self.batch_queries)]
@@ -227,16 +233,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 optimiser.zero_grad()
                 value.backward()
                 optimiser.step()
-            params = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
-            if dev is not None:
-                self.params_ = params
-                history.append(self._scored(dev[1], self.predict(dev[0]), dev[2]))
-                if best is None or history[-1] > history[best[0] + (self.init == "linear")]:
-                    best = (epoch, params)
-            else:
-                best = (epoch, params)
-        self.best_epoch_, self.params_ = best[0] + 1, best[1]
-        self.eval_history_ = np.array(history)
+            best.offer(epoch, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+        self.best_epoch_, self.params_ = best.epoch, best.iterate
+        self.dev_curve_ = np.array(best.curve)
         return self._finish_fit()
 
     def _linear_start(self, X, y, qid, eval_set, dev):

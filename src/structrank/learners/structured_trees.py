@@ -46,6 +46,7 @@ import warnings
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
+from structrank.deprecation import renamed_attribute
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, POSITIVE, EvalSetMixin, features_vary_within_queries,
                                       labels_vary_within_queries)
@@ -136,8 +137,9 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         The NDCG gain used ("binary" or "exp2"; "binary" for the other losses).
     best_iteration_ : int
         The number of trees kept.
-    eval_history_ : ndarray
-        The eval metric after each round (empty without ``eval_set``).
+    dev_curve_ : ndarray
+        The eval metric on ``eval_set`` after each round (empty without ``eval_set``).
+        ``eval_history_`` is its old name.
 
     Examples
     --------
@@ -148,6 +150,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     True
     """
 
+    eval_history_ = renamed_attribute("eval_history_", "dev_curve_")
     _saved_attributes = ("booster_text_", "n_features_in_", "gain_")
     _text_attributes = ("booster_text_", "gain_")
     _text_choices = {"gain_": ("binary", "exp2")}  # checked when a model file is loaded
@@ -253,7 +256,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
     def _keep(self, booster, history):
         self.best_iteration_ = booster.num_trees()
-        self.eval_history_ = np.array(history)
+        self.dev_curve_ = np.array(history)
         self.booster_text_ = np.array(booster.model_to_string())
         self._booster_cache = (self.booster_text_, booster)
         return self._finish_fit()
