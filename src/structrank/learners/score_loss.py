@@ -47,7 +47,7 @@ class ScoreLoss:
     crf_param: float = 1.0
     random_state: int | None = 0
     smoothing: float = 0.0
-    smoothing_samples: int = 8
+    smoothing_samples: int = 1  # one draw: unbiased, as StructuredBoostingRanker's default (its docstring says why)
 
     def __post_init__(self):
         if self.loss not in loss_names():
@@ -122,4 +122,4 @@ class ScoreLossScorerMixin:
         return ScoreLoss(self.loss, self.k, self.feature_map, str(gain), self.discount, self.dorm_cut,
                          tuple(self.components), self.relevant_from, self.crf_param,
                          self.random_state if random_state is None else random_state,
-                         getattr(self, "smoothing", 0.0), getattr(self, "smoothing_samples", 8))
+                         getattr(self, "smoothing", 0.0), getattr(self, "smoothing_samples", 1))

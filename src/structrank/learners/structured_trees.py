@@ -51,6 +51,7 @@ from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, POSITIVE, EvalSetMixin, features_vary_within_queries,
                                       labels_vary_within_queries)
 from structrank.learners.score_loss import ScoreLossScorerMixin
+from structrank.losses.base import hinge_values
 from structrank.learners.trees import _LightGBMRanker
 from structrank.losses.combo import DEFAULT_COMBO
 
@@ -73,7 +74,7 @@ def _latent_value_and_grad(loss, labels, offsets):
     def value_and_grad(scores):
         c_hat, delta = loss.batch(scores, labels, offsets)
         grad = c_hat - latent_star(loss, scores, labels, offsets)
-        return delta + np.add.reduceat(scores * grad, offsets[:-1]), grad
+        return hinge_values(delta, scores, grad, offsets), grad
 
     return value_and_grad
 

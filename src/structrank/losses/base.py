@@ -98,13 +98,17 @@ class RankingLoss:
         offsets = np.asarray(offsets, dtype=np.int64)
         c_hat, delta = self.batch(scores, labels, offsets)
         grad = c_hat - self.star(scores, labels, offsets)
-        values = delta + np.add.reduceat(scores * grad, offsets[:-1]) if scores.size else np.zeros(0)
-        return values, grad
+        return hinge_values(delta, scores, grad, offsets), grad
 
     def scoring(self) -> tuple:
         """``(metrics, convention, relevant_from)`` that ``score()`` uses: graded losses are judged
         on the labels as they are, binary ones on labels binarised at ``relevant_from``."""
         return tuple(self.metrics), self.convention, None if self.labels == "graded" else self.relevant_from
+
+
+def hinge_values(delta, scores, grad, offsets) -> np.ndarray:
+    """Each query's hinge ``Delta + s . (c_hat - c_star)`` from its loss and subgradient."""
+    return delta + np.add.reduceat(scores * grad, offsets[:-1]) if scores.size else np.zeros(0)
 
 
 def relevance(labels, relevant_from) -> np.ndarray:
