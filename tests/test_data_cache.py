@@ -212,13 +212,15 @@ def test_interrupted_build_leaves_nothing_that_looks_like_a_cache(tmp_path, monk
     assert cache.folder == tmp_path / "train.txt.structrank-cache" and cache.n_rows == 40
 
 
-@pytest.mark.parametrize("damage", ["no manifest", "truncated array", "other version"])
+@pytest.mark.parametrize("damage", ["no manifest", "truncated array", "other version", "nested manifest"])
 def test_a_damaged_cache_is_rebuilt(tmp_path, damage):
     path = write(tmp_path, numbered_rows(30))
     folder = build_letor_cache(path)
     first = built_at(folder)
     if damage == "no manifest":
         (folder / "manifest.json").unlink()
+    elif damage == "nested manifest":  # json.loads raises RecursionError
+        (folder / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
     elif damage == "truncated array":
         data = folder / "data.npy"
         data.write_bytes(data.read_bytes()[:-8])

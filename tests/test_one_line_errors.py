@@ -168,3 +168,21 @@ def test_debug_reraises_an_os_error(letor, tmp_path, monkeypatch):
     monkeypatch.setenv("STRUCTRANK_DEBUG", "1")
     with pytest.raises(IsADirectoryError):
         main([str(a) for a in predict(letor, tmp_path)])
+
+
+def test_deeply_nested_json_anywhere_is_one_line_naming_its_source(letor, tmp_path, capsys):
+    """json.loads raises RecursionError past ~1,000 levels: each reader names what it was reading."""
+    deep = "[" * 100_000 + "]" * 100_000
+    data, _ = letor
+    one_line(capsys, ["train", "ranksvm", "--train", data, "--out", tmp_path / "m.npz", "--set", f"C={deep}"],
+             "--set C", "nested too deeply")
+    assert not (tmp_path / "m.npz").exists()
+    store = tmp_path / "results.sqlite"
+    with ResultStore(store) as results:
+        results.record(RunSpec("e", "d", fold=0, model="m"), [("map", "letor4", 0.5)], seconds=1)
+    import sqlite3
+
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE runs SET params = ?", (deep,))
+    one_line(capsys, ["results", store, "--out", tmp_path / "r.md"], store, "damaged result store")
+    assert not (tmp_path / "r.md").exists()

@@ -280,6 +280,8 @@ def parse_assignments(items) -> dict:
             value = json.loads(text)
         except json.JSONDecodeError:
             value = text
+        except RecursionError:  # json.loads recurses per nesting level
+            raise ValueError(f"--set {name.strip()}: the value is nested too deeply") from None
         params[name.strip()] = value
     return params
 

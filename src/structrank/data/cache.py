@@ -272,7 +272,7 @@ def _can_write(folder: Path) -> bool:
 def _read_manifest(folder: Path) -> dict | None:
     try:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # unreadable, not JSON or nested too deeply: built again
         return None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
         return None

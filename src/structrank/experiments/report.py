@@ -40,7 +40,7 @@ def _params_text(text) -> str:
     # Canonical JSON is exact but noisy in a table; "C=1.0, loss=map" reads better.
     try:
         params = json.loads(text) if isinstance(text, str) else dict(text)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return str(text)
     return ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
 

@@ -137,6 +137,9 @@ def _named_errors(method):
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:
             raise StructRankError(f"{self.path}: not a readable result store ({exc})") from exc
+        except (json.JSONDecodeError, RecursionError) as exc:  # a stored parameter or data record, damaged
+            raise StructRankError(f"{self.path}: damaged result store (a stored JSON value: "
+                                  f"{type(exc).__name__})") from exc
 
     return wrapper
 
@@ -513,10 +516,15 @@ class ResultStore:
             " ORDER BY r.experiment, r.dataset, r.split, r.fold, r.seed, r.model, r.params,"
             " m.metric, m.convention")
         wanted = None if keys is None else {_as_key(k).as_tuple() for k in keys}
-        records = []
+        records, checked = [], set()
         for row in cursor:
             if wanted is not None and row[:7] not in wanted:
                 continue
+            if row[6] not in checked:  # a damaged parameter text stops here, naming the store (_named_errors)
+                if not isinstance(json.loads(row[6]), dict):
+                    raise StructRankError(f"{self.path}: damaged result store (parameters {row[6][:40]!r} are not "
+                                          "a JSON object)")
+                checked.add(row[6])
             record = dict(zip(COLUMNS, row))
             if record["value"] is None:
                 record["value"] = float("nan")

@@ -147,7 +147,7 @@ class EmbeddingCache:
             index = json.loads(self.index_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return self._empty_index()
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             warnings.warn(f"embedding cache index {self.index_path} unreadable ({exc}); "
                           "using the shards found in the folder", RuntimeWarning, stacklevel=3)
             return self._empty_index()
