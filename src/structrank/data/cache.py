@@ -410,8 +410,7 @@ def _chunks_of_lines(blocks, n: int):
 
 def _parse_chunk(source: Path, raw: bytes, lines_before: int, n_features):
     """``(X, y, qid, line numbers)`` of one chunk's data rows, checked; None when it has none."""
-    rows = parse_rows(source, raw, n_features, zero_based=False, dtype=np.float32, lines_before=lines_before,
-                      kernel="numba")
+    rows = parse_rows(source, raw, n_features, zero_based=False, dtype=np.float32, lines_before=lines_before)
     X, y, qid, line_numbers = rows["X"], rows["y"], rows["qid"], rows["line_numbers"]
     if line_numbers.size == 0:
         return None

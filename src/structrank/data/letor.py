@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structrank.atomic import atomic_open
-from structrank.data import grammar, svmlight_small
+from structrank.data import grammar
 from structrank.data.dataset import RankingDataset
 from structrank.data.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
 from structrank.errors import DataFormatError
@@ -141,25 +141,20 @@ def _bad_line(path, raw, number, n_features, zero_based, lines_before, max_index
 
 
 def parse_rows(path, raw: bytes, n_features=None, zero_based="auto", dtype=np.float64, lines_before=0,
-               max_feature_index=None, kernel="auto"):
+               max_feature_index=None):
     """The data rows of SVMlight/LETOR bytes, checked: a dict with ``X`` (CSR), ``y`` (float
     labels), ``qid``, ``has_qid``, ``line_numbers`` (in the file: ``lines_before`` + the line in
     ``raw``) and ``spans`` (each row's comment and docid byte spans, -1 when absent).
 
-    Parsing is ``structrank.data.svmlight``'s numba kernel, or for ``raw`` under
-    ``svmlight_small.SMALL_BYTES`` (``kernel="auto"``) the same parse without numba; ``kernel="numba"``
-    always takes the kernel (the cache does: its memory is bounded by a chunk's arrays, and the
-    Python parser holds a token object per entry). Every problem is a DataFormatError naming the
-    file, the line and the field. ``max_feature_index``: see ``feature_index_limit``.
+    Parsing is ``structrank.data.svmlight``'s kernel; every problem is a DataFormatError naming
+    the file, the line and the field. ``max_feature_index``: see ``feature_index_limit``.
     """
+    from structrank.data import svmlight  # numba: loaded by the first read, not on import
+
     max_index = feature_index_limit(max_feature_index)
-    if kernel == "auto" and len(raw) < svmlight_small.SMALL_BYTES:  # numba's start costs more than the parse
-        parse = svmlight_small.parse
-    else:
-        from structrank.data.svmlight import parse  # deferred: numba, loaded by the first large read
     try:
-        rows = parse(raw, max_index)
-    except svmlight_small.ParseError as exc:
+        rows = svmlight.parse(raw, max_index)
+    except svmlight.ParseError as exc:
         raise _bad_line(path, raw, exc.line, n_features, zero_based, lines_before, max_index) from None
     line_numbers = rows["line_numbers"] + lines_before
     indices, indptr = rows["indices"], rows["indptr"]

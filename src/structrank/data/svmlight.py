@@ -26,8 +26,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from structrank.data.svmlight_small import ParseError  # one error for both parsers
-
 # Error codes of the kernel: the line is then re-read in Python for the message.
 OK, BAD_TOKEN = 0, 1
 
@@ -376,6 +374,14 @@ def _token_width(buf, starts):
             p += 1
         width = max(width, p - starts[i])
     return width
+
+
+class ParseError(Exception):
+    """The kernel stopped at ``line`` (1-based) on a token it does not accept."""
+
+    def __init__(self, line, row):
+        super().__init__(f"line {line}")
+        self.line, self.row = line, row
 
 
 def parse(raw: bytes, max_index: int):
