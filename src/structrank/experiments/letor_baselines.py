@@ -21,6 +21,7 @@ from structrank.data import letor_folds, letor_root, read_letor
 from structrank.experiments.report import markdown_table, write_report
 from structrank.figures import cutoff_line, new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, run_experiment
+from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 
 EXPERIMENT = "letor-baselines"
@@ -47,8 +48,6 @@ def fit_select_evaluate(model_name, train_path, vali_path, test_path, convention
     Returns (measurements, chosen parameters). The measurements include the metrics over the
     test queries that have a relevant document, named with the ``nonempty:`` prefix.
     """
-    from structrank.learners.registry import get_model, select_on_vali
-
     train = _load(str(train_path))
     vali = _load(str(vali_path), train.n_features)
     test = _load(str(test_path), train.n_features)

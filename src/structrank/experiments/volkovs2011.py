@@ -45,7 +45,7 @@ from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run_experiment, wall_time
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.metrics import evaluate
-from structrank.oracles.crf import energy_gradient
+from structrank.oracles.crf import energy_gradient, ndcg_losses, permutation_table
 
 EXPERIMENT = "volkovs2011"
 DATASETS = ("MQ2008", "MQ2007")
@@ -699,8 +699,6 @@ def _fig1_claims():
 def _random_queries(n=300, seed=0):
     """(energies, losses, scores, table) of ``n`` seeded random queries of 2-6 documents, labels 0-2 of at least two
     levels, every ranking enumerated: the ground on which the paper's statements about its objectives are checked."""
-    from structrank.oracles.crf import ndcg_losses, permutation_table
-
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n:
@@ -767,8 +765,6 @@ def _objective_claims():
               f"(structrank's energy) for {signed}."),
     ]
     # Sec. 4: a query whose two ground truths share the mass 3:1 (labels 1, 1, 0: rankings 0 and 2 are Y0)
-    from structrank.oracles.crf import ndcg_losses, permutation_table
-
     A = permutation_table(3)
     losses = np.empty(6)
     ndcg_losses(A, np.array([1.0, 1.0, 0.0]), losses)
