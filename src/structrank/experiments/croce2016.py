@@ -54,8 +54,8 @@ from structrank.data import letor_folds, read_letor
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import (Measurement, RunSpec, claim_folder, letor_roots, paper_model, run_experiment,
-                                          wall_time)
+from structrank.experiments.runner import (Measurement, RunSpec, SpecRun, claim_folder, letor_roots, paper_model,
+                                          run_experiment, wall_time)
 from structrank.learners.registry import select_on_vali
 from structrank.metrics import evaluate
 from structrank.model_io import read_archive, write_archive
@@ -381,18 +381,13 @@ def _letor_run(spec, root):
         Measurement("C", "param", float(params["C"])), Measurement("seconds", "time", seconds)]
 
 
-class _Runner:
-    """Picklable run function bound to the cache folder and the LETOR roots."""
-
-    def __init__(self, folder, roots):
-        self.folder, self.roots = str(folder), roots
-
-    def __call__(self, spec):
-        if spec.split == "letor":
-            return _letor_run(spec, self.roots[spec.dataset])
-        kind = {"nystroem": _nystroem_run, "full": _full_run, "linear": _linear_run, "ir": _ir_run,
-                "kernel": _kernel_run}[spec.split]
-        return kind(spec, self.folder)
+def _run(spec, folder, roots):
+    """One spec: a LETOR run on its data set's root, the others on the kernel cache in ``folder``."""
+    if spec.split == "letor":
+        return _letor_run(spec, roots[spec.dataset])
+    kind = {"nystroem": _nystroem_run, "full": _full_run, "linear": _linear_run, "ir": _ir_run,
+            "kernel": _kernel_run}[spec.split]
+    return kind(spec, str(folder))
 
 
 def plan(roots, quick=False):
@@ -434,7 +429,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     except FileNotFoundError as exc:
         print(f"{exc}; the MQ2008 part is skipped", file=sys.stderr)
         roots = {}
-    rows = run_experiment(out, plan(roots, quick), _Runner(folder, roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun(_run, folder, roots), n_jobs, EXPERIMENT, data=roots.values())
     if computed == len(_block_paths(folder, load_pairs(str(folder))[0]["n_train"])):  # all in this call
         write_text_atomic(out / "prepare_time.json", json.dumps({"seconds": prepare_seconds, "jobs": n_jobs}))
     write_report(out / "report.md", report_sections(rows, out), title="Croce, Filice & Basili (2016), reproduced")

@@ -47,7 +47,7 @@ from structrank.data import RankingDataset
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import markdown_table, write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, claim_folder, run_experiment
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 
@@ -246,16 +246,6 @@ def _run(spec, out):
     return rows
 
 
-class _Runner:
-    """Picklable run function bound to the output folder (where the features are)."""
-
-    def __init__(self, out):
-        self.out = str(out)
-
-    def __call__(self, spec):
-        return _run(spec, self.out)
-
-
 def plan(feature_sets, quick=False):
     """Tables 1-4 and Fig. 1: one run per model, feature set and fold, C (and T) chosen inside the run."""
     grid = "quick" if quick else "full"
@@ -393,7 +383,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     specs = plan(feature_sets, quick)
     n_queries = _load(str(_feature_path(out, "wikiqa", "sim", "train"))).n_queries
     while True:
-        rows = run_experiment(out, specs, _Runner(out), n_jobs, EXPERIMENT)
+        rows = run_experiment(out, specs, SpecRun(_run, str(out)), n_jobs, EXPERIMENT)
         if quick:
             break
         known = set(specs)

@@ -51,7 +51,7 @@ from structrank.data.nbest import NBestData
 from structrank.experiments.claims import Claim, claims_section, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment, wall_time
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, claim_folder, run_experiment, wall_time
 from structrank.learners.boosting import BoostingReranker
 from structrank.learners.lowdim import LowDimReranker
 from structrank.metrics.significance import paired_test, sign_test_p
@@ -285,14 +285,9 @@ def run_spec(spec, data, extra, meta):
     return _reranker_run(learner, spec.params, data)
 
 
-class _Runner:
-    """Picklable run function bound to the prepared data of each (language, base tagger)."""
-
-    def __init__(self, paths):
-        self.paths = paths
-
-    def __call__(self, spec):
-        return run_spec(spec, *load_language(self.paths[spec.dataset, base_of(spec.model)]))
+def _run(spec, paths):
+    """``run_spec`` on the prepared data of the spec's (language, base tagger)."""
+    return run_spec(spec, *load_language(paths[spec.dataset, base_of(spec.model)]))
 
 
 def _correct(d, scores):
@@ -406,7 +401,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
             paths[lang, base] = str(prepare(out, lang, data_dir, n_jobs=n_jobs, base=base))
     if not paths:
         raise FileNotFoundError("no Universal Dependencies treebank of the paper's languages in the data folder")
-    rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), _Runner(paths),
+    rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), SpecRun(_run, paths),
                           n_jobs, EXPERIMENT)
     sections = [("Claims", claims_section(claims(rows)))] + report_sections(rows, out)
     write_report(out / "report.md", sections, title="Jagarlamudi & Daumé III (2012), reproduced")

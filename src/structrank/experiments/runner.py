@@ -319,14 +319,28 @@ def wall_time(out) -> dict | None:
         return None
 
 
-class RootsRun:
-    """A picklable run function (joblib workers need one): ``run(spec, roots[spec.dataset])``."""
+class SpecRun:
+    """The run function of a reproduction: ``SpecRun(run, *context)(spec)`` is ``run(spec, *context)``.
 
-    def __init__(self, run, roots):
-        self.run, self.roots = run, roots
+    Picklable, as joblib's workers need, when ``run`` is a module-level function and ``context`` (the
+    data sets' roots, a cache folder, ...) pickles: each paper's module states only ``run``, how one
+    spec runs, and what it reads.
+    """
+
+    def __init__(self, run, *context):
+        self.run, self.context = run, context
 
     def __call__(self, spec):
-        return self.run(spec, self.roots[spec.dataset])
+        return self.run(spec, *self.context)
+
+    @classmethod
+    def per_dataset(cls, run, roots):
+        """``run(spec, roots[spec.dataset])``: the LETOR shape, one root folder per data set."""
+        return cls(_on_dataset_root, run, roots)
+
+
+def _on_dataset_root(spec, run, roots):
+    return run(spec, roots[spec.dataset])
 
 
 def paper_model(name):
@@ -351,10 +365,10 @@ def fold_plan(experiment, roots, models, quick=False):
 def reproduce_letor_experiment(out, experiment, datasets, plan, run, report_sections, title, data_dir=None,
                                quick=False, n_jobs=1) -> list[dict]:
     """The common shape of a LETOR reproduction: find the data sets (``quick``: MQ2008 alone), run
-    ``plan(roots, quick)`` with ``RootsRun(run, roots)``, write ``report.md`` from ``report_sections``."""
+    ``plan(roots, quick)`` with ``SpecRun.per_dataset(run, roots)``, write ``report.md`` from ``report_sections``."""
     out = Path(out)
     roots = letor_roots(datasets, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), RootsRun(run, roots), n_jobs, experiment, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(run, roots), n_jobs, experiment, data=roots.values())
     write_report(out / "report.md", report_sections(rows, out), title=title)
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows

@@ -42,7 +42,7 @@ from structrank.data import letor_folds, read_letor
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run_experiment, wall_time
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, letor_roots, run_experiment, wall_time
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.metrics import evaluate
 from structrank.oracles.crf import energy_gradient, ndcg_losses, permutation_table
@@ -145,31 +145,26 @@ def grid_points(row, quick=False):
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
 
 
-class _Runner:
-    """Picklable run function bound to the data set roots."""
-
-    def __init__(self, roots):
-        self.roots = roots
-
-    def __call__(self, spec):
-        train, vali, test = _fold(self.roots[spec.dataset], spec.fold)
-        objective, _, skip, shuffle = ROWS[spec.model]
-        params = {k: v for k, v in spec.params.items() if k in ("learning_rate", "alpha", "T")}
-        model = PermutationCRFRanker(objective=objective, max_epochs=spec.params["max_epochs"], skip_single_level=skip,
-                                     shuffle=shuffle, random_state=spec.seed, dev_metric=",".join(NDCG),
-                                     dev_convention=CONVENTION, **params)
-        start = time.perf_counter()
-        model.fit(train, eval_set=vali)
-        seconds = time.perf_counter() - start
-        out = [Measurement(SELECT, CONVENTION, float(model.dev_curve_.max())),
-               Measurement("best_epoch", "train", model.best_epoch_),
-               Measurement("train_seconds", "time", seconds),
-               Measurement("queries_used", "train", model.n_queries_used_)]
-        result = evaluate(test.y, model.predict(test.X), test.qid, TEST_METRICS, CONVENTION).metrics
-        data = [Measurement(f"data:{split}_{name}", "data", value) for split, ds in (("train", train), ("vali", vali),
-                                                                                      ("test", test))
-                for name, value in data_counts(ds).items()]
-        return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.items()] + data
+def _run(spec, root):
+    """One CRF trained on one fold at one setting: its dev choice, test metrics and the data's counts."""
+    train, vali, test = _fold(root, spec.fold)
+    objective, _, skip, shuffle = ROWS[spec.model]
+    params = {k: v for k, v in spec.params.items() if k in ("learning_rate", "alpha", "T")}
+    model = PermutationCRFRanker(objective=objective, max_epochs=spec.params["max_epochs"], skip_single_level=skip,
+                                 shuffle=shuffle, random_state=spec.seed, dev_metric=",".join(NDCG),
+                                 dev_convention=CONVENTION, **params)
+    start = time.perf_counter()
+    model.fit(train, eval_set=vali)
+    seconds = time.perf_counter() - start
+    out = [Measurement(SELECT, CONVENTION, float(model.dev_curve_.max())),
+           Measurement("best_epoch", "train", model.best_epoch_),
+           Measurement("train_seconds", "time", seconds),
+           Measurement("queries_used", "train", model.n_queries_used_)]
+    result = evaluate(test.y, model.predict(test.X), test.qid, TEST_METRICS, CONVENTION).metrics
+    data = [Measurement(f"data:{split}_{name}", "data", value) for split, ds in (("train", train), ("vali", vali),
+                                                                                  ("test", test))
+            for name, value in data_counts(ds).items()]
+    return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.items()] + data
 
 
 def data_counts(ds):
@@ -195,7 +190,7 @@ def plan(roots, quick=False):
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run the sweeps (``quick``: MQ2008 Fold1, one seed, two settings) and write the report into ``out``."""
     roots = letor_roots(DATASETS, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), _Runner(roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values())
     write_report(Path(out) / "report.md", report_sections(rows, out),
                  title="Volkovs, Larochelle & Zemel (2011), reproduced")
     print(f"wrote {Path(out) / 'results.csv'} and {Path(out) / 'report.md'}", file=sys.stderr)
