@@ -17,7 +17,7 @@ from structrank.experiments.croce2016 import (
     report_sections,
 )
 from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
-from structrank.experiments.runner import RunSpec
+from structrank.experiments.runner import RunSpec, SpecRun
 
 from conftest import needs_data
 
@@ -114,7 +114,7 @@ def test_kernel_blocks_hold_the_kernel_sum_in_permutation_order(small_cache):
 @needs_data
 def test_runs_on_a_small_cache(small_cache):
     out, folder, _ = small_cache
-    runner = croce2016._Runner(folder, {})
+    runner = SpecRun(croce2016._run, folder, {})
     run = lambda split, model, **params: {m.metric: m.value for m in runner(  # noqa: E731
         RunSpec(croce2016.EXPERIMENT, DATASET, split, "", params.pop("seed", 0), model, params))}
     full = run("full", "SVM (dense + trees)")

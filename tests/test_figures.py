@@ -25,7 +25,8 @@ SRC = Path(structrank.figures.__file__).resolve().parent
 #: the modules that imported save_figure at their top (their own reference is patched too)
 IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008", "structrank.experiments.croce2016",
              "structrank.experiments.haponchyk2018", "structrank.experiments.jagarlamudi2012",
-             "structrank.experiments.letor_baselines", "structrank.experiments.volkovs2011")
+             "structrank.experiments.letor_baselines", "structrank.experiments.volkovs2011", "structrank.metrics.compare",
+             "structrank.bench.scale")
 
 
 def drawing_functions():

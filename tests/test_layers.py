@@ -90,3 +90,44 @@ def test_relative_and_deferred_imports_are_read(tmp_path):
     got = import_graph.imports(tmp_path)
     assert got["structrank.data"] == {"structrank.data.letor": False}
     assert got["structrank.data.letor"] == {"structrank.learners": True}
+
+
+def test_every_import_inside_a_function_says_why():
+    """Imports belong at module level; one inside a function carries ``# deferred: REASON`` (issue 23)."""
+    silent = [f"src/{path}:{line}" for path, line, explained in import_graph.deferred_imports() if not explained]
+    assert not silent, f"imports inside functions without '# deferred: REASON': {silent}"
+
+
+def test_an_import_inside_a_function_without_a_reason_is_caught():
+    source = '''import os
+
+def f():
+    # deferred: optional extra torch
+    import torch
+    import numpy  # the next statement: shares the comment above
+
+    x = "# deferred: in a string"
+    import scipy
+
+def g():
+    import json  # deferred: start-up time
+
+    class Inner:
+        def method(self):
+            # deferred:
+            import csv
+            if True:
+                import gzip
+
+class Outer:
+    import math
+
+    def method(self):
+        # a comment that gives no reason
+        import re
+        # deferred: import cycle a <-> b
+        # (the second line of the reason)
+        from . import b
+'''
+    found = dict(import_graph.function_imports(source))
+    assert found == {5: True, 6: True, 9: False, 12: True, 17: False, 19: False, 26: False, 29: True}

@@ -1,7 +1,7 @@
 """croce2016's numbers are pinned: a small slice of SemEval-2016 through the experiment's own runs.
 
 The first 20 threads of train, dev and test (200 pairs each, ``prepare(max_threads=20)``), run by
-the experiment's runner (``_Runner``) on its quick plan (``plan(quick=True)``): the kernel columns'
+the experiment's run function (``_run``) on its quick plan (``plan(quick=True)``): the kernel columns'
 counts, the IR baseline, the linear SVM on the dense features, both full kernel SVMs, Nyström with
 100 and 200 landmarks (seed 0) plus 100 landmarks drawn with seed 1, and on MQ2008 Fold1 SVM-map
 and SVM-ndcg with and without the Nyström RBF embedding. Every value but the times (wall seconds
@@ -20,7 +20,7 @@ THREADS = 20
 
 def test_croce2016_semeval_slice_is_pinned(data_root, tmp_path):
     from structrank.experiments import croce2016
-    from structrank.experiments.runner import RunSpec, letor_roots
+    from structrank.experiments.runner import RunSpec, SpecRun, letor_roots
 
     folder, _ = croce2016.prepare(tmp_path, data_root, n_jobs=1, progress=False, max_threads=THREADS)
     roots = letor_roots(croce2016.LETOR_SETS, data_root)
@@ -28,7 +28,7 @@ def test_croce2016_semeval_slice_is_pinned(data_root, tmp_path):
     # another landmark draw than seed 0's leading columns
     specs.append(RunSpec(croce2016.EXPERIMENT, croce2016.DATASET, "nystroem", "", 1, croce2016.NYSTROEM,
                          {"landmarks": 100}))
-    runner = croce2016._Runner(folder, roots)
+    runner = SpecRun(croce2016._run, folder, roots)
     values = {}
     for spec in specs:
         name = "/".join([spec.dataset, spec.fold or "-", spec.model, json.dumps(spec.params, sort_keys=True),

@@ -2,16 +2,24 @@
 
     python tools/import_graph.py            # each package's imports of other packages, and any circle
     python tools/import_graph.py --modules  # every module's internal imports ("*" marks one inside a function)
+    python tools/import_graph.py --deferred # every import inside a function, and those that do not say why
 
 Layers are the first level under ``structrank`` (``data``, ``metrics``, ``oracles``, ``learners``,
 ...; a top-level module is its own layer). ``tests/test_layers.py`` checks the rules on this graph.
+
+Imports belong at module level (issue 23); one inside a function says why it is deferred with a
+``# deferred: REASON`` comment at the end of its line or on the comment lines just above it. Import
+statements that follow one another in a function share the comment of the first.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import io
+import re
 import sys
+import tokenize
 from collections import defaultdict
 from pathlib import Path
 
@@ -55,6 +63,64 @@ def imports(src: Path = SRC) -> dict:
                     found[target] = found.get(target, True) and deferred
         graph[name] = found
     return graph
+
+
+DEFERRED = re.compile(r"#\s*deferred:\s*\S")
+
+
+def _comments(source: str) -> dict:
+    """{line number: the comment on it}, from the tokens (so a '#' inside a string is not one)."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return {t.start[0]: t.string for t in tokens if t.type == tokenize.COMMENT}
+
+
+def function_imports(source: str, filename: str = "<source>") -> list:
+    """[(line, explained)] for every import statement inside a function or method body.
+
+    ``explained``: a ``# deferred: REASON`` comment ends one of the statement's lines or stands in
+    the block of comment lines just above it, or the statement follows, with nothing between, an
+    import statement that is explained.
+    """
+    tree = ast.parse(source, filename=filename)
+    comments = _comments(source)
+    lines = source.splitlines()
+    found = []
+
+    def said(node) -> bool:
+        if any(DEFERRED.search(comments.get(n, "")) for n in range(node.lineno, node.end_lineno + 1)):
+            return True
+        above = node.lineno - 1
+        while above >= 1 and lines[above - 1].lstrip().startswith("#"):
+            if DEFERRED.search(comments.get(above, "")):
+                return True
+            above -= 1
+        return False
+
+    def visit(node, in_function: bool):
+        for value in (v for _, v in ast.iter_fields(node)):
+            previous = False  # the statement before was an explained import
+            for child in value if isinstance(value, list) else [value]:
+                if not isinstance(child, ast.AST):
+                    continue
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    if in_function:
+                        previous = previous or said(child)
+                        found.append((child.lineno, previous))
+                    continue
+                previous = False
+                visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    visit(tree, False)
+    return sorted(found)
+
+
+def deferred_imports(src: Path = SRC) -> list:
+    """[(path relative to src, line, explained)] for every import inside a function in structrank."""
+    out = []
+    for path in sorted(src.joinpath("structrank").rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        out += [(rel, line, ok) for line, ok in function_imports(path.read_text(encoding="utf-8"), str(path))]
+    return out
 
 
 def layer(module: str) -> str:
@@ -108,7 +174,16 @@ def cycles(edges: dict) -> list:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modules", action="store_true", help="list every module's internal imports")
+    parser.add_argument("--deferred", action="store_true",
+                        help="list the imports inside functions that do not say why (a '# deferred:' comment)")
     args = parser.parse_args(argv)
+    if args.deferred:
+        found = deferred_imports()
+        silent = [(path, line) for path, line, ok in found if not ok]
+        for path, line in silent:
+            print(f"src/{path}:{line}: an import inside a function without '# deferred: REASON'")
+        print(f"{len(found)} imports inside functions, {len(silent)} without a reason")
+        return 1 if silent else 0
     graph = imports()
     if args.modules:
         for module, targets in graph.items():

@@ -11,6 +11,14 @@ old callee after only the callee's module changed (seen in a checkout after an e
 ``oracles/po.py``; an upgrade that leaves ``__pycache__`` behind could do the same).
 """
 
+import hashlib
+import importlib
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
 __version__ = "0.1.0"
 
 from structrank.errors import DataFormatError, DataValidationError, StructRankError  # noqa: E402
@@ -25,14 +33,8 @@ def _numba_cache_dir():
     of the sources (a hash of every module's path, time stamp and size) makes every change start
     from a clean cache. A NUMBA_CACHE_DIR the user set is kept; the stats cost a few milliseconds.
     """
-    import os
-    import sys
-    from pathlib import Path
-
     if "NUMBA_CACHE_DIR" in os.environ:
         return None
-    import hashlib
-
     stamps, folders = [], [os.path.dirname(os.path.abspath(__file__))]
     while folders:  # the package's .py files, __pycache__ left out
         with os.scandir(folders.pop()) as entries:
@@ -61,9 +63,6 @@ def _numba_cache_dir():
 def _prune(parent, keep, idle_days=1.0):
     """Remove the cache folders under ``parent`` beyond the ``keep`` most recently modified ones that
     have not been touched for ``idle_days`` (another checkout's process may be using a recent one)."""
-    import shutil
-    import time
-
     folders = sorted((p for p in parent.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in folders[keep:]:
         if time.time() - old.stat().st_mtime > idle_days * 86400:
@@ -89,8 +88,6 @@ _LAZY = {
 
 def __getattr__(name):
     if name in _LAZY:
-        import importlib
-
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'structrank' has no attribute {name!r}")
 

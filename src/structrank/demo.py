@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from structrank.data import letor_folds, letor_root, make_ranking_dataset
+from structrank.data import letor_folds, letor_root, make_ranking_dataset, read_letor
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import CONVENTIONS, evaluate
 
@@ -19,8 +19,6 @@ DEMO_MODELS = ("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
 def _splits(data_dir, synthetic):
     root = None if synthetic else letor_root("MQ2008", data_dir)
     if root is not None:
-        from structrank.data import read_letor
-
         fold = letor_folds(root)[0]
         train = read_letor(fold.train)
         return ("MQ2008 Fold1", train, read_letor(fold.vali, train.n_features), read_letor(fold.test, train.n_features))

@@ -28,6 +28,7 @@ def new_figure(**kwargs):
     >>> fig.get_layout_engine().__class__.__name__
     'ConstrainedLayoutEngine'
     """
+    # deferred: matplotlib (0.5 s) loads only when a figure is drawn
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -52,6 +53,7 @@ def cutoff_line(ax, cutoffs, values, **kwargs):
     >>> [round(float(x), 1) for x in line.get_xdata()]  # 3 is missing, 4 and 6-9 were not measured
     [1.0, 2.0, 3.0, 4.0, 5.0, 7.5, 10.0]
     """
+    # deferred: start-up time, `reproduce --help` loads this module (structrank.experiments) and no numpy
     import numpy as np
 
     points = sorted(zip(cutoffs, values))
@@ -81,6 +83,7 @@ def save_figure(fig, path, dpi: int = 150) -> Path:
     >>> open(path, "rb").read(4)
     b'\\x89PNG'
     """
+    # deferred: matplotlib (0.5 s) loads only when a figure is drawn
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if not isinstance(fig.canvas, FigureCanvasAgg):

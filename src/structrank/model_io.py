@@ -71,6 +71,7 @@ def _jsonable(value):
 
 def save_model(model, path) -> None:
     """Save a fitted structrank estimator to ``path`` (npz), atomically."""
+    # deferred: the registry and the learners (scikit-learn, 1 s) load only for rankers, not for archives
     from structrank.learners.registry import ranker_class
 
     name = type(model).__name__
@@ -197,6 +198,7 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
 def load_model(path):
     """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
     header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION, max_header_bytes=MAX_MODEL_HEADER_BYTES)
+    # deferred: the registry and the learners (scikit-learn, 1 s) load only for rankers, not for archives
     from structrank.learners.registry import ranker_class
 
     name = header.get("class")
@@ -215,6 +217,7 @@ def load_model(path):
     model = cls(**params)
     # the class's declared ranges (as for fit and --set), before any array is used: a forged
     # degree=1000 made a polynomial model predict inf and NaN
+    # deferred: the registry and the learners (scikit-learn, 1 s) load only for rankers, not for archives
     from structrank.learners.base import parameter_problems
 
     problems = parameter_problems(model)

@@ -36,8 +36,14 @@ The shared timing helpers are in structrank.bench.timing.
 
 from __future__ import annotations
 
+import os
+import platform
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
+
+from structrank.atomic import write_text_atomic
 
 #: a section's figures are left out of ``run_benchmarks``' result (it was skipped for want of data)
 SKIPPED = object()
@@ -53,6 +59,7 @@ class Section:
 
 
 def _startup(o):
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import startup
 
     commands = startup.bench_commands()
@@ -62,6 +69,7 @@ def _startup(o):
 
 
 def _evaluate(o):
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench.evaluate import bench_evaluate, evaluate_lines
 
     figures = bench_evaluate(o["repeat"])
@@ -72,6 +80,7 @@ def _evaluate(o):
 
 
 def _memory(o):
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import memory
 
     figures = memory.bench_memory()
@@ -80,6 +89,7 @@ def _memory(o):
 
 
 def _structured(o):
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench.structured import format_structured, markdown_section, structured_figures
 
     figures = structured_figures(oracle_repeat=o["oracle_repeat"], train_repeat=o["train_repeat"])
@@ -90,6 +100,7 @@ def _structured(o):
 
 
 def _latent(o):
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import latent
 
     rows = latent.bench_greedy()
@@ -98,6 +109,7 @@ def _latent(o):
 
 
 def _crf(o):
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import crf
 
     figures = crf.bench_epochs()
@@ -106,6 +118,7 @@ def _crf(o):
 
 
 def _trees(o):
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import trees
 
     figures = trees.bench_trees()
@@ -114,6 +127,7 @@ def _trees(o):
 
 
 def _tagger(o):
+    # deferred: a section's module and its data's readers load only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import tagger
     from structrank.nlp.conllu import treebank_file
 
@@ -129,6 +143,7 @@ def _tagger(o):
 
 
 def _kernels(o):
+    # deferred: a section's module and its data's readers load only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import kernels
     from structrank.nlp.conllu import treebank_file
     from structrank.qa.semeval import load_semeval
@@ -145,8 +160,7 @@ def _kernels(o):
 
 
 def _scale(o):
-    import tempfile
-
+    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import scale
 
     sizes = o["scale_sizes"] or scale.SCALE_SIZES
@@ -156,8 +170,6 @@ def _scale(o):
     print("\n".join(scale.format_scale(figures)))
     link = None
     if o["out"] is not None:
-        from pathlib import Path
-
         picture = Path(o["out"]).parent / "figures" / "bench" / "scale-time.png"
         picture.parent.mkdir(parents=True, exist_ok=True)
         scale.figure(figures, picture)
@@ -210,11 +222,6 @@ def run_benchmarks(repeat=5, out=None, only=None, train_repeat=3, oracle_repeat=
 
 
 def _write_page(out, repeat, only, scale_sizes, sections):
-    import os
-    import platform
-
-    from structrank.atomic import write_text_atomic
-
     flags = ("" if only is None else f" --only {only}") + (
         f" --scale-sizes {','.join(f'{n:g}' for n in scale_sizes)}" if scale_sizes and only in (None, "scale", "startup")
         else "")

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from structrank.bench.timing import timings
+from structrank.bench.timing import reproduction_main, timings
+from structrank.data import letor_folds, letor_root, make_ranking_dataset, read_letor
+from structrank.learners.crf import PermutationCRFRanker, _seed, _sgd_epoch
+from structrank.oracles.crf import OBJECTIVE_CODES, stacked_tables
+from structrank.parallel.rows import row_arrays
 
 OBJECTIVE_PARAMS = {"ml": 0.0, "la": 10.0, "ls": 0.0, "el": 0.0, "kl": 1.0}
 
 
 def _fold1(data_dir=None):
-    from structrank.data import letor_folds, letor_root, make_ranking_dataset, read_letor
-
     root = letor_root("MQ2008", data_dir)
     if root is not None:
         fold = letor_folds(root)[0]
@@ -30,10 +32,6 @@ def _fold1(data_dir=None):
 
 def bench_epochs(repeat=50, data_dir=None):
     """{"data": name, "queries": n, "rows": [{objective, epoch_ms}], "dev_eval_ms": ms}."""
-    from structrank.learners.crf import PermutationCRFRanker, _seed, _sgd_epoch
-    from structrank.oracles.crf import OBJECTIVE_CODES, stacked_tables
-    from structrank.parallel.rows import row_arrays
-
     name, train, vali = _fold1(data_dir)
     model = PermutationCRFRanker()
     X, y, _, offsets = model._validate_fit_data(train.X, train.y, train.qid)
@@ -77,8 +75,6 @@ def markdown_section(figures) -> str:
 def main(argv=None, doc=None):
     """``python benchmarks/bench_crf.py [--repeat N] [--reproduction [--jobs 2]]``: the epoch times, and
     with --reproduction the wall time of the whole volkovs2011 reproduction."""
-    from structrank.bench.timing import reproduction_main
-
     def summary(rows, minutes, jobs):
         runs = len({(r["dataset"], r["fold"], r["seed"], r["model"], str(r["params"])) for r in rows})
         return (f"\nstructrank reproduce volkovs2011 --jobs {jobs}: {runs} CRFs trained in {minutes:.1f} minutes "

@@ -35,6 +35,7 @@ TREC_BAR, OTHERS_BAR = 1.0, 3.0
 
 def _pytrec_runs(runs):
     """(evaluator, run dict) per file: pytrec_eval's input, built beforehand (not timed)."""
+    # deferred: pytrec_eval is an optional comparison (a test dependency), loaded when this contender runs
     import pytrec_eval
 
     out = []
@@ -76,6 +77,7 @@ def bench_evaluate(repeat=5, conventions=("trec", "letor4", "letor3")):
 
         contenders["pytrec_eval"] = pytrec_eval_
     try:
+        # deferred: ranx is an optional comparison (a test dependency): skipped when not installed
         import ranx
     except ImportError:
         ranx = None

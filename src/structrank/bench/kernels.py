@@ -13,16 +13,17 @@ from __future__ import annotations
 import time
 from functools import partial
 
-from structrank.bench.timing import best_of
+from structrank.bench.timing import best_of, reproduction_main
+from structrank.experiments.croce2016 import MAX_WORDS, PTK_MAX_LENGTH
+from structrank.kernels import PartialTreeKernel, SubsetTreeKernel, parallel_gram
+from structrank.kernels.trees import tree_kernel_throughput
+from structrank.nlp.shallow import ShallowParser
+from structrank.qa.features import tokenize
+from structrank.qa.semeval import load_semeval, to_pairs
 
 
 def semeval_trees(n=200, data_dir=None):
     """({"question": trees, "comment": trees}, tagger fit seconds) of the first ``n`` dev pairs."""
-    from structrank.experiments.croce2016 import MAX_WORDS
-    from structrank.nlp.shallow import ShallowParser
-    from structrank.qa.features import tokenize
-    from structrank.qa.semeval import load_semeval, to_pairs
-
     pairs = to_pairs(load_semeval("dev", data_dir=data_dir))
     start = time.perf_counter()
     parser = ShallowParser(max_words=MAX_WORDS, data_dir=data_dir)
@@ -34,10 +35,6 @@ def semeval_trees(n=200, data_dir=None):
 
 def bench_tree_kernels(n=200, repeat=3, data_dir=None):
     """Figures of SST and PTK on SemEval trees, as a dict."""
-    from structrank.kernels import PartialTreeKernel, SubsetTreeKernel, parallel_gram
-    from structrank.kernels.trees import tree_kernel_throughput
-    from structrank.experiments.croce2016 import PTK_MAX_LENGTH
-
     trees, fit_s = semeval_trees(n, data_dir)
     kernels = {"SST": SubsetTreeKernel(), "PTK": PartialTreeKernel(),
                f"PTK, subsequences <= {PTK_MAX_LENGTH}": PartialTreeKernel(max_length=PTK_MAX_LENGTH)}
@@ -75,8 +72,6 @@ def markdown_section(figures) -> str:
 def main(argv=None, doc=None):
     """``python benchmarks/bench_kernels.py [--trees N] [--reproduction [--jobs 2]]``: the kernel figures,
     and with --reproduction the wall time of the whole croce2016 reproduction."""
-    from structrank.bench.timing import reproduction_main
-
     def summary(rows, minutes, jobs):
         return (f"\nstructrank reproduce croce2016 --jobs {jobs}: {minutes:.1f} minutes of wall time "
                 "(kernel columns, landmark sweep, full SVMs and MQ2008; target for the sweep: under 30)")

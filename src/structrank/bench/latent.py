@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from structrank.bench.timing import timings
+from structrank.oracles.positional import exact_kernel, greedy_kernel
+from structrank.structures import positional_weights
 
 SIZES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
 EXACT_MAX_CELLS = 5e7  # the exact search's table (bytes, with a float and a flag per cell: ~9x this)
@@ -21,9 +23,6 @@ EXACT_MAX_CELLS = 5e7  # the exact search's table (bytes, with a float and a fla
 
 def bench_greedy(sizes=SIZES, rate=0.1, repeat=200, seed=0, exact_max_cells=EXACT_MAX_CELLS):
     """Rows (dicts) of milliseconds per inference call for each N."""
-    from structrank.oracles.positional import exact_kernel, greedy_kernel
-    from structrank.structures import positional_weights
-
     rng = np.random.default_rng(seed)
     rows = []
     for n in sizes:

@@ -14,13 +14,16 @@ different lengths), in interleaved rounds.
 
 from __future__ import annotations
 
+import gc
 import time
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+from structrank.bench.scale import run_in_child
 from structrank.bench.timing import interleaved
+from structrank.data import letor_root
 
 COPIES = 100
 MODELS = ("svm-map", "svm-ndcg", "lambdamart")
@@ -29,6 +32,7 @@ MEMORY_BAR, CSR_BAR = 1.2, 1.15  # issue 22: at most 1.2x LightGBM's added memor
 
 
 def _make(name):
+    # deferred: runs in the spawned child (run_in_child) that measures the fit; the parent loads no learner
     from structrank.learners import LambdaMARTRanker, StructSVMRanker
 
     if name == "lambdamart":
@@ -37,6 +41,7 @@ def _make(name):
 
 
 def _data(form, copies, data_dir):
+    # deferred: runs in the spawned child (run_in_child) that measures the fit; the parent loads no learner
     import scipy.sparse as sp
 
     from structrank.bench.structured import replicate
@@ -58,8 +63,7 @@ def _rss_mb(field):
 
 def _fit_child(name, form, copies, data_dir):
     """(added peak MB, seconds, X MB) of one fit, in this (fresh) process."""
-    import gc
-
+    # deferred: runs in the spawned child (run_in_child) that measures the fit; the parent loads no learner
     import scipy.sparse as sp
 
     from structrank.data import make_ranking_dataset
@@ -80,9 +84,6 @@ def _fit_child(name, form, copies, data_dir):
 
 def bench_memory(rounds=3, copies=COPIES, data_dir=None) -> dict:
     """{"memory": {model: [MB]}, "time": {form: [s]}, "x_mb": MB}, or {} without MQ2008 (or /proc)."""
-    from structrank.bench.scale import run_in_child
-    from structrank.data import letor_root
-
     if letor_root("MQ2008", data_dir) is None or not Path("/proc/self/clear_refs").exists():
         return {}
     runs = interleaved({**{("memory", name): partial(run_in_child, name, "dense", copies, data_dir, fn=_fit_child)

@@ -46,12 +46,17 @@ gain on this machine's cores.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import multiprocessing
 import resource
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from structrank.figures import new_figure, save_figure
 
 SCALE_SIZES = (10**4, 10**5, 10**6, 10**7)
 SCALE_TASKS = ("load", "read", "evaluate", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
@@ -101,14 +106,17 @@ def _peak_mb():
 def _learner(name, n_jobs=None, epochs=None):
     """The estimator a training task times."""
     if name in ("svm-map", "svm-ndcg"):
+        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.learners.ssvm import StructSVMRanker
 
         return StructSVMRanker(loss=name[4:], C=1.0, tol=0.0, max_iter=SCALE_ITERATIONS, n_jobs=n_jobs,
                                shard_rows=SHARD_ROWS, gain="binary")  # the measured runs' binary gain
     if name == "lsp-ap":
+        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.learners.latent import LatentPerceptronRanker
 
         return LatentPerceptronRanker(C=1.0, max_epochs=epochs or SCALE_EPOCHS, n_jobs=n_jobs, shard_rows=SHARD_ROWS)
+    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.learners.crf import PermutationCRFRanker
 
     return PermutationCRFRanker(objective="kl", max_epochs=epochs or SCALE_EPOCHS, random_state=0, n_jobs=n_jobs,
@@ -118,6 +126,7 @@ def _learner(name, n_jobs=None, epochs=None):
 def _warm_up(model, cache):
     """Outside the clock: a short fit on a tiny data set loads the numba kernels (on a cluster, in
     its workers), and one over the cache maps its pages and starts the worker threads."""
+    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from sklearn.base import clone
 
     from structrank.data import make_ranking_dataset
@@ -135,9 +144,11 @@ def _timed_fit(model, cache):
 
 def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
     """Run one task in this (child) process; (seconds, peak MB, extra)."""
+    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.data.cache import open_letor_cache
 
     if name == "load":
+        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.data.cache import build_letor_cache
 
         start = time.perf_counter()
@@ -147,6 +158,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         return _timed_read(path)
     cache = open_letor_cache(path)
     if name == "evaluate":
+        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.metrics import evaluate
         from structrank.parallel.rows import matvec
 
@@ -155,8 +167,8 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         qid = np.repeat(np.asarray(cache.query_ids), np.diff(np.asarray(cache.offsets)))
         extra = evaluate(np.asarray(cache.y), scores, qid, ["ndcg@10", "map"]).metrics
         return time.perf_counter() - start, _peak_mb(), extra
-    import contextlib
 
+    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.parallel.workers import cluster
 
     model = _learner(name, n_jobs, epochs)
@@ -169,8 +181,7 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
 
 def _timed_read(path):
     """(seconds, peak MB, rows) of ``read_letor(path)``, after one warm-up read of a one-row file."""
-    import tempfile
-
+    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.data import read_letor
 
     with tempfile.TemporaryDirectory() as folder:
@@ -185,6 +196,7 @@ def _timed_read(path):
 def _paired_task(name, path, order, epochs=None):
     """In a (child) process: the task's fit on 1 and on 2 workers, one after the other in ``order``,
     after one warm-up; (seconds of 1 worker, seconds of 2 workers)."""
+    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.data.cache import open_letor_cache
 
     cache = open_letor_cache(path)
@@ -220,6 +232,7 @@ def _ceiling_child(queue, barrier, path, part, parts, passes):
     """In a fresh process: ``passes`` SVM-map shard steps over this process's share of the
     shards, timed from the moment every process is ready (``barrier``); no workers, no IPC."""
     try:
+        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.data.cache import open_letor_cache
         from structrank.learners.ssvm import _shard_step
         from structrank.oracles import make_loss
@@ -310,8 +323,6 @@ CEILING_LABELS = ("1 process", "2 independent processes")
 
 def _speedup_configs(path):
     """[(task, labels, run)]: ``run(round)`` gives the seconds of each label; a task's first label is its base."""
-    import functools
-
     configs = []
     for task in SPEEDUP_TASKS:
         configs.append((task, WORKER_LABELS, functools.partial(_pair_in_child, task, path)))
@@ -340,6 +351,7 @@ def _with_cluster(task, path, round_=0):
     10 ms, and while numba's kernels run without the GIL on both cores it takes its time from
     them (at 10^7 rows, SVM-map's 10 passes took 5.2-5.6 s with it, 5.0-5.1 s without; one
     process 8.3-8.5 s). docs/DISTRIBUTED.md says how to turn it off on a cluster."""
+    # deferred: optional (dask extra), only for the LocalCluster speed-up
     import dask
     from distributed import LocalCluster
 
@@ -411,8 +423,6 @@ def format_scale(figures) -> list:
 
 
 def figure(figures, path):
-    from structrank.figures import new_figure, save_figure
-
     rows = figures["rows"]
     fig = new_figure(figsize=(6, 4))
     ax = fig.add_subplot(1, 1, 1)

@@ -20,6 +20,7 @@ with the range:
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -29,8 +30,10 @@ import time
 
 import numpy as np
 
+from structrank.bench.scale import write_synthetic_letor
 from structrank.bench.timing import interleaved
-from structrank.data import letor_folds, letor_root
+from structrank.data import letor_folds, letor_root, read_letor
+from structrank.data.files import read_bytes
 
 READ_SIZES = (10**6, 10**7)
 _ONE_THREAD = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}
@@ -89,8 +92,6 @@ def bench_commands(rounds=7, data_dir=None) -> dict:
             if learn is None:
                 continue
             if not os.path.exists(plain):
-                from structrank.data.files import read_bytes
-
                 with open(plain, "wb") as fh:
                     fh.write(read_bytes(fold.train))  # the C tools read no gzip
             command = [learn, *options, plain, os.path.join(folder, f"{tool}.model")]
@@ -100,17 +101,13 @@ def bench_commands(rounds=7, data_dir=None) -> dict:
 
 
 def _has(module) -> bool:
-    import importlib.util
-
     return importlib.util.find_spec(module) is not None
 
 
 def bench_reading(sizes=READ_SIZES, rounds=3, folder=None) -> dict:
     """{n_docs: {contender: [seconds]}}: read_letor against load_svmlight_file (no qids) on the same file."""
+    # deferred: scikit-learn (about 1.3 s) only for the comparison reader
     from sklearn.datasets import load_svmlight_file
-
-    from structrank.bench.scale import write_synthetic_letor
-    from structrank.data import read_letor
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="structrank-read-", dir=folder) as tmp:

@@ -27,6 +27,7 @@ this process already has them (``benchmarks/bench_structured.py`` sets them itse
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -36,6 +37,7 @@ import time
 import numpy as np
 
 from structrank.bench.timing import clocked, interleaved, timings
+from structrank.paths import data_dir
 
 THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -95,6 +97,7 @@ ORACLE_SIZES = (1000, 10000)
 def bench_oracles(n_docs=ORACLE_SIZES, k=10, rates=(0.1, 0.5), repeat=200, seed=0, oracles=ORACLES):
     """Time one oracle call on one query of each size, beside numpy's argsort of the same scores
     (timed right after it, so both see the same machine); a list of rows (dicts) in milliseconds."""
+    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.oracles import StructuredLoss
 
     rng = np.random.default_rng(seed)
@@ -131,6 +134,7 @@ def bench_oracles(n_docs=ORACLE_SIZES, k=10, rates=(0.1, 0.5), repeat=200, seed=
 
 
 def _fold1_train(name):
+    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.data import letor_folds, letor_root, read_letor
 
     root = letor_root(name)
@@ -159,6 +163,7 @@ def _fit_figures(make, data, repeat):
 
 def bench_training(repeat=3, configs=TRAINING):
     """Training times on the Fold1 training files; ``None`` when the data folder is absent."""
+    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.learners.ssvm import StructSVMRanker
 
     cache, rows = {}, []
@@ -187,6 +192,7 @@ def bench_qp(repeat=3, Cs=QP_C, datasets=("MQ2008", "OHSUMED")):
     working-set QP and of the oracle batch over the fit (best fit of ``repeat``); then, on MQ2008,
     both at C = 100 against RankSVM (liblinear, pairwise: what this machine has of SVM-rank) at C = 1
     on the same rows, in interleaved rounds. None without the data."""
+    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.learners import RankSVM
     from structrank.learners.ssvm import StructSVMRanker
 
@@ -241,6 +247,7 @@ def format_qp(figures) -> list:
 
 def replicate(data, copies):
     """``data`` stacked ``copies`` times, each copy with its own query ids."""
+    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     import scipy.sparse as sp
 
     from structrank.data import RankingDataset
@@ -265,12 +272,14 @@ def linear_fit(x, t):
 
 def bench_scaling(factors=(1, 2, 4, 8), repeat=3, methods=SCALING, base=None):
     """Training time against the number of queries, on replicated data."""
+    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.learners.ssvm import StructSVMRanker
 
     source = "MQ2008/Fold1 train"
     if base is None:
         base = _fold1_train("MQ2008")
     if base is None:
+        # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
         from structrank.data import make_ranking_dataset
 
         base = make_ranking_dataset(n_queries=500, docs_per_query=(5, 40), random_state=0)
@@ -291,14 +300,14 @@ def bench_scaling(factors=(1, 2, 4, 8), repeat=3, methods=SCALING, base=None):
     return out
 
 
+
 # -- all three ---------------------------------------------------------------------------------
 
 
 def run_structured(oracle_repeat=200, train_repeat=3, factors=(1, 2, 4, 8)):
     """Measure the three parts in this process; a dict of figures (JSON-ready)."""
+    # deferred: numba reads the thread variables when imported: it loads in the single-threaded child that measures
     import numba
-
-    from structrank.paths import data_dir
 
     _progress("bench structured: oracles")
     figures = dict(threads=dict({v: os.environ.get(v) for v in THREAD_VARS}, numba=numba.get_num_threads()),
@@ -401,8 +410,6 @@ def markdown_section(figures) -> str:
 
 def main(argv=None) -> str:
     """Measure, print the table, and return it as a markdown section."""
-    import argparse
-
     parser = argparse.ArgumentParser(prog="bench_structured", description=__doc__.splitlines()[0])
     parser.add_argument("--oracle-repeat", type=int, default=200, help="oracle calls timed (fewer for slow ones)")
     parser.add_argument("--train-repeat", type=int, default=3, help="timed fits (the best is reported)")

@@ -14,6 +14,12 @@ import time
 import numpy as np
 
 from structrank.bench.timing import timings
+from structrank.learners.boosting import BoostingReranker
+from structrank.learners.lowdim import LowDimReranker
+from structrank.nlp.conllu import UD_TREEBANKS, load_tagged
+from structrank.nlp.hmm import TrigramHMMTagger, token_accuracy
+from structrank.nlp.pair_features import suffix_tag_pair_features
+from structrank.nlp.tagging import jackknife_nbest, reranking_data
 
 
 def _oracle_accuracy(nbest_lists, references):
@@ -24,9 +30,6 @@ def _oracle_accuracy(nbest_lists, references):
 
 def bench_tagging(lang="en", repeat=5, n=10, data_dir=None):
     """Figures of the tagger on the UD treebank of ``lang`` (en, zh, fr, sv), as a dict."""
-    from structrank.nlp.conllu import UD_TREEBANKS, load_tagged
-    from structrank.nlp.hmm import TrigramHMMTagger, token_accuracy
-
     train_words, train_tags, kind = load_tagged(lang, "train", data_dir=data_dir)
     splits = {split: load_tagged(lang, split, kind=kind, data_dir=data_dir)[:2] for split in ("dev", "test")}
     start = time.perf_counter()
@@ -70,11 +73,6 @@ def bench_rerankers(lang="en", data_dir=None):
     The low-dimensional models at the paper's English optimum (k = 75, tau = 0.95, lambda = 0.3),
     w chosen on dev inside the fit; the boosting baselines at 2,000 rounds with dev evaluation.
     """
-    from structrank.learners.boosting import BoostingReranker
-    from structrank.learners.lowdim import LowDimReranker
-    from structrank.nlp.pair_features import suffix_tag_pair_features
-    from structrank.nlp.tagging import jackknife_nbest, reranking_data
-
     start = time.perf_counter()
     data = reranking_data(lang, data_dir=data_dir)
     prepare_s = time.perf_counter() - start
@@ -84,8 +82,6 @@ def bench_rerankers(lang="en", data_dir=None):
         LowDimReranker(model=model, k=75, tau=0.95, lam=0.3).fit(data["train"], eval_set=data["dev"])
         rows.append(dict(model=model, seconds=time.perf_counter() - start))
     # the boosting features need the candidates themselves: the same lists as reranking_data's
-    from structrank.nlp.conllu import load_tagged
-
     words, tags, kind = load_tagged(lang, "train", data_dir=data_dir)
     dev_words, _, _ = load_tagged(lang, "dev", kind=kind, data_dir=data_dir)
     train_lists = jackknife_nbest(words, tags)

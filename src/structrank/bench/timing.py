@@ -6,7 +6,9 @@ contenders in interleaved rounds (``interleaved``), and the timed reproductions 
 
 from __future__ import annotations
 
+import argparse
 import gc
+import tempfile
 import time
 
 import numpy as np
@@ -64,8 +66,6 @@ def interleaved(contenders: dict, rounds: int) -> dict:
 
 def reproduction_parser(doc):
     """The command line of a benchmarks/ script that can also time its reproduction."""
-    import argparse
-
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reproduction", action="store_true", help="also time the whole reproduction")
     parser.add_argument("--jobs", type=int, default=2, help="workers of the reproduction")
@@ -86,8 +86,7 @@ def reproduction_main(doc, option, default, lines, experiment, summary, argv=Non
 
 def timed_reproduction(experiment, n_jobs=2):
     """(rows, minutes): ``structrank reproduce EXPERIMENT`` into a fresh temporary folder, timed."""
-    import tempfile
-
+    # deferred: the experiments (80 ms, tqdm) only for --reproduction
     from structrank.experiments.registry import EXPERIMENTS
 
     with tempfile.TemporaryDirectory() as out:

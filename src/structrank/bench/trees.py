@@ -15,6 +15,7 @@ Test NDCG@10 (letor4) of both models is reported beside the times.
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -26,6 +27,8 @@ import numpy as np
 
 from structrank.bench.timing import clocked, interleaved
 from structrank.data import letor_folds, letor_root, read_letor
+from structrank.learners import LambdaMARTRanker, StructuredBoostingRanker
+from structrank.learners.registry import get_model
 from structrank.metrics import evaluate
 
 MODELS = ("gbrt-ndcg", "lambdamart")
@@ -33,11 +36,7 @@ SETTINGS = {"learning_rate": 0.05, "num_leaves": 31, "n_jobs": 1}
 
 
 def _make(name, trees):
-    from structrank.learners import LambdaMARTRanker, StructuredBoostingRanker
-
     if name == "gbrt-ndcg":  # the command line's model (its defaults: the latent target), as the command times it
-        from structrank.learners.registry import get_model
-
         return StructuredBoostingRanker(**{**get_model(name).defaults, "n_estimators": trees, **SETTINGS})
     return LambdaMARTRanker(n_estimators=trees, **SETTINGS)
 
@@ -108,8 +107,6 @@ def markdown_section(figures) -> str:
 
 def main(argv=None):
     """``python benchmarks/bench_trees.py [--rounds 5] [--trees 100]``: the trees section with other rounds or trees."""
-    import argparse
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--trees", type=int, default=100)

@@ -8,6 +8,8 @@ imports no scikit-learn, SciPy submodule or pandas, and the metrics' numba kerne
 first evaluation.
 """
 
+import importlib
+
 _LAZY = {
     "LetorCache": "cache", "build_letor_cache": "cache", "open_letor_cache": "cache",
     "RankingDataset": "dataset", "contiguous_order": "dataset", "group_offsets": "dataset",
@@ -22,8 +24,6 @@ _LAZY = {
 
 def __getattr__(name):
     if name in _LAZY:
-        import importlib
-
         return getattr(importlib.import_module(f"structrank.data.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'structrank.data' has no attribute {name!r}")
 

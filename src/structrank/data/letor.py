@@ -149,7 +149,7 @@ def parse_rows(path, raw: bytes, n_features=None, zero_based="auto", dtype=np.fl
     Parsing is ``structrank.data.svmlight``'s kernel; every problem is a DataFormatError naming
     the file, the line and the field. ``max_feature_index``: see ``feature_index_limit``.
     """
-    from structrank.data import svmlight  # numba: loaded by the first read, not on import
+    from structrank.data import svmlight  # deferred: numba, loaded by the first read, not on import
 
     max_index = feature_index_limit(max_feature_index)
     try:

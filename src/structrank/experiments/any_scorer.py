@@ -22,6 +22,7 @@ import numpy as np
 from structrank.data import letor_folds, read_letor
 from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
 from structrank.experiments.runner import Measurement, fold_plan, reproduce_letor_experiment
+from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 from structrank.metrics.compare import against_baseline
 
@@ -72,8 +73,8 @@ def _quick_grid(spec):
 
 
 def _run(spec, root):
+    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
     from structrank.kernels import NystroemFeatures, RBFKernel
-    from structrank.learners.registry import get_model, select_on_vali
 
     convention = DATASETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)

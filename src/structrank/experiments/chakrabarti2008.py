@@ -36,10 +36,11 @@ import numpy as np
 
 from structrank.data import letor_folds, read_letor
 from structrank.data.prepare import prepare_like_chakrabarti
-from structrank.experiments.claims import hypothesis
+from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, verdict_of
 from structrank.experiments.report import markdown_table
 from structrank.figures import new_figure, save_figure
 from structrank.experiments.runner import Measurement, RunSpec, paper_model, reproduce_letor_experiment
+from structrank.learners.registry import fit_and_score, select_on_vali
 from structrank.metrics import evaluate
 
 EXPERIMENT = "chakrabarti2008"
@@ -157,8 +158,6 @@ def binarize(y):
 
 
 def _test_run(spec, root):
-    from structrank.learners.registry import select_on_vali
-
     label = spec.model
     name, fixed, grid = ROWS[label]
     if spec.params.get("grid") == "quick":
@@ -182,8 +181,6 @@ def _test_run(spec, root):
 
 
 def _gap_run(spec, root):
-    from structrank.learners.registry import fit_and_score
-
     variant = spec.params["variant"]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)
     train = _load(str(fold.train), None, "train", variant)
@@ -510,8 +507,6 @@ def _fmt(values: dict, metric=None) -> str:
 
 def _beats(fig9, where, claim, evidence, metric, winner, loser, ablation=""):
     """The claim that row ``winner`` is above row ``loser`` on ``metric``."""
-    from structrank.experiments.claims import Claim, verdict_of
-
     a, b = fig9[winner][metric], fig9[loser][metric]
     return Claim(PAPER, where, claim, evidence, f"{metric}: {winner} {a:.3f}, {loser} {b:.3f}", verdict_of(a > b),
                  f"{winner} {100 * (a - b):+.1f} points over {loser}." + ablation)
@@ -527,8 +522,6 @@ def _latent_note(fig9, row, metric, against):
 
 def claims(rows):
     """The claims of Chakrabarti et al. (2008) against this experiment's runs (``claims.Claim``)."""
-    from structrank.experiments.claims import UNTESTABLE, Claim, not_run, verdict_of
-
     out = []
     datasets = [d for d in DATASETS if any(r["dataset"] == d for r in rows)]
     for dataset in datasets:

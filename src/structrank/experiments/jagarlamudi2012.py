@@ -51,7 +51,15 @@ from structrank.data.nbest import NBestData
 from structrank.experiments.claims import Claim, claims_section, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, claim_folder, run_experiment, wall_time
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, claim_folder, run_experiment, wall_time
+from structrank.learners.boosting import BoostingReranker
+from structrank.learners.lowdim import LowDimReranker
+from structrank.metrics.significance import paired_test, sign_test_p
+from structrank.model_io import read_archive, write_archive
+from structrank.nlp.conllu import UD_TAG_KIND, load_tagged, treebank_file
+from structrank.nlp.hmm import TrigramHMMTagger
+from structrank.nlp.pair_features import suffix_tag_pair_features, word_tag_ngram_features
+from structrank.nlp.tagging import build_nbest_data, fit_views, jackknife_nbest, x_view_for
 
 EXPERIMENT = "jagarlamudi2012"
 PAPER = "Jagarlamudi & Daumé III 2012"
@@ -76,8 +84,6 @@ CACHE_FORMAT, CACHE_VERSION = "structrank-nbest-cache", 2
 
 def _save_arrays(path, arrays: dict, meta: dict):
     """One npz of dense arrays and CSR matrices (as data/indices/indptr/shape), ``meta`` in its header."""
-    from structrank.model_io import write_archive
-
     flat = {}
     for name, value in arrays.items():
         if sp.issparse(value):
@@ -91,8 +97,6 @@ def _save_arrays(path, arrays: dict, meta: dict):
 
 
 def _load_arrays(path):
-    from structrank.model_io import read_archive
-
     header, flat = read_archive(path, CACHE_FORMAT, CACHE_VERSION, what="n-best cache")
     arrays = {}
     for key, value in flat.items():
@@ -130,10 +134,6 @@ def prepare_arrays(words, tags, lang, n_folds=N_FOLDS, n_best=N_BEST, n_jobs=1, 
     first-order HMM is fitted and decoded for its per-sentence correct tokens (``SPLIT.correct_1``),
     oracle and known/unknown accuracies; the ablation's from the first-order HMM alone.
     """
-    from structrank.nlp.hmm import TrigramHMMTagger
-    from structrank.nlp.pair_features import suffix_tag_pair_features, word_tag_ngram_features
-    from structrank.nlp.tagging import build_nbest_data, fit_views, jackknife_nbest, x_view_for
-
     make = {order: functools.partial(TrigramHMMTagger, emission_order=order) for order in (1, 2)}
     start = time.perf_counter()
     lists = {"train": jackknife_nbest(words["train"], tags["train"], n_folds=n_folds, n=n_best,
@@ -177,8 +177,6 @@ def prepare_arrays(words, tags, lang, n_folds=N_FOLDS, n_best=N_BEST, n_jobs=1, 
 def prepare(out, lang, data_dir=None, n_jobs=1, base=HMM):
     """Tag, jackknife and featurise one language once; returns the cache path ``OUT/data/LANG.npz``
     (``LANG-first-order-lists.npz`` for the lists of the first-order HMM, ``base=HMM_FIRST``)."""
-    from structrank.nlp.conllu import load_tagged
-
     path = Path(out) / "data" / (f"{lang}.npz" if base == HMM else f"{lang}-first-order-lists.npz")
     if path.is_file():
         return path
@@ -287,14 +285,9 @@ def run_spec(spec, data, extra, meta):
     return _reranker_run(learner, spec.params, data)
 
 
-class _Runner:
-    """Picklable run function bound to the prepared data of each (language, base tagger)."""
-
-    def __init__(self, paths):
-        self.paths = paths
-
-    def __call__(self, spec):
-        return run_spec(spec, *load_language(self.paths[spec.dataset, base_of(spec.model)]))
+def _run(spec, paths):
+    """``run_spec`` on the prepared data of the spec's (language, base tagger)."""
+    return run_spec(spec, *load_language(paths[spec.dataset, base_of(spec.model)]))
 
 
 def _correct(d, scores):
@@ -337,8 +330,6 @@ def _tagger_run(model, data, extra, meta):
 
 
 def _reranker_run(name, params, data):
-    from structrank.learners.lowdim import LowDimReranker
-
     params = {k: v for k, v in params.items() if k in ("k", "tau", "lam")}
     start = time.perf_counter()
     model = LowDimReranker(model=RERANKERS[name], **params).fit(data["train"], eval_set=data["dev"])
@@ -365,8 +356,6 @@ def _features(extra, split, blocks):
 
 
 def _boosting_run(name, params, data, extra):
-    from structrank.learners.boosting import BoostingReranker
-
     regularization, blocks = BOOSTING[name]
     features = {split: _features(extra, split, blocks) for split in SPLITS}
     start = time.perf_counter()
@@ -398,8 +387,6 @@ def plan(langs, quick=False):
 
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Prepare every language (``quick``: French, the smallest, one setting) and run the rerankers; write the report."""
-    from structrank.nlp.conllu import treebank_file
-
     out = Path(out)
     paths = {}
     for lang in ("fr",) if quick else LANGUAGES:
@@ -414,7 +401,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
             paths[lang, base] = str(prepare(out, lang, data_dir, n_jobs=n_jobs, base=base))
     if not paths:
         raise FileNotFoundError("no Universal Dependencies treebank of the paper's languages in the data folder")
-    rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), _Runner(paths),
+    rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), SpecRun(_run, paths),
                           n_jobs, EXPERIMENT)
     sections = [("Claims", claims_section(claims(rows)))] + report_sections(rows, out)
     write_report(out / "report.md", sections, title="Jagarlamudi & Daumé III (2012), reproduced")
@@ -548,8 +535,6 @@ def compare(runs, lang, a, b):
     The values are each sentence's correct tokens, so the mean difference is the token-accuracy
     difference times the mean sentence length, and the randomisation test is a test of it.
     """
-    from structrank.metrics.significance import paired_test, sign_test_p
-
     va, vb = sentence_values(runs, lang, a), sentence_values(runs, lang, b)
     if va is None or vb is None:
         return None
@@ -584,8 +569,6 @@ def significance_table(runs, langs, models, against):
 
 
 def tagger_table(runs, langs):
-    from structrank.nlp.conllu import UD_TAG_KIND  # the tag column load_tagged uses for each language
-
     lines = []
     for l in langs:
         for tagger, label in ((HMM, "second-order (paper)"), (HMM_FIRST, "first-order (ours before)")):

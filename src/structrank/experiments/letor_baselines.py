@@ -20,7 +20,8 @@ import numpy as np
 from structrank.data import letor_folds, letor_root, read_letor
 from structrank.experiments.report import markdown_table, write_report
 from structrank.figures import cutoff_line, new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, run_experiment
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, run_experiment
+from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 
 EXPERIMENT = "letor-baselines"
@@ -47,8 +48,6 @@ def fit_select_evaluate(model_name, train_path, vali_path, test_path, convention
     Returns (measurements, chosen parameters). The measurements include the metrics over the
     test queries that have a relevant document, named with the ``nonempty:`` prefix.
     """
-    from structrank.learners.registry import get_model, select_on_vali
-
     train = _load(str(train_path))
     vali = _load(str(vali_path), train.n_features)
     test = _load(str(test_path), train.n_features)
@@ -69,16 +68,6 @@ def _run(spec: RunSpec, root: str):
     measurements, _ = fit_select_evaluate(spec.model, fold.train, fold.vali, fold.test, DATASETS[spec.dataset],
                                           grid=grid)
     return measurements
-
-
-class _Runner:
-    """A picklable run function (joblib workers need one) bound to the data set roots."""
-
-    def __init__(self, roots):
-        self.roots = roots
-
-    def __call__(self, spec):
-        return _run(spec, self.roots[spec.dataset])
 
 
 def ndcg_figure(rows, dataset, convention, path):
@@ -114,7 +103,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     if not specs:
         raise FileNotFoundError("no LETOR data set found (looked for MQ2008 and OHSUMED under the data folder)")
     out.mkdir(parents=True, exist_ok=True)
-    rows = run_experiment(out, specs, _Runner(roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, specs, SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values())
     sections = []
     for dataset in roots:
         part = [r for r in rows if r["dataset"] == dataset and not r["metric"].startswith(NONEMPTY_PREFIX)]

@@ -21,6 +21,7 @@ import functools
 from structrank.data import letor_folds, read_letor
 from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
 from structrank.experiments.runner import Measurement, fold_plan, paper_model, reproduce_letor_experiment
+from structrank.learners.registry import select_on_vali
 from structrank.metrics import evaluate
 from structrank.metrics.compare import against_baseline
 
@@ -55,8 +56,6 @@ def _load(path: str, n_features: int | None):
 
 
 def _run(spec, root):
-    from structrank.learners.registry import select_on_vali
-
     name, metric, *fixed = MODELS[spec.model]
     convention = DATASETS[spec.dataset]
     fold = next(f for f in letor_folds(root) if f.name == spec.fold)

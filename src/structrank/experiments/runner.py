@@ -30,7 +30,9 @@ Example
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import shutil
 import sys
 import time
 import traceback
@@ -41,8 +43,11 @@ from typing import Any, Callable, Iterable
 
 from tqdm.auto import tqdm
 
+from structrank.atomic import write_text_atomic
+from structrank.data import letor_folds, letor_root
 from structrank.errors import StructRankError
-from structrank.experiments.store import ResultStore, RunKey, _measurement
+from structrank.experiments.report import write_report
+from structrank.experiments.store import ResultStore, RunKey, _measurement, data_identity
 
 #: A run to do is fully described by its key: the parameters say everything the run needs.
 RunSpec = RunKey
@@ -129,6 +134,7 @@ def _unique(specs: Iterable[RunKey]) -> list[RunKey]:
 
 def _outcomes(run_fn, todo, n_jobs, backend):
     """Yield each run's outcome as it finishes."""
+    # deferred: start-up time (`reproduce --help` loads this module); numpy loads to run
     from structrank.parallel.workers import dask_client
 
     if dask_client() is not None:  # inside structrank.parallel.workers.cluster(): the cluster's cores
@@ -138,6 +144,7 @@ def _outcomes(run_fn, todo, n_jobs, backend):
         for spec in todo:
             yield _timed_call(run_fn, spec)
         return
+    # deferred: start-up time (`reproduce --help` loads this module); joblib (0.1 s) loads to run in parallel
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
@@ -237,8 +244,6 @@ def letor_roots(names: Iterable[str], data_dir=None, only: str | None = None) ->
 
     Absent sets are named on stderr; none at all is a FileNotFoundError.
     """
-    from structrank.data import letor_root
-
     names = list(names)
     roots = {}
     for name in names:
@@ -263,8 +268,6 @@ CACHE_FOLDERS = ("data", "features")
 
 def discard_results(out) -> None:
     """Remove the store, its tables and the experiments' data caches from ``out`` (``reproduce --fresh``)."""
-    import shutil
-
     out = Path(out)
     for name in RESULT_FILES:
         with contextlib.suppress(FileNotFoundError):
@@ -280,8 +283,6 @@ def claim_folder(out, experiment: str, data=()) -> None:
 
     Experiments that cache what they compute from the data in ``out`` call it before using the cache.
     """
-    from structrank.experiments.store import data_identity
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with ResultStore(out / "results.sqlite") as store:
@@ -295,8 +296,6 @@ def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=()) -> list[dic
     (:func:`claim_folder`). When every run was done by this call, its wall time goes to
     ``out/wall_time.json`` ({"seconds", "runs", "jobs"}) for the report to quote.
     """
-    from structrank.atomic import write_text_atomic
-
     out = Path(out)
     specs = _unique(specs)
     claim_folder(out, ",".join(sorted({spec.experiment for spec in specs})) or desc or "runs", data)
@@ -320,21 +319,34 @@ def wall_time(out) -> dict | None:
         return None
 
 
-class RootsRun:
-    """A picklable run function (joblib workers need one): ``run(spec, roots[spec.dataset])``."""
+class SpecRun:
+    """The run function of a reproduction: ``SpecRun(run, *context)(spec)`` is ``run(spec, *context)``.
 
-    def __init__(self, run, roots):
-        self.run, self.roots = run, roots
+    Picklable, as joblib's workers need, when ``run`` is a module-level function and ``context`` (the
+    data sets' roots, a cache folder, ...) pickles: each paper's module states only ``run``, how one
+    spec runs, and what it reads.
+    """
+
+    def __init__(self, run, *context):
+        self.run, self.context = run, context
 
     def __call__(self, spec):
-        return self.run(spec, self.roots[spec.dataset])
+        return self.run(spec, *self.context)
+
+    @classmethod
+    def per_dataset(cls, run, roots):
+        """``run(spec, roots[spec.dataset])``: the LETOR shape, one root folder per data set."""
+        return cls(_on_dataset_root, run, roots)
+
+
+def _on_dataset_root(spec, run, roots):
+    return run(spec, roots[spec.dataset])
 
 
 def paper_model(name):
     """The command-line model ``name`` as the reproductions train it: with the papers' binary NDCG gain
     (``gain="binary"`` where the estimator's default is "auto", which picks the gain from the labels)."""
-    import dataclasses
-
+    # deferred: start-up time (`reproduce --help` loads this module); the learners and numba (0.3 s) load to run
     from structrank.learners.registry import get_model
 
     spec = get_model(name)
@@ -345,8 +357,6 @@ def paper_model(name):
 
 def fold_plan(experiment, roots, models, quick=False):
     """One run per data set, fold and model (``quick``: the first fold), with the grid named in params."""
-    from structrank.data import letor_folds
-
     grid = "quick" if quick else "full"
     return [RunSpec(experiment, dataset, "test", f.name, 0, model, {"grid": grid})
             for dataset, root in roots.items() for f in letor_folds(root)[: 1 if quick else None] for model in models]
@@ -355,12 +365,10 @@ def fold_plan(experiment, roots, models, quick=False):
 def reproduce_letor_experiment(out, experiment, datasets, plan, run, report_sections, title, data_dir=None,
                                quick=False, n_jobs=1) -> list[dict]:
     """The common shape of a LETOR reproduction: find the data sets (``quick``: MQ2008 alone), run
-    ``plan(roots, quick)`` with ``RootsRun(run, roots)``, write ``report.md`` from ``report_sections``."""
-    from structrank.experiments.report import write_report
-
+    ``plan(roots, quick)`` with ``SpecRun.per_dataset(run, roots)``, write ``report.md`` from ``report_sections``."""
     out = Path(out)
     roots = letor_roots(datasets, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), RootsRun(run, roots), n_jobs, experiment, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(run, roots), n_jobs, experiment, data=roots.values())
     write_report(out / "report.md", report_sections(rows, out), title=title)
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows

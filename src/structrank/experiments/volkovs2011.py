@@ -42,10 +42,10 @@ from structrank.data import letor_folds, read_letor
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, letor_roots, run_experiment, wall_time
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, letor_roots, run_experiment, wall_time
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.metrics import evaluate
-from structrank.oracles.crf import energy_gradient
+from structrank.oracles.crf import energy_gradient, ndcg_losses, permutation_table
 
 EXPERIMENT = "volkovs2011"
 DATASETS = ("MQ2008", "MQ2007")
@@ -145,31 +145,26 @@ def grid_points(row, quick=False):
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
 
 
-class _Runner:
-    """Picklable run function bound to the data set roots."""
-
-    def __init__(self, roots):
-        self.roots = roots
-
-    def __call__(self, spec):
-        train, vali, test = _fold(self.roots[spec.dataset], spec.fold)
-        objective, _, skip, shuffle = ROWS[spec.model]
-        params = {k: v for k, v in spec.params.items() if k in ("learning_rate", "alpha", "T")}
-        model = PermutationCRFRanker(objective=objective, max_epochs=spec.params["max_epochs"], skip_single_level=skip,
-                                     shuffle=shuffle, random_state=spec.seed, dev_metric=",".join(NDCG),
-                                     dev_convention=CONVENTION, **params)
-        start = time.perf_counter()
-        model.fit(train, eval_set=vali)
-        seconds = time.perf_counter() - start
-        out = [Measurement(SELECT, CONVENTION, float(model.dev_curve_.max())),
-               Measurement("best_epoch", "train", model.best_epoch_),
-               Measurement("train_seconds", "time", seconds),
-               Measurement("queries_used", "train", model.n_queries_used_)]
-        result = evaluate(test.y, model.predict(test.X), test.qid, TEST_METRICS, CONVENTION).metrics
-        data = [Measurement(f"data:{split}_{name}", "data", value) for split, ds in (("train", train), ("vali", vali),
-                                                                                      ("test", test))
-                for name, value in data_counts(ds).items()]
-        return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.items()] + data
+def _run(spec, root):
+    """One CRF trained on one fold at one setting: its dev choice, test metrics and the data's counts."""
+    train, vali, test = _fold(root, spec.fold)
+    objective, _, skip, shuffle = ROWS[spec.model]
+    params = {k: v for k, v in spec.params.items() if k in ("learning_rate", "alpha", "T")}
+    model = PermutationCRFRanker(objective=objective, max_epochs=spec.params["max_epochs"], skip_single_level=skip,
+                                 shuffle=shuffle, random_state=spec.seed, dev_metric=",".join(NDCG),
+                                 dev_convention=CONVENTION, **params)
+    start = time.perf_counter()
+    model.fit(train, eval_set=vali)
+    seconds = time.perf_counter() - start
+    out = [Measurement(SELECT, CONVENTION, float(model.dev_curve_.max())),
+           Measurement("best_epoch", "train", model.best_epoch_),
+           Measurement("train_seconds", "time", seconds),
+           Measurement("queries_used", "train", model.n_queries_used_)]
+    result = evaluate(test.y, model.predict(test.X), test.qid, TEST_METRICS, CONVENTION).metrics
+    data = [Measurement(f"data:{split}_{name}", "data", value) for split, ds in (("train", train), ("vali", vali),
+                                                                                  ("test", test))
+            for name, value in data_counts(ds).items()]
+    return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.items()] + data
 
 
 def data_counts(ds):
@@ -195,7 +190,7 @@ def plan(roots, quick=False):
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run the sweeps (``quick``: MQ2008 Fold1, one seed, two settings) and write the report into ``out``."""
     roots = letor_roots(DATASETS, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), _Runner(roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values())
     write_report(Path(out) / "report.md", report_sections(rows, out),
                  title="Volkovs, Larochelle & Zemel (2011), reproduced")
     print(f"wrote {Path(out) / 'results.csv'} and {Path(out) / 'report.md'}", file=sys.stderr)
@@ -699,8 +694,6 @@ def _fig1_claims():
 def _random_queries(n=300, seed=0):
     """(energies, losses, scores, table) of ``n`` seeded random queries of 2-6 documents, labels 0-2 of at least two
     levels, every ranking enumerated: the ground on which the paper's statements about its objectives are checked."""
-    from structrank.oracles.crf import ndcg_losses, permutation_table
-
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n:
@@ -767,8 +760,6 @@ def _objective_claims():
               f"(structrank's energy) for {signed}."),
     ]
     # Sec. 4: a query whose two ground truths share the mass 3:1 (labels 1, 1, 0: rankings 0 and 2 are Y0)
-    from structrank.oracles.crf import ndcg_losses, permutation_table
-
     A = permutation_table(3)
     losses = np.empty(6)
     ndcg_losses(A, np.array([1.0, 1.0, 0.0]), losses)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse
+from joblib import Parallel, delayed
 
 
 def n_objects(A) -> int:
@@ -60,8 +61,6 @@ def parallel_gram(kernel, A, B=None, n_jobs=None, block_size=512):
     >>> k.n_evaluations
     49
     """
-    from joblib import Parallel, delayed
-
     n_a = n_objects(A)
     n_b = n_a if B is None else n_objects(B)
     starts = range(0, n_a, block_size)

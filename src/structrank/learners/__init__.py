@@ -6,6 +6,8 @@ models built from these classes (short names, defaults, grids) and the classes a
 hold are in ``structrank.learners.registry``.
 """
 
+import importlib
+
 _LAZY = {
     "BaseRanker": "base", "LinearRankerMixin": "base",
     "LinearRegressionRanker": "baselines", "PolySVCRanker": "baselines", "RankSVM": "baselines",
@@ -28,8 +30,6 @@ def module_of(name: str) -> str:
 
 
 def __getattr__(name):
-    import importlib
-
     if name in _LAZY:
         return getattr(importlib.import_module(module_of(name)), name)
     raise AttributeError(f"module 'structrank.learners' has no attribute {name!r}")

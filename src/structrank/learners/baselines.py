@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression, Ridge
-from sklearn.svm import LinearSVC
+from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError
@@ -241,8 +241,6 @@ class PolySVCRanker(BaseRanker):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): the features
         standardised, the polynomial-kernel SVM of good (label ``>= relevant_from``) against bad
         documents, at most ``max_per_query`` of each query. Returns self."""
-        from sklearn.svm import SVC
-
         self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if self.max_per_query is not None:

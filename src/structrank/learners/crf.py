@@ -259,6 +259,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         X may be a ``structrank.data.LetorCache`` (a memory-mapped LETOR file): it is trained on
         shard by shard without loading it (in this process with ``n_jobs=None``).
         """
+        # deferred: the learners import no reader (tests/test_layers.py KNOWN); only an isinstance test needs the cache
         from structrank.data.cache import LetorCache
 
         self._start_fit()

@@ -298,6 +298,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         shard by shard without loading it (in this process with ``n_jobs=None``), each shard a
         reference to rows of the mapped file.
         """
+        # deferred: the learners import no reader (tests/test_layers.py KNOWN); only an isinstance test needs the cache
         from structrank.data.cache import LetorCache
 
         self._start_fit()

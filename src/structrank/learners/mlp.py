@@ -14,6 +14,7 @@ model (epoch 0 of the choice) and learns a residual.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 
 import numpy as np
@@ -26,8 +27,9 @@ from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEG
                                       EvalSetMixin, Items, labels_vary_within_queries)
 from structrank.learners.epochs import BestEpoch
 from structrank.learners.score_loss import ScoreLossScorerMixin
-from structrank.losses import PROBABILISTIC
+from structrank.losses import PROBABILISTIC, get_entry
 from structrank.losses.combo import DEFAULT_COMBO
+from structrank.metrics import evaluate
 
 INITS = ("zeros", "linear")
 _LINEAR_STARTS: dict = {}  # (data and loss) -> the linear learner's weights and bias, for the grid's other points
@@ -36,14 +38,10 @@ _LINEAR_STARTS: dict = {}  # (data and loss) -> the linear learner's weights and
 def linear_model_name(loss) -> str:
     """The command-line linear learner of a loss (``structrank.learners.registry``): ``svm-<loss>`` for a hinge,
     the permutation CRF of the same objective (``crf-kl``) for a CRF objective."""
-    from structrank.losses import get_entry
-
     return loss if get_entry(loss).kind == PROBABILISTIC else f"svm-{loss}"
 
 
 def _digest(*arrays) -> str:
-    import hashlib
-
     h = hashlib.sha1()
     for a in arrays:
         a = np.ascontiguousarray(a)
@@ -155,6 +153,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.random_state = random_state
 
     def _network(self):
+        # deferred: optional extra torch
         import torch
 
         layers = []
@@ -183,11 +182,13 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         """Train with Adam on batches of queries (the epoch kept by ``eval_set``, else the last)."""
         self._start_fit()
         try:
+            # deferred: optional extra torch
             import torch
         except ImportError:
             raise ImportError("MLPRanker trains with PyTorch, an optional extra: pip install torch, then "
                               "pip install 'structrank[torch]' (a saved model predicts without it)") from None
 
+        # deferred: optional extra torch (structrank.torch imports it)
         from structrank.torch import StructuredRankingLoss
 
         self.score_loss()
@@ -242,6 +243,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         """(weights, bias) of the linear learner of this loss, its grid point chosen on ``dev`` by its
         own vali metric (``structrank.learners.registry``) under the loss's convention (computed once per data, loss and options: the other points of an MLP
         grid reuse it)."""
+        # deferred: the model registry sits above the learners (docs/ARCHITECTURE.md); only the linear start needs it
         from structrank.learners.registry import get_model
 
         spec = get_model(linear_model_name(self.loss))
@@ -251,8 +253,6 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         options.update(spec.defaults)
         key = (spec.name, repr(sorted(options.items())), _digest(X, y, qid), None if dev is None else _digest(*dev))
         if key not in _LINEAR_STARTS:
-            from structrank.metrics import evaluate
-
             metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
             convention = self.score_loss().build().convention
 

@@ -73,6 +73,7 @@ class NystroemRanker(BaseRanker):
         self.random_state = random_state
 
     def _inner(self):
+        # deferred: the model registry sits above the learners (docs/ARCHITECTURE.md); only the inner model needs it
         from structrank.learners.registry import RANKERS, ranker_class
 
         cls = ranker_class(self.ranker)
@@ -82,6 +83,7 @@ class NystroemRanker(BaseRanker):
         return cls(**(self.ranker_params or {}))
 
     def _embed(self, X):
+        # deferred: the kernels package (numba, the tree kernels) loads only to fit or predict
         from structrank.kernels import RBFKernel
 
         return RBFKernel(gamma=self.gamma_)(_dense(X), self.landmarks_) @ self.normalization_
@@ -89,6 +91,7 @@ class NystroemRanker(BaseRanker):
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Sample landmarks from X's rows, embed, and fit the inner ranker on the embedding
         (``eval_set``, embedded alike, goes to a ranker that picks its epoch on it)."""
+        # deferred: the kernels package (numba, the tree kernels) loads only to fit or predict
         from structrank.kernels import NystroemFeatures, RBFKernel
 
         self._start_fit()

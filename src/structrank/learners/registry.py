@@ -33,7 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
+import structrank.learners
 from structrank.losses import HINGE, PROBABILISTIC, entries
+from structrank.metrics import evaluate
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,6 @@ class ModelSpec:
 
     @property
     def cls(self) -> type:
-        import structrank.learners
-
         return getattr(structrank.learners, self.estimator)
 
     @property
@@ -61,6 +61,7 @@ class ModelSpec:
     def make(self, **params):
         """The estimator with ``params`` over the defaults, every value checked against the class's
         ``_parameter_constraints`` (``structrank train --set`` goes through here before reading data)."""
+        # deferred: start-up time, `train` parses with this registry; scikit-learn (1.2 s) loads to make a model
         from sklearn.utils._param_validation import InvalidParameterError
 
         from structrank.learners.base import parameter_problems
@@ -242,7 +243,6 @@ def ranker_class(name):
     through here, so that only these classes are ever built from a file."""
     if not isinstance(name, str) or name not in RANKERS:
         return None
-    import structrank.learners
 
     return getattr(structrank.learners, name)
 
@@ -298,8 +298,6 @@ def constructor_defaults(class_name: str) -> dict:
     (``DEFAULT_COMBO``, imported from ``structrank.losses.combo``, is followed there), so that
     ``structrank train --help`` lists every model's parameters without importing scikit-learn, LightGBM
     or PyTorch. A constructor this cannot read is imported instead (a test checks that none is)."""
-    import structrank.learners
-
     module = structrank.learners.module_of(class_name)
     try:
         tree, _ = _source(module)
@@ -359,8 +357,6 @@ def get_model(name: str) -> ModelSpec:
 
 def fit_and_score(spec, params, train, vali, convention):
     """(model, vali value) of one grid point: a module-level function, so joblib can ship it."""
-    from structrank.metrics import evaluate
-
     model = spec.make(**params)
     model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
     metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
@@ -384,12 +380,14 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4"
     -------
     (model, params, vali_value)
     """
+    # deferred: start-up time, `train` parses with this registry; joblib (0.1 s) loads to select
     from structrank.parallel.workers import dask_client
 
     candidates = list(spec.candidates(fixed or {}, grid))
     if (n_jobs in (None, 1) and dask_client() is None) or len(candidates) == 1:
         fitted = (fit_and_score(spec, params, train, vali, convention) for params in candidates)
     else:
+        # deferred: start-up time, `train` parses with this registry; joblib (0.1 s) loads to select
         from joblib import Parallel, delayed
 
         fitted = Parallel(n_jobs=n_jobs)(delayed(fit_and_score)(spec, params, train, vali, convention)

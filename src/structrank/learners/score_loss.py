@@ -110,6 +110,7 @@ class ScoreLossScorerMixin:
 
     def _fit_loss(self, y):
         """Check ``loss`` and resolve ``gain_`` on the training labels (as ``StructSVMRanker``)."""
+        # deferred: learners.ssvm (numba, the QP) loads only to fit; structrank.torch imports this module alone
         from structrank.learners.ssvm import resolve_gain
 
         spec = self.score_loss()  # checks the name

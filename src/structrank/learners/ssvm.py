@@ -478,6 +478,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         A ``structrank.data.LetorCache`` (a memory-mapped LETOR file) is trained on shard by
         shard without loading it: memory is proportional to the model and one shard.
         """
+        # deferred: the learners import no reader (tests/test_layers.py KNOWN); only an isinstance test needs the cache
         from structrank.data.cache import LetorCache
 
         self._start_fit()

@@ -62,6 +62,7 @@ TARGETS = ("ideal", "latent")
 def latent_star(loss, scores, labels, offsets) -> np.ndarray:
     """phi_po coefficients of each query's best loss-zero ranking of NDCG@k under ``scores``
     (``structrank.oracles.latent.latent_graded_po_star`` on the loss's gains or relevance)."""
+    # deferred: numba's oracles load only for the latent target
     from structrank.oracles.latent import latent_graded_po_star
 
     grades = loss.gains(labels) if loss.gain == "exp2" else loss.relevance(labels)
@@ -188,6 +189,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``)."""
+        # deferred: lightgbm (0.2 s) loads only to train or predict
         import lightgbm
 
         self._start_fit()
@@ -243,6 +245,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     def _constant_booster(self, X):
         """One tree with a zero leaf. LightGBM drops the columns it cannot split on, and a custom
         objective then fails; a regression on zero labels gives every document the same score."""
+        # deferred: lightgbm (0.2 s) loads only to train or predict
         import lightgbm
 
         return lightgbm.train({**self._lgb_params(), "objective": "regression"},

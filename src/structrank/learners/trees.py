@@ -141,6 +141,7 @@ class _LightGBMRanker(BaseRanker):
         return params
 
     def _train(self, params, X, label, group=None):
+        # deferred: lightgbm (0.2 s) loads only to train or predict, not with the class
         import lightgbm
 
         dataset = lightgbm.Dataset(X, label=label, group=group, free_raw_data=True)
@@ -154,6 +155,7 @@ class _LightGBMRanker(BaseRanker):
         cache = getattr(self, "_booster_cache", None)
         if cache is not None and cache[0] is self.booster_text_:
             return cache[1]
+        # deferred: lightgbm (0.2 s) loads only to train or predict, not with the class
         import lightgbm
 
         text = checked_model_text(str(self.booster_text_))

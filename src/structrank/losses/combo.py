@@ -5,7 +5,7 @@ query's most violated component, with separate slacks (a learner matter) one con
 phi_po); the loss is a ``structrank.oracles.losses.ComboLoss``.
 """
 
-from structrank.losses.registry import register
+from structrank.losses.registry import get_loss, register
 
 #: the default components ("loss" or "loss/feature_map"); MRR enters with phi_po (see oracles.losses)
 DEFAULT_COMBO = ("map", "ndcg", "ndcg-nc", "mrr/po")
@@ -20,7 +20,7 @@ def component(text):
 @register("combo", "the most violated of several losses (SVM-combo); components 'loss' or 'loss/feature_map'",
           feature_maps=("mixed",), paper="Chakrabarti et al. 2008")
 def combo_loss(components=DEFAULT_COMBO, k=10, discount="letor", relevant_from=1):
-    from structrank.losses.registry import get_loss
+    # deferred: start-up time, `structrank train` lists the losses; the oracles (numba) load to build one
     from structrank.oracles.losses import ComboLoss
 
     parts = []

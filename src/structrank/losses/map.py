@@ -9,9 +9,11 @@ from structrank.losses.registry import register
           paper="Yue et al. 2007; Haponchyk & Moschitti 2018")
 def map_loss(feature_map=None, relevant_from=1, inference="greedy", weights="harmonic", scale=1.0, positions="all"):
     if feature_map == "positional":
+        # deferred: start-up time, `structrank train` lists the losses; the oracles (numba) load to build one
         from structrank.oracles.positional import PositionalAPLoss
 
         return PositionalAPLoss(inference, weights, float(scale), positions, relevant_from)
+    # deferred: start-up time, `structrank train` lists the losses; the oracles (numba) load to build one
     from structrank.oracles.losses import StructuredLoss
 
     return StructuredLoss("map", feature_map, relevant_from=relevant_from)

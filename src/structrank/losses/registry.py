@@ -68,6 +68,7 @@ def _load():
     global _LOADED
     if _LOADED:
         return
+    # deferred: import cycle, structrank.losses imports this registry
     import structrank.losses as package
 
     for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):

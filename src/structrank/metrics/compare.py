@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from structrank.figures import new_figure, save_figure
 from structrank.metrics.significance import paired_test, per_query_pairs
 
 
@@ -151,8 +152,6 @@ class Comparison:
 
     def plot(self, path):
         """A PNG of each system's per-query differences from the baseline, sorted, one panel per measure."""
-        from structrank.figures import new_figure, save_figure
-
         fig = new_figure(figsize=(5 * len(self.metrics), 3.5))
         for i, metric in enumerate(self.metrics):
             ax = fig.add_subplot(1, len(self.metrics), i + 1)

@@ -130,6 +130,7 @@ def rank_order(scores, qid, docids=None, ties: str = "input"):
     Returns ``(order, offsets, query_ids)``: ``order[offsets[q]:offsets[q+1]]`` are the rows of
     query q from best to worst.
     """
+    # deferred: numba, loaded on the first evaluation, not on import (tests/test_import_graph.py)
     from structrank.metrics import kernels
 
     scores = np.asarray(scores, dtype=np.float64)
@@ -286,7 +287,7 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     if isinstance(metrics, str):  # one name, not its letters
         metrics = [metrics]
     names = [canonical_name(m) for m in metrics]
-    from structrank.metrics import kernels  # numba: loaded on the first evaluation, not on import
+    from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
 
     y, scores, qid = _check_inputs(y, scores, qid, docids)
     order, offsets, query_ids = rank_order(scores, qid, docids, conv.ties)

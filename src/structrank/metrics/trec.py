@@ -31,6 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from structrank.atomic import atomic_open
+from structrank.data import grammar
+from structrank.data.files import read_bytes
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.metrics.conventions import get_convention
 from structrank.metrics.evaluate import DEFAULT_METRICS, EvaluationResult, canonical_name, parse_metric
@@ -43,9 +46,6 @@ def _lines(path):
     """(line number, fields as bytes) of every non-blank line of a text file (plain or gzip;
     ``"-"``: stdin): UTF-8, lines and numbers as docs/GRAMMAR.md says (``structrank.data.grammar``),
     fields split at ASCII white space only."""
-    from structrank.data import grammar
-    from structrank.data.files import read_bytes
-
     raw = read_bytes(path)
     try:
         raw.decode("utf-8")
@@ -63,8 +63,6 @@ def _text(field: bytes) -> str:
 
 def read_qrels(path) -> dict:
     """``{qid: {docno: rel}}`` from a TREC qrels file (``qid iter docno rel``)."""
-    from structrank.data import grammar
-
     qrels = {}
     for line, fields in _lines(path):
         if len(fields) != 4:
@@ -75,8 +73,6 @@ def read_qrels(path) -> dict:
 
 def read_run(path) -> dict:
     """``{qid: {docno: score}}`` from a TREC run file (``qid Q0 docno rank score tag``); the rank is ignored."""
-    from structrank.data import grammar
-
     run = {}
     for line, fields in _lines(path):
         if len(fields) != 6:
@@ -93,8 +89,6 @@ def read_run(path) -> dict:
 def write_run(path, qid, docids, scores, tag="structrank") -> None:
     """Write a TREC run (``qid Q0 docno rank score tag``), each query's documents ranked as trec_eval
     ranks them (score, then docno descending), atomically (``"-"``: standard output)."""
-    from structrank.atomic import atomic_open
-
     if not str(tag) or any(c.isspace() for c in str(tag)):
         raise ValueError(f"a run tag is one word without spaces, got {tag!r}")
     queries = {}
@@ -161,7 +155,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     >>> result.metrics
     {'map': 0.25, 'p@2': 0.5, 'recall@1': 0.0}
     """
-    from structrank.metrics import kernels  # numba: loaded on the first evaluation, not on import
+    from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
 
     qrels = _as_dict(qrels, ("relevance", "rel"), read_qrels, "qrels")
     run = _as_dict(run, ("score",), read_run, "run")

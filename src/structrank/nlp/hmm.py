@@ -82,6 +82,7 @@ from numba import njit
 
 import structrank
 from structrank.errors import DataFormatError, DataValidationError
+from structrank.model_io import read_archive, write_archive
 
 FORMAT_NAME = "structrank-hmm-tagger"
 FORMAT_VERSION = 2  # 2: second-order emission tables (context_ptr, context_prev, context_logp, unseen_logp)
@@ -759,7 +760,6 @@ class TrigramHMMTagger:
             "arrays": {k: {"dtype": v.dtype.str, "shape": list(v.shape), "sha256": _digest(v)}
                        for k, v in arrays.items()},
         }
-        from structrank.model_io import write_archive
 
         write_archive(path, header, arrays)
 
@@ -841,8 +841,6 @@ def _digest(array):
 
 
 def _read_archive(path):
-    from structrank.model_io import read_archive
-
     header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION, what="tagger")
     specs = header.get("arrays")
     if not isinstance(specs, dict) or set(specs) != set(_ARRAYS) or set(arrays) != set(_ARRAYS):

@@ -30,6 +30,8 @@ from __future__ import annotations
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from structrank.kernels.trees import Tree
+from structrank.nlp.conllu import load_tagged
+from structrank.nlp.hmm import TrigramHMMTagger
 
 CHUNK_OF_TAG = {
     **dict.fromkeys(("DT", "PDT", "PRP$", "POS", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "WP",
@@ -112,9 +114,6 @@ class ShallowParser:
 
     def __init__(self, tagger=None, max_words=None, data_dir=None):
         if tagger is None:
-            from structrank.nlp.conllu import load_tagged
-            from structrank.nlp.hmm import TrigramHMMTagger
-
             words, tags, _ = load_tagged("en", "train", data_dir=data_dir)
             tagger = TrigramHMMTagger().fit(words, tags)
         self.tagger = tagger

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 
 from structrank.data.nbest import NBestData
 from structrank.errors import DataValidationError
+from structrank.nlp.conllu import load_tagged
 from structrank.nlp.hmm import BOUNDARY_END, BOUNDARY_START, TrigramHMMTagger
 
 SUFFIX_LENGTHS = (2, 3, 4)
@@ -86,6 +87,7 @@ def jackknife_nbest(sentences_words, sentences_tags, n_folds=10, n=10, make_tagg
     if n_jobs == 1:
         parts = [_fold_nbest(*job) for job in jobs]
     else:
+        # deferred: joblib (0.1 s) loads only when the folds run in parallel
         from joblib import Parallel, delayed
 
         parts = Parallel(n_jobs=n_jobs)(delayed(_fold_nbest)(*job) for job in jobs)
@@ -237,8 +239,6 @@ def reranking_data(lang, n=10, n_folds=10, data_dir=None, make_tagger=TrigramHMM
     with ``train``, ``dev``, ``test`` (NBestData), ``tagger``, ``x_vectorizer``, ``y_vectorizer``
     and ``kind`` (the tag column).
     """
-    from structrank.nlp.conllu import load_tagged
-
     train_words, train_tags, kind = load_tagged(lang, "train", data_dir=data_dir)
     train_lists = jackknife_nbest(train_words, train_tags, n_folds=n_folds, n=n, make_tagger=make_tagger,
                                   n_jobs=n_jobs)

@@ -224,6 +224,6 @@ class ImputedTarget:
         return self.c_star
 
     def for_shard(self, shard) -> "ImputedTarget":
-        from structrank.parallel.rows import matvec  # joblib and SciPy: only where shards are
+        from structrank.parallel.rows import matvec  # deferred: numba, joblib and SciPy only where shards are
 
         return ImputedTarget.impute(self.loss, self.w, matvec(shard["X"], self.w), shard["y"], shard["offsets"])

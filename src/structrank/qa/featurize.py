@@ -43,6 +43,7 @@ def embedding_columns(questions, candidates):
     Imported only here, so that the similarity features never need torch.
     """
     try:
+        # deferred: optional extra (embeddings), whose ImportError becomes the error message below
         from structrank.qa.embeddings import embedding_features
     except ImportError as exc:
         raise StructRankError(f"--embeddings needs the optional embedding dependencies ({exc}); "

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from structrank import paths
 from structrank.atomic import atomic_open
 from structrank.data.letor import read_bytes
 from structrank.data.letor import parse_score
@@ -386,7 +387,6 @@ def load_semeval(split: str, data_dir=None, with_2015: bool = True) -> list:
     """
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
-    from structrank import paths
 
     root = Path(data_dir) if data_dir is not None else paths.data_dir(required=True)
     if split == "dev":

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from structrank.qa.features import tokenize
+
 #: PTK's decays and child-subsequence cap, as in experiments/croce2016.py (KeLP's settings).
 PTK_LAMBDA = PTK_MU = 0.4
 PTK_MAX_LENGTH = 3
@@ -29,9 +31,9 @@ def ptk_similarity(questions, candidates, parser=None, data_dir=None) -> np.ndar
     from one kernel call against its candidates, so a row depends on its pair only. ``parser`` is a
     ``ShallowParser`` (by default one trained on UD English-EWT from ``data_dir``).
     """
+    # deferred: the tree kernels and the shallow parser (numba, the HMM) load only to compute PTK similarities
     from structrank.kernels import PartialTreeKernel
     from structrank.nlp.shallow import ShallowParser
-    from structrank.qa.features import tokenize
 
     questions, candidates = list(questions), list(candidates)
     if len(questions) != len(candidates):
