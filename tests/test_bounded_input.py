@@ -213,7 +213,7 @@ def test_standard_input_is_read_with_a_bound(monkeypatch):
     past the byte limit is refused, and a well-formed input (text or gzip) reads as before."""
     import io
 
-    from structrank.data import files
+    from structrank import files
 
     monkeypatch.setenv("STRUCTRANK_MAX_LINE_BYTES", "4096")
     with pytest.raises(DataFormatError, match=r"<stdin>.*line longer than 4,096 bytes"):

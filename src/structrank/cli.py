@@ -17,7 +17,7 @@ Every input problem ends in one line naming the file, the line and the problem, 
 - Outputs: every ``--out`` (and ``compare --plot``) goes through ``atomic.check_output`` first;
   ``reproduce --out`` must be a folder outside the data folder, and ``reproduce --fresh`` discards a
   store made by another experiment or from other data (which is otherwise refused). ``-`` reads
-  standard input (``--data``, ``--scores``, ``--run``, ``--qrels``: ``data.files.read_bytes``) and
+  standard input (``--data``, ``--scores``, ``--run``, ``--qrels``: ``structrank.files.read_bytes``) and
   writes standard output (``--out``).
 - ``--quiet`` (before or after the command) silences progress messages and tqdm bars
   (``TQDM_DISABLE``); ``predict --format trec [--run-tag]`` writes a TREC run

@@ -32,7 +32,7 @@ import numpy as np
 
 import structrank
 from structrank.atomic import atomic_open
-from structrank.data.files import open_regular
+from structrank.files import open_regular
 from structrank.errors import DataFormatError, DataValidationError
 
 #: the ``format`` a model file's header names; loading refuses any other

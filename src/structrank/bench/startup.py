@@ -33,7 +33,7 @@ import numpy as np
 from structrank.bench.scale import write_synthetic_letor
 from structrank.bench.timing import interleaved
 from structrank.data import letor_folds, letor_root, read_letor
-from structrank.data.files import read_bytes
+from structrank.files import read_bytes
 
 READ_SIZES = (10**6, 10**7)
 _ONE_THREAD = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}

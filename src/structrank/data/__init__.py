@@ -1,7 +1,7 @@
 """Ranking data: the RankingDataset container, readers and writers, folds, filters, synthetic data, n-best lists.
 
 The names below are loaded on first use (PEP 562), so that ``import structrank.metrics`` (which
-needs only ``data.labels`` and ``data.files``) does not import scikit-learn or SciPy.
+needs only ``data.labels`` and ``structrank.files``) does not import scikit-learn or SciPy.
 
 tests/test_import_graph.py checks the graph in fresh interpreters: ``import structrank.metrics``
 imports no scikit-learn, SciPy submodule or pandas, and the metrics' numba kernels load on the

@@ -47,7 +47,7 @@ import scipy.sparse as sp
 
 from structrank.atomic import write_text_atomic
 from structrank.data.dataset import RankingDataset
-from structrank.data.files import bounded_blocks, open_regular
+from structrank.files import bounded_blocks, open_regular
 from structrank.data.letor import check_not_utf16, parse_rows
 from structrank.errors import DataFormatError
 
@@ -168,6 +168,8 @@ class LetorCache:
     ((10, 3), [0, 5, 10])
     >>> tmp.cleanup()
     """
+
+    serves_shards = True  # parallel.shards.serves_shards: a learner trains on it shard by shard
 
     folder: Path
     manifest: dict = field(repr=False)

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from structrank.atomic import atomic_open
 from structrank.data import grammar
 from structrank.data.dataset import RankingDataset
-from structrank.data.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
+from structrank.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
 from structrank.errors import DataFormatError
 
 #: Largest feature index accepted by default. A dataset is as wide as its largest index and a

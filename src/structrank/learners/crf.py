@@ -38,7 +38,7 @@ from structrank.losses import PROBABILISTIC, get_loss, require
 from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
 from structrank.parallel.rows import row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
-from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
 from structrank.parallel.workers import dask_client
 
 
@@ -259,14 +259,12 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         X may be a ``structrank.data.LetorCache`` (a memory-mapped LETOR file): it is trained on
         shard by shard without loading it (in this process with ``n_jobs=None``).
         """
-        # deferred: the learners import no reader (tests/test_layers.py KNOWN); only an isinstance test needs the cache
-        from structrank.data.cache import LetorCache
 
         self._start_fit()
         loss = require(get_loss(f"crf-{self.objective}", crf_param=self._param()), PROBABILISTIC, type(self).__name__)
         code = loss.code
         size = int(self.subset_size)
-        if isinstance(X, LetorCache):
+        if serves_shards(X):
             offsets = np.asarray(X.offsets, dtype=np.int64)
             queries = self._training_queries(np.asarray(X.y), offsets, size)
             self.n_features_in_ = n_features = X.n_features

@@ -45,7 +45,7 @@ from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE,
 from structrank.learners.ssvm import cccp
 from structrank.parallel.rows import matvec, row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
-from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
 from structrank.parallel.workers import dask_client
 from structrank.losses import HINGE, get_loss, require
 from structrank.losses.base import relevance
@@ -298,8 +298,6 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         shard by shard without loading it (in this process with ``n_jobs=None``), each shard a
         reference to rows of the mapped file.
         """
-        # deferred: the learners import no reader (tests/test_layers.py KNOWN); only an isinstance test needs the cache
-        from structrank.data.cache import LetorCache
 
         self._start_fit()
         loss = self._loss()
@@ -307,10 +305,10 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         if not positional:
             if not self.C > 0:
                 raise ValueError(f"loss {loss.label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}")
-            if self.n_jobs is not None or dask_client() is not None or isinstance(X, LetorCache):
+            if self.n_jobs is not None or dask_client() is not None or serves_shards(X):
                 raise ValueError(f"loss {loss.label!r}: sharded training (n_jobs, a cluster, a LetorCache) runs the "
                                  "positional MAP kernels only; train it with n_jobs=None on read data")
-        if isinstance(X, LetorCache):
+        if serves_shards(X):
             offsets = np.asarray(X.offsets, dtype=np.int64)
             # only queries with a good and a bad document are visited, as informative_queries keeps
             queries = queries_with_both(np.asarray(X.y), offsets, self.relevant_from)

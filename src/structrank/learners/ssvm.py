@@ -39,7 +39,7 @@ from structrank.losses.combo import DEFAULT_COMBO
 from structrank.oracles.latent import ImputedTarget, check_latent
 from structrank.parallel.rows import dense_view, matvec, rmatvec
 from structrank.parallel.scratch import scratch, shard_memo
-from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum
+from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
 from structrank.parallel.workers import dask_client
 
 
@@ -478,11 +478,9 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         A ``structrank.data.LetorCache`` (a memory-mapped LETOR file) is trained on shard by
         shard without loading it: memory is proportional to the model and one shard.
         """
-        # deferred: the learners import no reader (tests/test_layers.py KNOWN); only an isinstance test needs the cache
-        from structrank.data.cache import LetorCache
 
         self._start_fit()
-        if isinstance(X, LetorCache):
+        if serves_shards(X):
             self._fit_cache(X)
         else:
             self._fit_arrays(*self._validate_fit_data(X, y, qid))

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from structrank.discounts import discounts
+
 
 @dataclass(frozen=True)
 class Convention:
@@ -105,13 +107,8 @@ class Convention:
         return np.exp2(labels) - 1.0
 
     def discounts(self, n: int) -> np.ndarray:
-        """Discount of ranks 1..n (index 0 is rank 1)."""
-        ranks = np.arange(1, n + 1, dtype=np.float64)
-        if self.discount == "letor":
-            out = np.ones(n)
-            out[2:] = 1.0 / np.log2(ranks[2:])
-            return out
-        return 1.0 / np.log2(ranks + 1.0)
+        """Discount of ranks 1..n (index 0 is rank 1): ``structrank.discounts``, which the oracles share."""
+        return discounts(self.discount, n)
 
     def describe(self) -> str:
         """One paragraph a user can read next to a number."""

@@ -33,7 +33,7 @@ import numpy as np
 
 from structrank.atomic import atomic_open
 from structrank.data import grammar
-from structrank.data.files import read_bytes
+from structrank.files import read_bytes
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.metrics.conventions import get_convention
 from structrank.metrics.evaluate import DEFAULT_METRICS, EvaluationResult, canonical_name, parse_metric

@@ -38,7 +38,7 @@ from structrank.errors import DataValidationError
 from structrank.losses import get_loss
 from structrank.losses.base import RankingLoss, Violation, longest_query
 from structrank.losses.combo import DEFAULT_COMBO, component as _component
-from structrank.metrics.conventions import CONVENTIONS
+from structrank.discounts import discounts
 from structrank.oracles.dorm import dorm_query, is_two_level, two_level_batch
 from structrank.oracles.graded import graded_ndcg_batch, graded_po_star
 from structrank.oracles.mrr import mrr_kernel
@@ -48,7 +48,8 @@ from structrank.structures import dorm_decay, po_star
 #: the loss names ``StructuredLoss`` and ``make_loss`` accept ("combo": ``ComboLoss``)
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
-DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> a convention that uses it
+DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> the convention of its metric
+_KINDS = {"letor": "letor", "log2": "log2_rank_plus_1"}  # discount name -> its table (structrank.discounts)
 # SVM-combo's components: DEFAULT_COMBO (structrank.losses.combo). MRR enters with phi_po: phi_mrr
 # is a count of documents, not scaled by 1/(n+ n-), and in a shared w it would outweigh the others.
 
@@ -90,7 +91,7 @@ def _run_batch(kernel, s, z, offsets, k, discount, coef, order):
 
 @lru_cache(maxsize=16)
 def _discount_table(name: str, n: int) -> np.ndarray:
-    table = CONVENTIONS[DISCOUNTS[name]].discounts(n)
+    table = discounts(_KINDS[name], n)
     table.flags.writeable = False
     return table
 

@@ -264,6 +264,13 @@ class CacheShard(NamedTuple):
     stamp: int = 0
 
 
+def serves_shards(X) -> bool:
+    """Whether ``X`` supplies its own shards (a memory-mapped ``LetorCache``) rather than being rows.
+    The cache says so itself (a class attribute ``serves_shards = True``), so a learner asks this
+    instead of importing the reader that made it (the layers: learners know no file format)."""
+    return getattr(type(X), "serves_shards", False) is True
+
+
 def cache_stamp(folder) -> int:
     return Path(folder, "manifest.json").stat().st_mtime_ns
 
