@@ -123,3 +123,12 @@ class Outer:
 '''
     found = dict(import_graph.function_imports(source))
     assert found == {5: True, 6: True, 9: False, 12: True, 17: False, 19: False, 26: False, 29: True}
+
+
+def test_a_module_may_give_one_reason_for_all_its_deferred_imports():
+    body = "def f():\n    import torch\n\ndef g():\n    import json\n"
+    assert dict(import_graph.function_imports(body)) == {2: False, 5: False}
+    whole = "# deferred imports: each command loads only what it runs\nimport os\n\n" + body
+    assert dict(import_graph.function_imports(whole)) == {5: True, 8: True}
+    indented = "def h():\n    # deferred imports: not at the left margin\n    import csv\n"
+    assert dict(import_graph.function_imports(indented)) == {3: False}

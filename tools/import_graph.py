@@ -66,6 +66,8 @@ def imports(src: Path = SRC) -> dict:
 
 
 DEFERRED = re.compile(r"#\s*deferred:\s*\S")
+#: a top-level comment line that explains every import inside the module's functions at once
+MODULE_DEFERRED = re.compile(r"^# deferred imports:\s*\S", re.MULTILINE)
 
 
 def _comments(source: str) -> dict:
@@ -79,14 +81,18 @@ def function_imports(source: str, filename: str = "<source>") -> list:
 
     ``explained``: a ``# deferred: REASON`` comment ends one of the statement's lines or stands in
     the block of comment lines just above it, or the statement follows, with nothing between, an
-    import statement that is explained.
+    import statement that is explained; or the module says once, in a line of its own at the left
+    margin, ``# deferred imports: REASON`` (a module whose every command or section loads its own).
     """
     tree = ast.parse(source, filename=filename)
+    whole_module = MODULE_DEFERRED.search(source) is not None
     comments = _comments(source)
     lines = source.splitlines()
     found = []
 
     def said(node) -> bool:
+        if whole_module:
+            return True
         if any(DEFERRED.search(comments.get(n, "")) for n in range(node.lineno, node.end_lineno + 1)):
             return True
         above = node.lineno - 1

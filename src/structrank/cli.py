@@ -24,6 +24,7 @@ Every input problem ends in one line naming the file, the line and the problem, 
   (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers).
 """
 
+# deferred imports: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
 from __future__ import annotations
 
 import argparse
@@ -57,7 +58,6 @@ HELP = {
 
 
 def _add_evaluate(sub):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.metrics import CONVENTIONS, DEFAULT_METRICS
 
     p = sub.add_parser("evaluate", help=HELP["evaluate"],
@@ -86,7 +86,6 @@ def _add_evaluate(sub):
 
 def _evaluate_inputs(args):
     """(EvaluationResult, what was evaluated) of ``structrank evaluate``'s two forms."""
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.metrics import DEFAULT_METRICS, evaluate, evaluate_run
 
     metrics = args.metric or list(DEFAULT_METRICS)
@@ -100,7 +99,6 @@ def _evaluate_inputs(args):
         return result, f"{args.run} against {args.qrels}"
     if not (args.data and args.scores):
         raise ValueError("give --data and --scores (or --qrels and --run)")
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.data import read_letor
 
     ds = read_letor(args.data)
@@ -111,7 +109,6 @@ def _evaluate_inputs(args):
 
 def _scores_in_row_order(ds, path, data_path):
     """A scores file (one per line, in the data file's order) in the order of ``ds``'s rows."""
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.data import read_scores
 
     scores = read_scores(path, n_rows=ds.n_rows, data_path=data_path)
@@ -120,7 +117,6 @@ def _scores_in_row_order(ds, path, data_path):
 
 
 def cmd_evaluate(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.metrics import CONVENTIONS
 
     result, what = _evaluate_inputs(args)
@@ -142,7 +138,6 @@ def cmd_evaluate(args):
 
 
 def _add_compare(sub):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.metrics import CONVENTIONS
 
     p = sub.add_parser("compare", help=HELP["compare"],
@@ -169,7 +164,6 @@ def _add_compare(sub):
 
 
 def cmd_compare(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.metrics import evaluate, evaluate_run
     from structrank.metrics.compare import compare_results
 
@@ -185,7 +179,6 @@ def cmd_compare(args):
     metrics = args.metric or ["map", "ndcg@10", "p@10"]
     results = {}
     if args.qrels:
-        # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
         from structrank.metrics import read_qrels
 
         qrels = read_qrels(args.qrels)
@@ -193,7 +186,6 @@ def cmd_compare(args):
             results[name] = evaluate_run(qrels, path, metrics, relevant_from=args.relevant_from,
                                          complete=args.complete)
     else:
-        # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
         from structrank.data import read_letor
 
         ds = read_letor(args.data)
@@ -212,7 +204,6 @@ def cmd_compare(args):
 def _add_train(sub, details=True):
     """``details``: list every model's parameters in the description (for ``train --help``; read from
     the classes' sources, no learner is imported); a training run, which never prints it, goes without."""
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.learners.registry import MODELS
 
     listing = "\n".join(
@@ -246,7 +237,6 @@ def _add_parallel_options(p, jobs_help):
 @contextlib.contextmanager
 def _cluster(address):
     """``parallel.workers.cluster(address)``, with a scheduler that cannot be reached named as --scheduler."""
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.parallel.workers import cluster
 
     with contextlib.ExitStack() as stack:
@@ -258,7 +248,6 @@ def _cluster(address):
 
 
 def cmd_train(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.data import read_letor
     from structrank.learners.registry import get_model, select_on_vali
     from structrank.model_io import save_model
@@ -315,7 +304,6 @@ def _add_predict(sub):
 
 
 def cmd_predict(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     import numpy as np
 
     from structrank.data import read_letor, write_scores
@@ -326,7 +314,6 @@ def cmd_predict(args):
     ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
     scores = model.predict(ds.X)
     if args.format == "trec":
-        # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
         from structrank.metrics import write_run
 
         if ds.docids is not None:
@@ -349,7 +336,6 @@ def widened_to_model(ds, n_model: int, path):
     that lists features past the model's is refused naming both counts: no weight exists for them.
     Python's ``predict`` is stricter: an array of another width is refused (scikit-learn's check).
     """
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     import numpy as np
     import scipy.sparse as sp
 
@@ -381,7 +367,6 @@ def _add_demo(sub):
 
 
 def cmd_demo(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.demo import run_demo
 
     run_demo(data_dir=args.data_dir, synthetic=args.synthetic)
@@ -389,7 +374,6 @@ def cmd_demo(args):
 
 
 def _add_reproduce(sub):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.experiments.registry import EXPERIMENTS
 
     p = sub.add_parser("reproduce", help=HELP["reproduce"])
@@ -406,7 +390,6 @@ def _add_reproduce(sub):
 
 
 def cmd_reproduce(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.experiments.registry import EXPERIMENTS
     from structrank.experiments.runner import discard_results
 
@@ -443,7 +426,6 @@ def _add_results(sub):
 
 
 def cmd_results(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.experiments import ResultStore, write_results_markdown
 
     for path in args.stores:
@@ -471,7 +453,6 @@ def _add_export(sub):
 
 
 def cmd_export(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.export import export_text
     from structrank.model_io import load_model
 
@@ -494,7 +475,6 @@ def _add_losses(sub):
 
 
 def cmd_losses(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.learners.registry import losses_page
 
     check_output(args.out, {})
@@ -530,7 +510,6 @@ def _add_featurize(sub):
 
 
 def cmd_featurize(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.qa.featurize import featurize_file, state_path_for
 
     inputs = {"--input": args.input, "--fit": args.fit, "--state": args.state}
@@ -548,7 +527,6 @@ def cmd_featurize(args):
 
 
 def _add_bench(sub):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.bench import BENCH_SECTIONS, SECTIONS
 
     p = sub.add_parser("bench", help=HELP["bench"])
@@ -563,7 +541,6 @@ def _add_bench(sub):
 
 
 def cmd_bench(args):
-    # deferred: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
     from structrank.bench import run_benchmarks
 
     check_output(args.out, {})

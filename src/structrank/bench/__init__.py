@@ -34,6 +34,7 @@ imported when it runs.
 The shared timing helpers are in structrank.bench.timing.
 """
 
+# deferred imports: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
 from __future__ import annotations
 
 import os
@@ -59,7 +60,6 @@ class Section:
 
 
 def _startup(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import startup
 
     commands = startup.bench_commands()
@@ -69,7 +69,6 @@ def _startup(o):
 
 
 def _evaluate(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench.evaluate import bench_evaluate, evaluate_lines
 
     figures = bench_evaluate(o["repeat"])
@@ -80,7 +79,6 @@ def _evaluate(o):
 
 
 def _memory(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import memory
 
     figures = memory.bench_memory()
@@ -89,7 +87,6 @@ def _memory(o):
 
 
 def _structured(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench.structured import format_structured, markdown_section, structured_figures
 
     figures = structured_figures(oracle_repeat=o["oracle_repeat"], train_repeat=o["train_repeat"])
@@ -100,7 +97,6 @@ def _structured(o):
 
 
 def _latent(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import latent
 
     rows = latent.bench_greedy()
@@ -109,7 +105,6 @@ def _latent(o):
 
 
 def _crf(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import crf
 
     figures = crf.bench_epochs()
@@ -118,7 +113,6 @@ def _crf(o):
 
 
 def _trees(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import trees
 
     figures = trees.bench_trees()
@@ -160,7 +154,6 @@ def _kernels(o):
 
 
 def _scale(o):
-    # deferred: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import scale
 
     sizes = o["scale_sizes"] or scale.SCALE_SIZES

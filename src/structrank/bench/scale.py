@@ -44,6 +44,7 @@ gain on this machine's cores.
 ``figure`` draws each task's time against the number of documents on log-log axes.
 """
 
+# deferred imports: a task's child process counts in its peak memory only what the task loads (run_in_child)
 from __future__ import annotations
 
 import contextlib
@@ -106,17 +107,14 @@ def _peak_mb():
 def _learner(name, n_jobs=None, epochs=None):
     """The estimator a training task times."""
     if name in ("svm-map", "svm-ndcg"):
-        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.learners.ssvm import StructSVMRanker
 
         return StructSVMRanker(loss=name[4:], C=1.0, tol=0.0, max_iter=SCALE_ITERATIONS, n_jobs=n_jobs,
                                shard_rows=SHARD_ROWS, gain="binary")  # the measured runs' binary gain
     if name == "lsp-ap":
-        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.learners.latent import LatentPerceptronRanker
 
         return LatentPerceptronRanker(C=1.0, max_epochs=epochs or SCALE_EPOCHS, n_jobs=n_jobs, shard_rows=SHARD_ROWS)
-    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.learners.crf import PermutationCRFRanker
 
     return PermutationCRFRanker(objective="kl", max_epochs=epochs or SCALE_EPOCHS, random_state=0, n_jobs=n_jobs,
@@ -126,7 +124,6 @@ def _learner(name, n_jobs=None, epochs=None):
 def _warm_up(model, cache):
     """Outside the clock: a short fit on a tiny data set loads the numba kernels (on a cluster, in
     its workers), and one over the cache maps its pages and starts the worker threads."""
-    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from sklearn.base import clone
 
     from structrank.data import make_ranking_dataset
@@ -144,11 +141,9 @@ def _timed_fit(model, cache):
 
 def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
     """Run one task in this (child) process; (seconds, peak MB, extra)."""
-    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.data.cache import open_letor_cache
 
     if name == "load":
-        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.data.cache import build_letor_cache
 
         start = time.perf_counter()
@@ -158,7 +153,6 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         return _timed_read(path)
     cache = open_letor_cache(path)
     if name == "evaluate":
-        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.metrics import evaluate
         from structrank.parallel.rows import matvec
 
@@ -168,7 +162,6 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         extra = evaluate(np.asarray(cache.y), scores, qid, ["ndcg@10", "map"]).metrics
         return time.perf_counter() - start, _peak_mb(), extra
 
-    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.parallel.workers import cluster
 
     model = _learner(name, n_jobs, epochs)
@@ -181,7 +174,6 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
 
 def _timed_read(path):
     """(seconds, peak MB, rows) of ``read_letor(path)``, after one warm-up read of a one-row file."""
-    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.data import read_letor
 
     with tempfile.TemporaryDirectory() as folder:
@@ -196,7 +188,6 @@ def _timed_read(path):
 def _paired_task(name, path, order, epochs=None):
     """In a (child) process: the task's fit on 1 and on 2 workers, one after the other in ``order``,
     after one warm-up; (seconds of 1 worker, seconds of 2 workers)."""
-    # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
     from structrank.data.cache import open_letor_cache
 
     cache = open_letor_cache(path)
@@ -232,7 +223,6 @@ def _ceiling_child(queue, barrier, path, part, parts, passes):
     """In a fresh process: ``passes`` SVM-map shard steps over this process's share of the
     shards, timed from the moment every process is ready (``barrier``); no workers, no IPC."""
     try:
-        # deferred: a task's child process counts in its peak memory only what the task loads (run_in_child)
         from structrank.data.cache import open_letor_cache
         from structrank.learners.ssvm import _shard_step
         from structrank.oracles import make_loss

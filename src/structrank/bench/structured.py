@@ -25,6 +25,7 @@ imported, so ``structured_figures`` runs the measurements in a child process wit
 this process already has them (``benchmarks/bench_structured.py`` sets them itself).
 """
 
+# deferred imports: a single-threaded child measures (structured_figures); the parent loads no learner
 from __future__ import annotations
 
 import argparse
@@ -97,7 +98,6 @@ ORACLE_SIZES = (1000, 10000)
 def bench_oracles(n_docs=ORACLE_SIZES, k=10, rates=(0.1, 0.5), repeat=200, seed=0, oracles=ORACLES):
     """Time one oracle call on one query of each size, beside numpy's argsort of the same scores
     (timed right after it, so both see the same machine); a list of rows (dicts) in milliseconds."""
-    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.oracles import StructuredLoss
 
     rng = np.random.default_rng(seed)
@@ -134,7 +134,6 @@ def bench_oracles(n_docs=ORACLE_SIZES, k=10, rates=(0.1, 0.5), repeat=200, seed=
 
 
 def _fold1_train(name):
-    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.data import letor_folds, letor_root, read_letor
 
     root = letor_root(name)
@@ -163,7 +162,6 @@ def _fit_figures(make, data, repeat):
 
 def bench_training(repeat=3, configs=TRAINING):
     """Training times on the Fold1 training files; ``None`` when the data folder is absent."""
-    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.learners.ssvm import StructSVMRanker
 
     cache, rows = {}, []
@@ -192,7 +190,6 @@ def bench_qp(repeat=3, Cs=QP_C, datasets=("MQ2008", "OHSUMED")):
     working-set QP and of the oracle batch over the fit (best fit of ``repeat``); then, on MQ2008,
     both at C = 100 against RankSVM (liblinear, pairwise: what this machine has of SVM-rank) at C = 1
     on the same rows, in interleaved rounds. None without the data."""
-    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.learners import RankSVM
     from structrank.learners.ssvm import StructSVMRanker
 
@@ -247,7 +244,6 @@ def format_qp(figures) -> list:
 
 def replicate(data, copies):
     """``data`` stacked ``copies`` times, each copy with its own query ids."""
-    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     import scipy.sparse as sp
 
     from structrank.data import RankingDataset
@@ -272,14 +268,12 @@ def linear_fit(x, t):
 
 def bench_scaling(factors=(1, 2, 4, 8), repeat=3, methods=SCALING, base=None):
     """Training time against the number of queries, on replicated data."""
-    # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
     from structrank.learners.ssvm import StructSVMRanker
 
     source = "MQ2008/Fold1 train"
     if base is None:
         base = _fold1_train("MQ2008")
     if base is None:
-        # deferred: a single-threaded child measures (structured_figures); the parent loads no learner
         from structrank.data import make_ranking_dataset
 
         base = make_ranking_dataset(n_queries=500, docs_per_query=(5, 40), random_state=0)
