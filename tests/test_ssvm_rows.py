@@ -1,6 +1,8 @@
 """StructSVMRanker trains on the informative queries' rows in place (no copy of X), on dense and
 CSR input alike, with the same bits as on a copy of those rows."""
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,8 +10,9 @@ import scipy.sparse as sp
 from structrank.data import make_ranking_dataset
 from structrank.data.dataset import rows_of_queries
 from structrank.data.filters import queries_with_both
+from structrank.errors import DataValidationError
 from structrank.learners import StructSVMRanker
-from structrank.parallel.rows import dense_view, matvec, rmatvec
+from structrank.parallel.rows import csr_index_error, dense_view, matvec, rmatvec
 
 
 def with_uninformative_queries(seed=0):
@@ -56,3 +59,46 @@ def test_dense_view_of_a_csr_matrix_that_lists_every_column():
     assert np.array_equal(matvec(view, w), matvec(dropped, w))
     assert np.array_equal(rmatvec(view, c), rmatvec(dropped, c))
     assert dense_view(A) is A
+
+
+def _malformed(kind):
+    """A 4 x 3 CSR matrix with one bad entry: the kernels read indices unchecked, so fit and
+    predict must refuse it before they run."""
+    data, indices, indptr = np.ones(4), np.array([0, 1, 1, 2], dtype=np.int32), np.array([0, 1, 2, 3, 4])
+    if kind == "negative column":
+        indices[1] = -1
+    elif kind == "column past the last":
+        indices[1] = 7
+    else:  # decreasing row pointers
+        indptr = np.array([0, 2, 1, 3, 4])
+    return sp.csr_matrix((data, indices, indptr), shape=(4, 3))
+
+
+@pytest.mark.parametrize("kind, says", [("negative column", "row 1: column index -1 is outside 0..2"),
+                                        ("column past the last", "row 1: column index 7 is outside 0..2"),
+                                        ("decreasing pointers", "row 1: its row pointers (indptr) decrease")])
+@pytest.mark.parametrize("learner", ["StructSVMRanker", "LatentPerceptronRanker", "PermutationCRFRanker"])
+def test_a_malformed_csr_matrix_is_an_error_naming_the_row(kind, says, learner):
+    import structrank.learners as learners
+
+    X, y, qid = _malformed(kind), np.array([1, 0, 1, 0]), np.array([1, 1, 2, 2])
+    cls = getattr(learners, learner)
+    with pytest.raises(DataValidationError, match=f"{learner}.fit: the sparse matrix X is malformed: {re.escape(says)}"):
+        cls().fit(X, y, qid=qid)
+    model = cls().fit(np.eye(4, 3), y, qid=qid)
+    with pytest.raises(DataValidationError, match=f"{learner}.predict: the sparse matrix X is malformed"):
+        model.predict(X)
+
+
+def test_csr_kernels_read_the_indices_unsigned_with_the_same_bits():
+    """The unsigned views (no sign check in numba's indexing) change no sum: CSR with rows of
+    different lengths, int32 and int64 indices, equals the dense products bit for bit."""
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(200, 9)) * (rng.random((200, 9)) < 0.5)
+    w, c = rng.normal(size=9), rng.normal(size=200)
+    for index_dtype in (np.int32, np.int64):
+        X = sp.csr_matrix(A)
+        X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+        assert csr_index_error(X) is None
+        assert np.array_equal(matvec(X, w), matvec(A, w)) and np.array_equal(rmatvec(X, c), rmatvec(A, c))
+    assert np.allclose(matvec(A, w), A @ w) and np.allclose(rmatvec(A, c), A.T @ c)

@@ -210,6 +210,7 @@ class BaseRanker(BaseEstimator):
             )
         # a ranking needs two documents; scikit-learn's message names the row count
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True, ensure_min_samples=2)
+        _check_csr(X, f"{type(self).__name__}.fit")
         y = check_labels(y)
         qid = check_qid(qid, X.shape[0])
         order = contiguous_order(qid)
@@ -237,7 +238,9 @@ class BaseRanker(BaseEstimator):
     def _validate_predict_data(self, X):
         X, _, _ = unpack(X)
         check_is_fitted(self)
-        return validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        _check_csr(X, f"{type(self).__name__}.predict")
+        return X
 
     def score(self, X, y=None, qid=None, sample_weight=None):
         """Mean over queries of the metric the ranker stands for (``_scoring``: for a structured loss,
@@ -260,12 +263,20 @@ class BaseRanker(BaseEstimator):
 
     def _scored(self, y, scores, qid, docids=None) -> float:
         """``score``'s value of given scores (also what learners pick their best round or epoch by)."""
+        result = self._evaluated(y, scores, qid, docids)
+        return float(np.mean(list(result.metrics.values())))
+
+    def _scored_per_query(self, y, scores, qid) -> np.ndarray:
+        """``_scored`` query by query: each query's mean of the metrics (what a paired choice compares)."""
+        result = self._evaluated(y, scores, qid)
+        return np.mean(list(result.per_query.values()), axis=0)
+
+    def _evaluated(self, y, scores, qid, docids=None):
         metrics, convention, relevant_from = self._scoring()
         y = np.asarray(y)
         if relevant_from is not None:  # a loss on binary relevance is judged on binary labels
             y = (y >= relevant_from).astype(np.int64)
-        result = evaluate(y, scores, qid, list(metrics), convention, docids=docids)
-        return float(np.mean(list(result.metrics.values())))
+        return evaluate(y, scores, qid, list(metrics), convention, docids=docids)
 
     def _scoring(self):
         """(metrics, convention, relevant_from) of ``score``: the mean of the metrics under the
@@ -277,6 +288,19 @@ class BaseRanker(BaseEstimator):
         tags.input_tags.sparse = True
         tags.target_tags.required = True
         return tags
+
+
+def _check_csr(X, where):
+    """DataValidationError when sparse X has a row pointer or column index out of range (the numba
+    kernels read them unchecked, ``parallel.rows``)."""
+    if not sp.issparse(X):
+        return
+    # deferred: numba (start-up time), only for sparse input
+    from structrank.parallel.rows import csr_index_error
+
+    error = csr_index_error(X)
+    if error is not None:
+        raise DataValidationError(f"{where}: the sparse matrix X is malformed: {error}")
 
 
 class LinearRankerMixin:

@@ -3,6 +3,9 @@
 A learner that trains epoch by epoch offers each epoch's iterate to a ``BestEpoch``; with a dev
 metric it keeps the iterate of the first epoch with the highest value (Collins & Koo's and
 Haponchyk & Moschitti's number of iterations tuned on dev data), without one the last.
+``OneStandardErrorEpoch`` keeps instead the earliest epoch within one standard error of the best
+(the "one-standard-error rule" of Breiman et al. 1984 and Hastie et al., ESL 7.10): where many
+epochs are compared on a small dev set, the best of them wins partly by the dev set's noise.
 """
 
 from __future__ import annotations
@@ -58,3 +61,79 @@ class BestEpoch:
         self.epochs.append(epoch)
         if self.epoch is None or value > self.value:
             self.epoch, self.iterate, self.value = epoch, iterate, value
+
+
+class OneStandardErrorEpoch:
+    """The earliest epoch whose dev metric is within one standard error of the best epoch's.
+
+    ``score(iterate)`` returns the metric of each dev query (an array); an epoch's value is their
+    mean. The standard error is that of the mean per-query difference between the best epoch and
+    the candidate (paired over the same queries). Earlier epochs are the simpler models (closer to
+    the start), so the rule departs from the start only as far as the dev set gives evidence for.
+    Every offered iterate is kept until the end (the choice needs the whole curve).
+
+    Parameters
+    ----------
+    score : callable
+        ``score(iterate) -> ndarray`` of per-query dev values (higher is better).
+    start : object, optional
+        An iterate offered as epoch 0 before training (scored like the others).
+
+    Attributes
+    ----------
+    epoch, iterate, value : the kept epoch, its iterate and its mean dev value
+    curve, epochs : as ``BestEpoch``'s (means per epoch)
+
+    Examples
+    --------
+    >>> curves = {0: [0.5, 0.5, 0.5, 0.5], 1: [0.6, 0.4, 0.6, 0.5], 2: [0.9, 0.8, 0.9, 0.9]}
+    >>> best = OneStandardErrorEpoch(score=lambda e: curves[e])
+    >>> for epoch in (0, 1, 2):
+    ...     best.offer(epoch, epoch)
+    >>> best.epoch                     # epoch 2 is clearly better than 0 and 1
+    2
+    >>> curves[2] = [0.7, 0.4, 0.5, 0.6]
+    >>> best = OneStandardErrorEpoch(score=lambda e: curves[e])
+    >>> for epoch in (0, 1, 2):
+    ...     best.offer(epoch, epoch)
+    >>> best.epoch                     # its gain of 0.05 is within one standard error (0.065): the start stays
+    0
+    """
+
+    def __init__(self, score, start=None):
+        self.score = score
+        self._offered = []  # (epoch, iterate, per-query values)
+        self.curve, self.epochs = [], []
+        if start is not None:
+            self.offer(0, start)
+
+    def offer(self, epoch, iterate):
+        """Score ``iterate``, the model after ``epoch``, and record it."""
+        values = np.asarray(self.score(iterate), dtype=np.float64)
+        self._offered.append((epoch, iterate, values))
+        self.curve.append(float(values.mean()))
+        self.epochs.append(epoch)
+
+    def _kept(self):
+        if not self._offered:
+            return None, None, None
+        means = np.array(self.curve)
+        best = self._offered[int(np.argmax(means))][2]  # the first best on ties
+        for (epoch, iterate, values), mean in zip(self._offered, means):
+            gap = best - values
+            se = gap.std(ddof=1) / np.sqrt(gap.size) if gap.size > 1 else 0.0
+            if mean >= means.max() - se:
+                return epoch, iterate, float(mean)
+        raise AssertionError("the best epoch is within 0 of itself")  # unreachable: the best qualifies
+
+    @property
+    def epoch(self):
+        return self._kept()[0]
+
+    @property
+    def iterate(self):
+        return self._kept()[1]
+
+    @property
+    def value(self):
+        return self._kept()[2]
