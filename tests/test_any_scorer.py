@@ -51,3 +51,17 @@ def test_quick_reproduction_runs_every_row(tmp_path, data_root):
     with open(tmp_path / "results.csv") as f:
         assert sum(1 for _ in csv.DictReader(f)) == len(rows)
     assert "issue 20's acceptance bars" in (tmp_path / "report.md").read_text()
+
+
+def test_mlp_against_linear_is_paired_and_reads_the_vali_lead():
+    rows = _rows(0.0, -0.002)
+    for model, value in (("linear · ndcg", 0.30), ("MLP · ndcg", 0.31)):  # the MLP ahead by 1 point on vali
+        rows.append({"dataset": "MQ2008", "model": model, "fold": "Fold1", "metric": "vali:ndcg@10", "value": value})
+    text = any_scorer.mlp_against_linear(rows, "MQ2008", "ndcg", "ndcg@10")
+    assert "Paired over 40 test queries, MLP minus linear -0.20 points" in text
+    assert "a significant difference at 0.05." in text          # a constant shift on every query
+    assert "On vali the MLP was ahead of the linear model by 1.00 points (mean over 1 folds, ndcg@10); on test -0.20." in text
+    noisy = [dict(r, value=r["value"] + (0.05 if int(r["metric"].split(":")[1]) % 2 else -0.05))
+             if r["model"] == "MLP · ndcg" and r["metric"].startswith("q:") else r for r in rows]
+    assert "no significant difference at 0.05." in any_scorer.mlp_against_linear(noisy, "MQ2008", "ndcg", "ndcg@10")
+    assert any_scorer.mlp_against_linear(rows, "MQ2008", "map", "map") == ""   # no per-query rows of that loss
