@@ -48,8 +48,8 @@ from structrank.structures import dorm_decay, po_star
 #: the loss names ``StructuredLoss`` and ``make_loss`` accept ("combo": ``ComboLoss``)
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
-DISCOUNTS = {"letor": "letor4", "log2": "trec"}  # discount name -> the convention of its metric
-_KINDS = {"letor": "letor", "log2": "log2_rank_plus_1"}  # discount name -> its table (structrank.discounts)
+# discount name -> (the convention of its metric, its table in structrank.discounts)
+DISCOUNTS = {"letor": ("letor4", "letor"), "log2": ("trec", "log2_rank_plus_1")}
 # SVM-combo's components: DEFAULT_COMBO (structrank.losses.combo). MRR enters with phi_po: phi_mrr
 # is a count of documents, not scaled by 1/(n+ n-), and in a shared w it would outweigh the others.
 
@@ -91,7 +91,7 @@ def _run_batch(kernel, s, z, offsets, k, discount, coef, order):
 
 @lru_cache(maxsize=16)
 def _discount_table(name: str, n: int) -> np.ndarray:
-    table = discounts(_KINDS[name], n)
+    table = discounts(DISCOUNTS[name][1], n)
     table.flags.writeable = False
     return table
 
@@ -196,7 +196,7 @@ class StructuredLoss(RankingLoss):
     @property
     def convention(self) -> str:
         # graded gains 2^label - 1 on labels 0-4 are the MSLR script's; the discount names its convention
-        return "mslr" if self.gain == "exp2" else DISCOUNTS[self.discount]
+        return "mslr" if self.gain == "exp2" else DISCOUNTS[self.discount][0]
 
     @property
     def _cut(self) -> int:
