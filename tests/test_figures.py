@@ -235,3 +235,31 @@ def test_ndcg_at_k_joins_only_measured_cut_offs(drawn, tmp_path):
         assert 10 in xs and line.get_marker() == "o"  # NDCG@10 is still shown, as a marker
     assert 3 not in np.asarray(lines["ranksvm"].get_xdata())[np.isfinite(lines["ranksvm"].get_ydata())]
     assert (2.0, 3.0) not in joined_pairs(lines["ranksvm"]) and (3.0, 4.0) not in joined_pairs(lines["ranksvm"])
+
+
+def ink_at_the_edge(path, margin=2):
+    """The edges of a PNG where a non-background pixel sits within ``margin`` pixels: where a label
+    the tight box could not hold was cut (save_figure's PNGs keep a white border)."""
+    rgb = imread(path)[..., :3]
+    ink = rgb.min(axis=2) < 0.8
+    return [edge for edge, strip in (("top", ink[:margin]), ("bottom", ink[-margin:]), ("left", ink[:, :margin]),
+                                     ("right", ink[:, -margin:])) if strip.any()]
+
+
+COMMITTED = sorted((Path(__file__).resolve().parents[1] / "docs" / "figures").glob("*/*.png"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[f"{p.parent.name}/{p.name}" for p in COMMITTED])
+def test_committed_figures_have_nothing_cut_off(path):
+    """The PNGs in docs/figures come from reproduction runs, not from this suite: each must have been
+    made by the current layout (no ink at the edge, where a cut label would be)."""
+    assert ink_at_the_edge(path) == []
+
+
+def test_the_edge_check_sees_a_cut_label(tmp_path):
+    fig = structrank.figures.new_figure(figsize=(2, 1.5), layout=None)
+    ax = fig.add_subplot()
+    ax.set_xlabel("a label\nset far too low\nfor this small\nfigure")
+    fig.savefig(tmp_path / "cut.png", dpi=50)  # no tight box: the label runs past the bottom edge
+    assert "bottom" in ink_at_the_edge(tmp_path / "cut.png")
+    assert len(COMMITTED) >= 10

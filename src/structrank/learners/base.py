@@ -266,17 +266,14 @@ class BaseRanker(BaseEstimator):
         result = self._evaluated(y, scores, qid, docids)
         return float(np.mean(list(result.metrics.values())))
 
-    def _scored_per_query(self, y, scores, qid) -> np.ndarray:
-        """``_scored`` query by query: each query's mean of the metrics (what a paired choice compares)."""
-        result = self._evaluated(y, scores, qid)
-        return np.mean(list(result.per_query.values()), axis=0)
-
-    def _evaluated(self, y, scores, qid, docids=None):
-        metrics, convention, relevant_from = self._scoring()
+    def _evaluated(self, y, scores, qid, docids=None, metrics=None):
+        """``evaluate`` of given scores by ``metrics`` (default: ``score``'s) under ``score``'s convention
+        and relevance."""
+        own, convention, relevant_from = self._scoring()
         y = np.asarray(y)
         if relevant_from is not None:  # a loss on binary relevance is judged on binary labels
             y = (y >= relevant_from).astype(np.int64)
-        return evaluate(y, scores, qid, list(metrics), convention, docids=docids)
+        return evaluate(y, scores, qid, list(own if metrics is None else metrics), convention, docids=docids)
 
     def _scoring(self):
         """(metrics, convention, relevant_from) of ``score``: the mean of the metrics under the
@@ -331,6 +328,11 @@ class LinearRankerMixin:
         return self.predict(X)
 
 
+def metric_list(metrics) -> list:
+    """A ``dev_metric`` value as a list of metric names: one name, several comma-separated, or a list."""
+    return [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics)]
+
+
 class EvalSetMixin:
     """Dev-set handling for learners that pick their epoch on ``fit(..., eval_set=...)``.
 
@@ -356,8 +358,7 @@ class EvalSetMixin:
         return X, y, qid
 
     def _dev_metrics(self):
-        metrics = self.dev_metric.split(",") if isinstance(self.dev_metric, str) else list(self.dev_metric)
-        return [m.strip() for m in metrics]
+        return metric_list(self.dev_metric)
 
     def _best_epoch(self, dev, start):
         """A ``BestEpoch`` over linear weights: on ``dev`` (``_eval_set_arrays``) by ``_dev_value``, the

@@ -93,6 +93,11 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     epochs : int, default 30
         Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
         (the loss's own, as ``score``) is kept (``init="linear"``: the start, epoch 0, too).
+    dev_metric : str or list of str, default None
+        What ``eval_set`` chooses the epoch by: a metric, or several (comma-separated or a list)
+        whose mean is used, under the loss's convention; None, the loss's own metric (``score``'s).
+        The ``mlp-crf-*`` models set NDCG@1-5, the metric their grid is chosen by, so that one
+        criterion picks both the grid point and the epoch.
     epoch_rule : {"best", "one-se"}, default "best"
         How the eval set picks the epoch: "best", the first with the highest eval metric; "one-se",
         the earliest whose eval metric is within one standard error (paired over the eval queries)
@@ -140,12 +145,13 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
                               "init": [StrOptions(set(INITS))],
-                              "epoch_rule": [StrOptions(set(EPOCH_RULES))], "epochs": NON_NEGATIVE_INT,
+                              "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [str, list, tuple, None],
+                              "epochs": NON_NEGATIVE_INT,
                               "batch_queries": COUNT, "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
                               "random_state": NON_NEGATIVE_INT}  # torch's seed: an int
 
     def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30, epoch_rule="best",
-                 batch_queries=16,
+                 dev_metric=None, batch_queries=16,
                  learning_rate=1e-3, weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor",
                  dorm_cut=None, components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, random_state=0):
         self.loss = loss
@@ -154,6 +160,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.init = init
         self.epochs = epochs
         self.epoch_rule = epoch_rule
+        self.dev_metric = dev_metric
         self.batch_queries = batch_queries
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
@@ -226,13 +233,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         X_t, n_queries = torch.from_numpy(X), offsets.size - 1
 
-        def dev_value(params):
+        def dev_value(params, per_query=False):
             self.params_ = params
-            return self._scored(dev[1], self.predict(dev[0]), dev[2])
+            return self._dev_scored(dev[1], self.predict(dev[0]), dev[2], per_query)
 
         def dev_per_query(params):
-            self.params_ = params
-            return self._scored_per_query(dev[1], self.predict(dev[0]), dev[2])
+            return dev_value(params, per_query=True)
 
         best = OneStandardErrorEpoch(dev_per_query) if dev is not None and self.epoch_rule == "one-se" \
             else BestEpoch(None if dev is None else dev_value)
@@ -269,7 +275,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         spec = get_model(linear_model_name(self.loss))
         accepted = spec.cls().get_params(deep=False)
         options = {name: value for name, value in self.get_params(deep=False).items()
-                   if name in accepted and name not in ("learning_rate", "random_state")}
+                   if name in accepted and name not in ("learning_rate", "random_state", "dev_metric")}  # the linear learner keeps its own dev choice
         options.update(spec.defaults)
         key = (spec.name, repr(sorted(options.items())), _digest(X, y, qid), None if dev is None else _digest(*dev))
         if key not in _LINEAR_STARTS:

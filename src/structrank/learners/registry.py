@@ -204,6 +204,10 @@ def loss_models() -> list:
     specs = []
     for name, entry in entries().items():
         metric = _loss_metric(entry)
+        metrics = (metric,) if isinstance(metric, str) else tuple(metric)
+        # where the grid's vali metric is not the loss's own (the CRF objectives: NDCG@1-5 against NDCG@5),
+        # the trees' rounds and the network's epochs are chosen by the grid's metric too: one criterion
+        dev = {} if metrics == tuple(entry.build().scoring()[0]) else {"dev_metric": ",".join(metrics)}
         if entry.kind == HINGE and f"svm-{name}" not in MODELS:
             specs.append(ModelSpec(f"svm-{name}", "StructSVMRanker", f"structural SVM on {entry.summary}",
                                    {"loss": name}, {"C": SSVM_C_GRID}, metric=metric))
@@ -214,11 +218,11 @@ def loss_models() -> list:
                                    {"C": LSP_C_GRID}, metric=metric, fit_with_vali=True))
         specs.append(ModelSpec(f"gbrt-{name}", "StructuredBoostingRanker", f"gradient-boosted trees (LightGBM) on "
                                f"{entry.summary}; the eval metric recorded per round on --vali",
-                               {"loss": name, **GBRT_DEFAULTS.get(name, {})}, GBRT_GRID, metric=metric,
+                               {"loss": name, **GBRT_DEFAULTS.get(name, {}), **dev}, GBRT_GRID, metric=metric,
                                fit_with_vali=True))
         specs.append(ModelSpec(f"mlp-{name}", "MLPRanker", f"a ReLU network (PyTorch, the torch extra) on {entry.summary}, "
                                "Adam, started at the linear learner of the loss, the epoch chosen on --vali",
-                               {"loss": name, "init": "linear"}, MLP_GRID, metric=metric,
+                               {"loss": name, "init": "linear", **dev}, MLP_GRID, metric=metric,
                                fit_with_vali=True))
     return specs
 

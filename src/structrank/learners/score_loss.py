@@ -108,6 +108,17 @@ class ScoreLossScorerMixin:
     def _scoring(self):
         return self.score_loss().build().scoring()
 
+    def _dev_scored(self, y, scores, qid, per_query=False):
+        """What ``eval_set`` chooses the epoch or round by: the mean of ``dev_metric`` (None: ``score``'s
+        metric) under the loss's convention and relevance; ``per_query``: each query's mean."""
+        # deferred: learners.base loads scikit-learn; structrank.torch imports this module alone
+        from structrank.learners.base import metric_list
+
+        result = self._evaluated(y, scores, qid, metrics=None if self.dev_metric is None else metric_list(self.dev_metric))
+        if per_query:
+            return np.mean(list(result.per_query.values()), axis=0)
+        return float(np.mean(list(result.metrics.values())))
+
     def _fit_loss(self, y):
         """Check ``loss`` and resolve ``gain_`` on the training labels (as ``StructSVMRanker``)."""
         # deferred: learners.ssvm (numba, the QP) loads only to fit; structrank.torch imports this module alone

@@ -126,8 +126,13 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         so 8 draws made 100 rounds' fit 6.7x LightGBM lambdarank's in one run; ``structrank bench
         --only trees`` measures the default).
     early_stopping_rounds : int or None, default None
-        Stop when the eval metric (the loss's own, see ``score``) has not improved for this
-        many rounds (needs ``eval_set`` in ``fit``).
+        Stop when the eval metric (``dev_metric``) has not improved for this many rounds (needs
+        ``eval_set`` in ``fit``).
+    dev_metric : str or list of str, default None
+        The eval metric of each round: a metric, or several (comma-separated or a list) whose mean
+        is used, under the loss's convention; None, the loss's own metric (``score``'s). The
+        ``gbrt-crf-*`` models set NDCG@1-5, the metric their grid is chosen by, so that one
+        criterion picks both the grid point and the round.
     random_state : int or None, default 0
         LightGBM's seed and the CRF subsets' generator.
     n_jobs : int, default 1
@@ -159,13 +164,15 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
     _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_OPTIONS, "crf_param": POSITIVE,
                               "early_stopping_rounds": [*COUNT, None], "target": [StrOptions(set(TARGETS))],
-                              "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT}
+                              "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
+                              "dev_metric": [str, list, tuple, None]}
 
     def __init__(self, loss="ndcg", k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
                  components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, n_estimators=100, learning_rate=0.1,
                  num_leaves=31, min_child_samples=20, early_stopping_rounds=None, target="ideal", smoothing=0.0,
-                 smoothing_samples=1, random_state=0, n_jobs=1):
+                 smoothing_samples=1, dev_metric=None, random_state=0, n_jobs=1):
         self.loss = loss
+        self.dev_metric = dev_metric
         self.smoothing = smoothing
         self.smoothing_samples = smoothing_samples
         self.target = target
@@ -228,7 +235,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             dev_X, dev_y, dev_qid = dev
 
             def feval(preds, _):
-                history.append(self._scored(dev_y, preds, dev_qid))
+                history.append(self._dev_scored(dev_y, preds, dev_qid))
                 return "loss_metric", history[-1], True
 
             valid = [lightgbm.Dataset(dev_X, label=dev_y.astype(np.float64), reference=train)]
