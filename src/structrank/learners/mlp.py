@@ -146,12 +146,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
                               "init": [StrOptions(set(INITS))],
                               "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [str, list, tuple, None],
-                              "epochs": NON_NEGATIVE_INT,
-                              "batch_queries": COUNT, "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
+                              "epochs": NON_NEGATIVE_INT, "batch_queries": COUNT, "learning_rate": POSITIVE,
+                              "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
                               "random_state": NON_NEGATIVE_INT}  # torch's seed: an int
 
-    def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30, epoch_rule="best",
-                 dev_metric=None, batch_queries=16,
+    def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30,
+                 epoch_rule="best", dev_metric=None, batch_queries=16,
                  learning_rate=1e-3, weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor",
                  dorm_cut=None, components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, random_state=0):
         self.loss = loss
@@ -274,8 +274,10 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
         spec = get_model(linear_model_name(self.loss))
         accepted = spec.cls().get_params(deep=False)
+        # the network's own: its step size, seed and dev choice (the linear learner keeps its defaults)
+        own = ("learning_rate", "random_state", "dev_metric")
         options = {name: value for name, value in self.get_params(deep=False).items()
-                   if name in accepted and name not in ("learning_rate", "random_state", "dev_metric")}  # the linear learner keeps its own dev choice
+                   if name in accepted and name not in own}
         options.update(spec.defaults)
         key = (spec.name, repr(sorted(options.items())), _digest(X, y, qid), None if dev is None else _digest(*dev))
         if key not in _LINEAR_STARTS:
