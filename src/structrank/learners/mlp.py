@@ -84,11 +84,13 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         so the network starts as the linear model and learns a residual; with ``eval_set`` that
         start is epoch 0 of the choice. Why: the linear model on LETOR's 46 query-normalised
         features is a strong ranker, a network started at random fell short of it (issue 20).
-        Measured (mlp-<loss> against the linear learner, test, mean of 5 folds, grids on vali):
-        OHSUMED map 0.4460 / 0.4459, NDCG@10 0.4351 / 0.3151, crf-kl NDCG@5 0.4619 / 0.4614;
-        MQ2008 0.4750 / 0.4765, 0.2267 / 0.2299, 0.4713 / 0.4770 (from a random start:
-        -0.89, -0.37, -0.87 points). Where vali prefers a trained epoch to the start, the
-        residual's gain on MQ2008's small vali files has not carried to test.
+        Measured (mlp-<loss> against the linear learner, test, mean of 5 folds, grids on vali;
+        docs/ANY_SCORER.md): OHSUMED map 0.4460 / 0.4459, NDCG@10 0.4351 / 0.3151, crf-kl NDCG@5
+        0.4634 / 0.4614; MQ2008 0.4750 / 0.4765, 0.2267 / 0.2299, 0.4748 / 0.4770 (from a random
+        start: -0.89, -0.37, -0.87 points, crf-kl's epoch then chosen by NDCG@5). Where vali
+        prefers a trained epoch to the start, the residual's gain on MQ2008's small vali files has
+        not carried to test; no difference is significant but OHSUMED NDCG@10's (paired tests on
+        that page).
         The ``mlp-<loss>`` models use it.
     epochs : int, default 30
         Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
@@ -108,7 +110,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         learner): MQ2008 map 0.4764 / 0.4750 / 0.4765, NDCG@10 0.2270 / 0.2267 / 0.2299, crf-kl
         NDCG@5 0.4756 / 0.4713 / 0.4770; OHSUMED 0.4449 / 0.4460 / 0.4459, 0.4410 / 0.4351 /
         0.3151, 0.4672 / 0.4619 / 0.4614 (``benchmarks/issue20_fits.py mlp-map --set
-        epoch_rule=one-se``).
+        epoch_rule=one-se``; crf-kl's epochs chosen by NDCG@5 then, before ``dev_metric``).
     batch_queries : int, default 16
         Queries per Adam step (the loss is their mean).
     learning_rate : float, default 1e-3
