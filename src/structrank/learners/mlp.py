@@ -94,7 +94,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         The ``mlp-<loss>`` models use it.
     epochs : int, default 30
         Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
-        (the loss's own, as ``score``) is kept (``init="linear"``: the start, epoch 0, too).
+        (``dev_metric``; by ``epoch_rule``) is kept (``init="linear"``: the start, epoch 0, too).
     dev_metric : str or list of str, default None
         What ``eval_set`` chooses the epoch by: a metric, or several (comma-separated or a list)
         whose mean is used, under the loss's convention; None, the loss's own metric (``score``'s).
