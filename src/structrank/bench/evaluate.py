@@ -9,6 +9,8 @@ convention at most 1x pytrec_eval's time, the others at least 3x faster).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from structrank.bench.timing import clocked, interleaved
@@ -91,7 +93,9 @@ def bench_evaluate(repeat=5, conventions=("trec", "letor4", "letor3")):
                 qrels.setdefault(q, {})[d] = int(label)
                 run.setdefault(q, {})[d] = float(s)
             pairs.append((ranx.Qrels(qrels), ranx.Run(run)))
-        ranx.evaluate(*pairs[0], ranx_metrics)  # compile
+        with warnings.catch_warnings():  # ranx's own numba kernels warn of an unsafe cast as they compile
+            warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")
+            ranx.evaluate(*pairs[0], ranx_metrics)  # compile
 
         def ranx_():
             for qrels, run in pairs:
