@@ -164,10 +164,11 @@ def mlp_against_linear(rows, dataset, loss, metric) -> str:
             f"p = {test.t_p:.3g}, randomisation p = {test.rand_p:.3g}, "
             + ("a significant difference at 0.05." if max(test.t_p, test.rand_p) < 0.05
                else "no significant difference at 0.05."))
-    vali = {name: {r["fold"]: r["value"] for r in rows if r["dataset"] == dataset and r["model"] == name
-                   and r["metric"].startswith("vali:")} for name in names}
-    labels = {name: {r["metric"] for r in rows if r["dataset"] == dataset and r["model"] == name
-                     and r["metric"].startswith("vali:")} for name in names}
+    vali, labels = {name: {} for name in names}, {name: set() for name in names}
+    for r in rows:
+        if r["dataset"] == dataset and r["model"] in vali and r["metric"].startswith("vali:"):
+            vali[r["model"]][r["fold"]] = r["value"]
+            labels[r["model"]].add(r["metric"])
     folds = sorted(set(vali[names[0]]) & set(vali[names[1]]))
     if folds and labels[names[0]] == labels[names[1]]:  # both chosen by the same vali metric
         lead = np.mean([vali[names[0]][f] - vali[names[1]][f] for f in folds])

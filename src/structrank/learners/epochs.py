@@ -103,6 +103,7 @@ class OneStandardErrorEpoch:
     def __init__(self, score, start=None):
         self.score = score
         self._offered = []  # (epoch, iterate, per-query values)
+        self._choice = None  # (epoch, iterate, value) once chosen; an offer clears it
         self.curve, self.epochs = [], []
         if start is not None:
             self.offer(0, start)
@@ -111,10 +112,16 @@ class OneStandardErrorEpoch:
         """Score ``iterate``, the model after ``epoch``, and record it."""
         values = np.asarray(self.score(iterate), dtype=np.float64)
         self._offered.append((epoch, iterate, values))
+        self._choice = None
         self.curve.append(float(values.mean()))
         self.epochs.append(epoch)
 
     def _kept(self):
+        if self._choice is None:
+            self._choice = self._choose()
+        return self._choice
+
+    def _choose(self):
         if not self._offered:
             return None, None, None
         means = np.array(self.curve)
