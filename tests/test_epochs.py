@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from structrank.learners.epochs import BestEpoch, OneStandardErrorEpoch
+from structrank.learners.epochs import BestEpoch, OneStandardErrorEpoch, SignificantGainEpoch
 
 
 def test_the_first_best_epoch_is_kept_and_every_epoch_is_on_the_curve():
@@ -54,6 +54,42 @@ def test_one_standard_error_keeps_the_earliest_epoch_close_to_the_best():
     assert kept.curve[1] > kept.curve[0] and kept.epoch == 0  # the best by mean, but not by one standard error
 
 
+def _paired_curves(gain_in_se, n=200, seed=0):
+    """A start and one trained epoch whose per-query gain over it has mean ``gain_in_se`` standard errors."""
+    rng = np.random.default_rng(seed)
+    base = rng.random(n)
+    noise = rng.normal(size=n)
+    noise = (noise - noise.mean()) / noise.std(ddof=1)  # mean 0, standard error exactly 1 / sqrt(n)
+    return {0: base, 1: base + 0.1 * (noise + gain_in_se / np.sqrt(n))}
+
+
+@pytest.mark.parametrize("gain_in_se, kept", [(1.0, 0), (1.5, 0), (1.7, 1), (3.0, 1), (-2.0, 0)])  # one epoch: alpha
+def test_significant_gain_departs_from_the_start_only_on_a_one_sided_paired_test(gain_in_se, kept):
+    # t = gain_in_se exactly; one-sided p < 0.05 needs t > 1.653 at 199 degrees of freedom
+    curves = _paired_curves(gain_in_se)
+    best = SignificantGainEpoch(score=lambda e: curves[e], start=0)
+    best.offer(1, 1)
+    assert best.curve == [curves[0].mean(), curves[1].mean()] and best.epochs == [0, 1]
+    assert (best.epoch, best.iterate) == (kept, kept) and best.value == best.curve[kept]
+
+
+def test_significant_gain_tests_the_best_epoch_at_alpha_over_the_epochs_compared():
+    curves = _paired_curves(2.4)           # t = 2.4 at 199 degrees of freedom: one-sided p = 0.0087
+    below = {1: curves[1] - 0.001, 2: curves[0] + 0.0005}  # below the best: never chosen
+    for n_others, alpha, kept in [(0, 0.05, 1), (4, 0.05, 1), (5, 0.05, 0), (0, 0.005, 0)]:
+        best = SignificantGainEpoch(score=lambda e: curves[e] if e < 2 else below[e % 2 + 1], start=0, alpha=alpha)
+        best.offer(1, 1)                   # the best epoch, then the others: 0.0087 against alpha / (1 + others)
+        for epoch in range(2, 2 + n_others):
+            best.offer(epoch, epoch)
+        assert best.epoch == kept, (n_others, alpha)
+    flat = SignificantGainEpoch(score=lambda e: np.full(5, 0.5 + 0.1 * e), start=0)  # the same gain everywhere
+    flat.offer(1, 1)
+    assert flat.epoch == 1
+    even = SignificantGainEpoch(score=lambda e: np.full(5, 0.5), start=0)  # no gain at all
+    even.offer(1, 1)
+    assert even.epoch == 0
+
+
 def test_one_standard_error_epoch_of_an_mlp_is_on_its_curve():
     pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra, not installed here")
     from structrank.data import make_ranking_dataset
@@ -67,3 +103,21 @@ def test_one_standard_error_epoch_of_an_mlp_is_on_its_curve():
     assert np.allclose(best.dev_curve_, one_se.dev_curve_)      # the same training, two choices
     assert one_se.best_epoch_ <= best.best_epoch_
     assert np.isclose(one_se.score(vali), one_se.dev_curve_[one_se.best_epoch_ - 1])
+
+
+def test_an_mlp_started_at_the_linear_model_keeps_it_without_a_significant_gain():
+    pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra, not installed here")
+    from structrank.data import make_ranking_dataset
+    from structrank.learners import MLPRanker
+
+    ds = make_ranking_dataset(n_queries=60, random_state=1)
+    train, vali = ds.take_queries(range(40)), ds.take_queries(range(40, 60))
+    fits = {rule: MLPRanker(loss="map", hidden_layer_sizes=(8,), init="linear", epochs=6, epoch_rule=rule,
+                            random_state=0).fit(train, eval_set=vali) for rule in ("best", "significant")}
+    start = MLPRanker(loss="map", hidden_layer_sizes=(8,), init="linear", epochs=0).fit(train, eval_set=vali)
+    assert np.allclose(fits["best"].dev_curve_, fits["significant"].dev_curve_)  # the same training
+    kept = fits["significant"]
+    if kept.best_epoch_ == 0:
+        np.testing.assert_array_equal(kept.predict(vali.X), start.predict(vali.X))
+    else:  # departed: then to the best epoch, which beat the start
+        assert kept.best_epoch_ == fits["best"].best_epoch_ and kept.dev_curve_[kept.best_epoch_] > kept.dev_curve_[0]

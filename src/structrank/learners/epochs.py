@@ -6,6 +6,9 @@ Haponchyk & Moschitti's number of iterations tuned on dev data), without one the
 ``OneStandardErrorEpoch`` keeps instead the earliest epoch within one standard error of the best
 (the "one-standard-error rule" of Breiman et al. 1984 and Hastie et al., ESL 7.10): where many
 epochs are compared on a small dev set, the best of them wins partly by the dev set's noise.
+``SignificantGainEpoch`` keeps the start (epoch 0) unless the best epoch beats it by a paired
+test over the dev queries: a learner started at a simpler model (the MLP at the linear learner)
+departs from it only on evidence.
 """
 
 from __future__ import annotations
@@ -63,7 +66,52 @@ class BestEpoch:
             self.epoch, self.iterate, self.value = epoch, iterate, value
 
 
-class OneStandardErrorEpoch:
+class _ChosenAtTheEnd:
+    """Offered iterates, each with its per-query dev values, kept until the choice (which needs the
+    whole curve); subclasses say which epoch ``_choose`` keeps."""
+
+    def __init__(self, score, start=None):
+        self.score = score
+        self._offered = []  # (epoch, iterate, per-query values)
+        self._choice = None  # (epoch, iterate, value) once chosen; an offer clears it
+        self.curve, self.epochs = [], []
+        if start is not None:
+            self.offer(0, start)
+
+    def offer(self, epoch, iterate):
+        """Score ``iterate``, the model after ``epoch``, and record it."""
+        values = np.asarray(self.score(iterate), dtype=np.float64)
+        self._offered.append((epoch, iterate, values))
+        self._choice = None
+        self.curve.append(float(values.mean()))
+        self.epochs.append(epoch)
+
+    def _kept(self):
+        if self._choice is None:
+            self._choice = self._choose() if self._offered else (None, None, None)
+        return self._choice
+
+    def _choose(self):
+        raise NotImplementedError
+
+    def _best(self):
+        """(epoch, iterate, per-query values) of the first epoch with the highest mean."""
+        return self._offered[int(np.argmax(self.curve))]
+
+    @property
+    def epoch(self):
+        return self._kept()[0]
+
+    @property
+    def iterate(self):
+        return self._kept()[1]
+
+    @property
+    def value(self):
+        return self._kept()[2]
+
+
+class OneStandardErrorEpoch(_ChosenAtTheEnd):
     """The earliest epoch whose dev metric is within one standard error of the best epoch's.
 
     ``score(iterate)`` returns the metric of each dev query (an array); an epoch's value is their
@@ -100,32 +148,9 @@ class OneStandardErrorEpoch:
     0
     """
 
-    def __init__(self, score, start=None):
-        self.score = score
-        self._offered = []  # (epoch, iterate, per-query values)
-        self._choice = None  # (epoch, iterate, value) once chosen; an offer clears it
-        self.curve, self.epochs = [], []
-        if start is not None:
-            self.offer(0, start)
-
-    def offer(self, epoch, iterate):
-        """Score ``iterate``, the model after ``epoch``, and record it."""
-        values = np.asarray(self.score(iterate), dtype=np.float64)
-        self._offered.append((epoch, iterate, values))
-        self._choice = None
-        self.curve.append(float(values.mean()))
-        self.epochs.append(epoch)
-
-    def _kept(self):
-        if self._choice is None:
-            self._choice = self._choose()
-        return self._choice
-
     def _choose(self):
-        if not self._offered:
-            return None, None, None
         means = np.array(self.curve)
-        best = self._offered[int(np.argmax(means))][2]  # the first best on ties
+        best = self._best()[2]
         for (epoch, iterate, values), mean in zip(self._offered, means):
             gap = best - values
             se = gap.std(ddof=1) / np.sqrt(gap.size) if gap.size > 1 else 0.0
@@ -133,14 +158,58 @@ class OneStandardErrorEpoch:
                 return epoch, iterate, float(mean)
         raise AssertionError("the best epoch is within 0 of itself")  # unreachable: the best qualifies
 
-    @property
-    def epoch(self):
-        return self._kept()[0]
 
-    @property
-    def iterate(self):
-        return self._kept()[1]
+class SignificantGainEpoch(_ChosenAtTheEnd):
+    """The best epoch if it beats the first offered (the start) by a one-sided paired t-test over the
+    dev queries at level ``alpha`` divided by the number of epochs compared with the start
+    (Bonferroni); the start otherwise.
 
-    @property
-    def value(self):
-        return self._kept()[2]
+    Why: a learner started at a simpler model that is already good (the MLP at the linear learner
+    of its loss) should depart from it only where the dev set gives evidence that the departure
+    helps; the best of many epochs beats the start on a small dev set by noise alone about as often
+    as not. The best epoch is the largest of E gains, so it is tested at ``alpha / E``: the chance
+    that noise alone moves the learner off its start is then at most ``alpha`` (the bound holds for
+    any dependence between the epochs). It never keeps an epoch whose mean is below the start's.
+
+    Parameters
+    ----------
+    score : callable
+        ``score(iterate) -> ndarray`` of per-query dev values (higher is better).
+    start : object, optional
+        An iterate offered as epoch 0 before training; without it the first offered is the start.
+    alpha : float, default 0.05
+
+    Examples
+    --------
+    >>> curves = {0: [0.5, 0.5, 0.5, 0.5], 1: [0.6, 0.4, 0.6, 0.5], 2: [0.9, 0.8, 0.9, 0.9]}
+    >>> best = SignificantGainEpoch(score=lambda e: curves[e], start=0)
+    >>> for epoch in (1, 2):
+    ...     best.offer(epoch, epoch)
+    >>> best.epoch                     # epoch 2 beats the start on every query: p = 0.0006 < 0.05 / 2
+    2
+    >>> curves[2] = [0.7, 0.4, 0.5, 0.6]
+    >>> best = SignificantGainEpoch(score=lambda e: curves[e], start=0)
+    >>> for epoch in (1, 2):
+    ...     best.offer(epoch, epoch)
+    >>> best.epoch                     # a gain of 0.05 over 4 queries, p = 0.25 > 0.05 / 2: the start stays
+    0
+    """
+
+    def __init__(self, score, start=None, alpha=0.05):
+        self.alpha = alpha
+        super().__init__(score, start)
+
+    def _choose(self):
+        # deferred: SciPy's t distribution, needed once per fit
+        from scipy import stats
+
+        epoch, iterate, values = self._best()
+        first = self._offered[0]
+        gain = values - first[2]
+        if gain.size > 1 and gain.std() > 0:
+            p = float(stats.ttest_1samp(gain, 0.0, alternative="greater").pvalue)
+        else:  # one query, or the same gain on every query: a positive gain is certain, none is not a gain
+            p = 0.0 if gain.mean() > 0 else 1.0
+        compared = max(len(self._offered) - 1, 1)  # the epochs after the start, each a chance for noise
+        kept = (epoch, iterate) if p < self.alpha / compared else first[:2]
+        return (*kept, float(self.curve[self.epochs.index(kept[0])]))
