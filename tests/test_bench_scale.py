@@ -1,6 +1,7 @@
 """The scale benchmark's pieces on tiny sizes (the real figures come from `structrank bench --only scale`)."""
 
 import numpy as np
+import pytest
 
 from structrank.bench.scale import bench_scale, format_scale, slopes, write_synthetic_letor
 from structrank.data import read_letor
@@ -90,7 +91,7 @@ def test_the_cluster_run_trains_as_many_epochs_as_the_pairs(monkeypatch):
     seen = {}
 
     def fake_run_in_child(*args, fn=None):
-        seen["args"] = args
+        seen["args"], seen["fn"] = args, fn
         return (1.0, 0.0, {})
 
     class FakeCluster:
@@ -104,5 +105,55 @@ def test_the_cluster_run_trains_as_many_epochs_as_the_pairs(monkeypatch):
 
     monkeypatch.setattr(bench_scale, "run_in_child", fake_run_in_child)
     monkeypatch.setattr("distributed.LocalCluster", lambda *a, **k: FakeCluster())
-    assert bench_scale._with_cluster("lsp-ap", "unused.txt") == (1.0,)
-    assert seen["args"] == ("lsp-ap", "unused.txt", None, "tcp://fake", bench_scale.SPEEDUP_EPOCHS)
+    assert bench_scale._with_cluster("lsp-ap", "unused.txt", round_=1) == (1.0, 0.0, {})  # the fake child's answer
+    assert seen["args"] == ("lsp-ap", "unused.txt", (2, 1), "tcp://fake", bench_scale.SPEEDUP_EPOCHS)
+    assert seen["fn"] is bench_scale._paired_cluster_task
+
+
+def test_the_cluster_pair_times_one_process_and_the_cluster_in_one_child(tmp_path):
+    """A real LocalCluster of 2 single-threaded processes and a fit in this process, the same model."""
+    pytest.importorskip("distributed", reason="the cluster pair needs dask.distributed (the distributed extra)")
+    from distributed import LocalCluster
+
+    from structrank.bench.scale import _paired_cluster_task
+    from structrank.data.cache import build_letor_cache
+
+    path = write_synthetic_letor(tmp_path / "s.txt", 120_000, n_features=5, docs_per_query=50)  # 3 shards
+    build_letor_cache(path)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        one, on_cluster, account = _paired_cluster_task("lsp-ap", str(path), (2, 1), local.scheduler_address,
+                                                        epochs=2)
+    assert one > 0 and on_cluster > 0
+    assert account["iterations"] == 2 and account["calls"] == 2  # an epoch is one map, a call to each worker
+    assert account["kb_out"] > 0 and account["kb_back"] > 0 and 0 < account["work_ms"] < 1e3 * on_cluster
+    assert account["trip_ms"] >= 0 and account["skew_ms"] >= 0 and account["client_ms"] >= 0
+
+
+def test_the_cluster_account_splits_each_iteration_into_work_round_trip_and_the_client():
+    from structrank.bench.scale import _account_lines, cluster_account
+    from structrank.parallel.shards import Trip
+
+    trips = [Trip(7, 1000, 500, 0.30, 0.25), Trip(7, 1000, 500, 0.32, 0.28),   # iteration 1: wall 0.32, work 0.28
+             Trip(8, 3000, 700, 0.50, 0.45), Trip(8, 1000, 700, 0.46, 0.40)]   # iteration 2: wall 0.50, work 0.45
+    account = cluster_account(trips, fit_seconds=1.0)
+    assert account["iterations"] == 2 and account["calls"] == 2
+    assert np.isclose(account["work_ms"], 365.0) and np.isclose(account["skew_ms"], 40.0)   # medians of 280, 450; 30, 50
+    assert np.isclose(account["trip_ms"], 45.0) and np.isclose(account["client_ms"], 90.0)  # (40 + 50) / 2; (1 - 0.82) / 2
+    assert np.isclose(account["kb_out"], 3.0) and np.isclose(account["kb_back"], 1.2)
+    assert cluster_account([], 1.0) == {} and _account_lines([{}]) == []
+    line = _account_lines([account])[0]
+    assert "work 365 ms" in line and "round trip beyond it 45.0 ms" in line and "3 kB out" in line
+
+
+def test_each_speedup_is_set_against_the_base_of_its_own_pair():
+    figures = dict(rows=[dict(size=3000, task="svm-map", seconds=1.0, peak_mb=50.0, extra={})], speedup_size=3000,
+                   speedup=[dict(task="lsp-ap", label="1 worker", seconds=2.0, runs=[2.0, 2.0], base="1 worker"),
+                            dict(task="lsp-ap", label="2 workers (threads)", seconds=1.0, runs=[1.0, 1.0],
+                                 base="1 worker"),
+                            dict(task="lsp-ap", label="1 worker, beside the cluster", seconds=3.0, runs=[3.0, 3.0],
+                                 base="1 worker, beside the cluster"),
+                            dict(task="lsp-ap", label="LocalCluster, 2 processes", seconds=2.0, runs=[2.0, 2.0],
+                                 base="1 worker, beside the cluster")])
+    lines = format_scale(figures)
+    assert any("LocalCluster" in line and "speed-up 1.50" in line for line in lines)  # 3 / 2, not 2 / 2
+    assert any("threads" in line and "speed-up 2.00" in line for line in lines)

@@ -387,3 +387,18 @@ def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     sent = shipped(shard)
     assert "_memo" not in sent and sent["X"] is shard["X"] and set(sent) == set(shard) - {"_memo"}
 
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=8), st.randoms(use_true_random=False), st.booleans())
+def test_visits_by_shard_is_each_shards_queries_in_visiting_order(sizes, rnd, shuffle):
+    from structrank.learners.latent import visits_by_shard
+
+    bounds = list(zip(np.cumsum([0, *sizes[:-1]]).tolist(), np.cumsum(sizes).tolist()))
+    visit = [q for q in range(sum(sizes)) if rnd.random() < 0.8]  # informative queries only: a subset
+    if shuffle:
+        rnd.shuffle(visit)
+    visit = np.array(visit, dtype=np.int64)
+    expected = [visit[(visit >= lo) & (visit < hi)] - lo for lo, hi in bounds]  # a mask per shard
+    got = visits_by_shard(visit, bounds)
+    assert len(got) == len(bounds) and all(np.array_equal(a, b) for a, b in zip(got, expected))

@@ -36,7 +36,9 @@ the virtual machine this was built on, the same single-process pass takes 112 ms
 and 150 ms in the next, and such a spell lasts seconds, so the two fits of a pair see the same
 machine while runs in separate rounds need not. The speed-up is therefore the median over the
 rounds of each pair's ratio; the ratio of the medians and the ratio of the best runs (the
-machine undisturbed) are printed beside it.
+machine undisturbed) are printed beside it. The LocalCluster run is likewise a pair with a 1-worker
+fit in its own child process (the cluster started by the parent), so its speed-up is set against
+the single process of the same minutes.
 Beside them, ``machine_ceiling`` runs the SVM-map shard steps with no parallel machinery at all,
 in one process and split between two independent processes: the most that two workers could
 gain on this machine's cores.
@@ -139,7 +141,7 @@ def _timed_fit(model, cache):
     return time.perf_counter() - start
 
 
-def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
+def _task(name, path, n_jobs=None, epochs=None):
     """Run one task in this (child) process; (seconds, peak MB, extra)."""
     from structrank.data.cache import open_letor_cache
 
@@ -162,12 +164,9 @@ def _task(name, path, n_jobs=None, scheduler=None, epochs=None):
         extra = evaluate(np.asarray(cache.y), scores, qid, ["ndcg@10", "map"]).metrics
         return time.perf_counter() - start, _peak_mb(), extra
 
-    from structrank.parallel.workers import cluster
-
     model = _learner(name, n_jobs, epochs)
-    with cluster(scheduler) if scheduler else contextlib.nullcontext():
-        _warm_up(model, cache)
-        seconds = _timed_fit(model, cache)
+    _warm_up(model, cache)
+    seconds = _timed_fit(model, cache)
     extra = {"iterations": model.n_iter_, "oracle_seconds": model.oracle_seconds_} if name.startswith("svm") else {}
     return seconds, _peak_mb(), extra
 
@@ -194,6 +193,57 @@ def _paired_task(name, path, order, epochs=None):
     _warm_up(_learner(name, 2, epochs), cache)
     seconds = {n_jobs: _timed_fit(_learner(name, n_jobs, epochs), cache) for n_jobs in order}
     return seconds[1], seconds[2]
+
+
+def _paired_cluster_task(name, path, order, scheduler, epochs=None):
+    """In a (child) process: the task's fit in this process (1 worker) and on the cluster at
+    ``scheduler``, one after the other in ``order`` (1: this process, 2: the cluster), after a
+    warm-up of each; (seconds of 1 worker, seconds on the cluster). Why a pair: on the virtual
+    machine this was built on, the same fit takes 10.3 s in one minute and 12.2 s in the next, so a
+    cluster run set against a 1-worker run of another child process measured the machine's spells
+    as much as the cluster (LSP-AP read 1.47, 1.69, 1.57 and 1.50 on four pages)."""
+    from structrank.data.cache import open_letor_cache
+    from structrank.parallel.workers import cluster
+
+    cache = open_letor_cache(path)
+    model = _learner(name, None, epochs)
+    _warm_up(model, cache)
+    with cluster(scheduler):
+        _warm_up(model, cache)  # the workers' kernels and pages
+    from structrank.parallel.shards import TRIPS
+
+    seconds = {}
+    for where in order:
+        with cluster(scheduler) if where == 2 else contextlib.nullcontext():
+            TRIPS.clear()
+            seconds[where] = _timed_fit(_learner(name, None, epochs), cache)
+            if where == 2:
+                account = cluster_account(list(TRIPS), seconds[2])
+    return seconds[1], seconds[2], account
+
+
+def cluster_account(trips, fit_seconds) -> dict:
+    """Where a cluster fit's time went, from its calls on the workers' actors
+    (``structrank.parallel.shards.TRIPS``), per iteration (one map: a call to each worker), medians:
+    ``work_ms`` the slower worker's work, ``skew_ms`` how much sooner the faster one finished,
+    ``trip_ms`` the rest of the map's time at the client (sending, queueing, answering),
+    ``client_ms`` the fit's time outside the maps (its own steps between iterations), and the
+    kilobytes sent out and back."""
+    maps = {}
+    for trip in trips:
+        maps.setdefault(trip.map_id, []).append(trip)
+    if not maps:
+        return {}
+    calls = list(maps.values())
+    walls = [max(t.seconds for t in c) for c in calls]
+    slower = [max(t.busy for t in c) for c in calls]
+    return dict(iterations=len(calls), calls=int(np.median([len(c) for c in calls])),
+                work_ms=1e3 * float(np.median(slower)),
+                skew_ms=1e3 * float(np.median([max(t.busy for t in c) - min(t.busy for t in c) for c in calls])),
+                trip_ms=1e3 * float(np.median(np.subtract(walls, slower))),
+                client_ms=1e3 * max(fit_seconds - sum(walls), 0.0) / len(calls),
+                kb_out=float(np.median([sum(t.bytes_out for t in c) for c in calls])) / 1e3,
+                kb_back=float(np.median([sum(t.bytes_back for t in c) for c in calls])) / 1e3)
 
 
 def _child(queue, fn, *args):
@@ -293,31 +343,39 @@ def bench_scale(folder, sizes=SCALE_SIZES, tasks=SCALE_TASKS, speedup_size=10**6
         path = str(folder / f"synthetic-{speedup_size}.txt")
         configs = _speedup_configs(path)
         times = {(task, label): [] for task, labels, _ in configs for label in labels}
+        bases = {(task, label): labels[0] for task, labels, _ in configs for label in labels}
         # every task's configurations, and the machine's ceiling, take turns in each round, so that a
         # slow spell of the (virtual) machine falls on all of them; 1 and 2 workers run in the same
         # child, one after the other, in an order that alternates from round to round (pairs)
+        accounts = {}  # (task, label) -> the cluster fit's account of each round
         for round_ in range(repeats):
             for task, labels, run in configs:
-                for label, seconds in zip(labels, run(round_)):
+                out = run(round_)
+                for label, seconds in zip(labels, out):
                     times[(task, label)].append(seconds)
                     progress(f"  {task} on {speedup_size:,}: {label:<26} {seconds:7.2f} s")
+                if len(out) > len(labels):  # the cluster's pair: its fit's account comes last
+                    accounts.setdefault((task, labels[-1]), []).append(out[-1])
         for (task, label), values in times.items():
-            speedup.append(dict(task=task, label=label, seconds=float(np.median(values)), runs=values))
+            speedup.append(dict(task=task, label=label, seconds=float(np.median(values)), runs=values,
+                                base=bases[(task, label)], **({"accounts": accounts[(task, label)]}
+                                                                if (task, label) in accounts else {})))
     return dict(rows=rows, speedup=speedup, speedup_size=speedup_size)
 
 
 WORKER_LABELS = ("1 worker", "2 workers (threads)")
-CLUSTER_LABEL = "LocalCluster, 2 processes"
+CLUSTER_LABELS = ("1 worker, beside the cluster", "LocalCluster, 2 processes")
 CEILING_LABELS = ("1 process", "2 independent processes")
 
 
 def _speedup_configs(path):
-    """[(task, labels, run)]: ``run(round)`` gives the seconds of each label; a task's first label is its base."""
+    """[(task, labels, run)]: ``run(round)`` gives the seconds of each label; each configuration's first
+    label is the base of its speed-ups (timed in the same child, in the same round)."""
     configs = []
     for task in SPEEDUP_TASKS:
         configs.append((task, WORKER_LABELS, functools.partial(_pair_in_child, task, path)))
         if task in CLUSTER_TASKS:
-            configs.append((task, (CLUSTER_LABEL,), functools.partial(_with_cluster, task, path)))
+            configs.append((task, CLUSTER_LABELS, functools.partial(_with_cluster, task, path)))
     configs.append(("ceiling", CEILING_LABELS, functools.partial(_ceiling_pair, path)))
     return configs
 
@@ -336,8 +394,9 @@ def _ceiling_pair(path, round_):
 
 
 def _with_cluster(task, path, round_=0):
-    """Seconds of ``task`` through a LocalCluster of 2 single-threaded worker processes (started
-    before the clock). Their statistical profiler is off: it samples every thread's stack every
+    """(seconds of 1 worker, seconds through a LocalCluster of 2 single-threaded worker processes,
+    started before the clock) of ``task``, timed in one child process as a pair
+    (``_paired_cluster_task``), in the round's order. Their statistical profiler is off: it samples every thread's stack every
     10 ms, and while numba's kernels run without the GIL on both cores it takes its time from
     them (at 10^7 rows, SVM-map's 10 passes took 5.2-5.6 s with it, 5.0-5.1 s without; one
     process 8.3-8.5 s). docs/DISTRIBUTED.md says how to turn it off on a cluster."""
@@ -348,7 +407,8 @@ def _with_cluster(task, path, round_=0):
     with dask.config.set({"distributed.worker.profile.enabled": False}), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
         # the same epochs as the pairs' fits (LSP-AP's default here would be SCALE_EPOCHS)
-        return (run_in_child(task, path, None, local.scheduler_address, SPEEDUP_EPOCHS)[0],)
+        return run_in_child(task, path, _order(round_), local.scheduler_address, SPEEDUP_EPOCHS,
+                            fn=_paired_cluster_task)
 
 
 def slopes(rows, key, smallest=10**5):
@@ -392,24 +452,43 @@ def format_scale(figures) -> list:
         lines.append(f"speed-up on {figures['speedup_size']:,} documents (shards of {SHARD_ROWS:,} rows; SVM "
                      f"{SCALE_ITERATIONS} iterations, LSP-AP and CRF-KL {SPEEDUP_EPOCHS} epochs; the same model on any "
                      "number of workers. Seconds: median of the rounds, in which all configurations took turns, "
-                     "1 and 2 workers in one child process one after the other. Speed-up: the median over the "
-                     "rounds of the base's time over this one's in the same round; beside it the ratio of the "
+                     "1 and 2 workers (threads), and 1 worker and the LocalCluster, each pair in one child process "
+                     "one after the other. Speed-up: the median over the rounds of the pair's base (its first "
+                     "line) over this one in the same round; beside it the ratio of the "
                      "medians and that of the best runs; target: at least 1.6 from 1 to 2 workers):")
         for task in dict.fromkeys(s["task"] for s in figures["speedup"]):
             runs = [s for s in figures["speedup"] if s["task"] == task]
-            base = runs[0].get("runs", [runs[0]["seconds"]])
+            by_label = {s["label"]: s for s in runs}
             for s in runs:
+                base_run = by_label.get(s.get("base"), runs[0])  # older figures name no base: the task's first
+                base = base_run.get("runs", [base_run["seconds"]])
                 values = s.get("runs", [s["seconds"]])
                 each = ", ".join(f"{x:.2f}" for x in values)
                 lines.append(f"  {task:<9} {s['label']:<27} {s['seconds']:7.2f} s   speed-up {paired_speedup(base, values):.2f}"
                              f"   ratio of medians {np.median(base) / np.median(values):.2f}"
                              f"   best runs {min(base) / min(values):.2f}   (runs: {each})")
+                lines += _account_lines(s.get("accounts"))
         if any(s["task"] == "ceiling" for s in figures["speedup"]):
             lines.append(f"  ceiling: the SVM-map shard steps of {SCALE_ITERATIONS + 1} cutting-plane passes with no parallel "
                          "machinery, in one "
                          "process, then split between two independent processes started at once (the slower one's "
                          "time): what this machine's two cores give this work")
     return lines
+
+
+def _account_lines(accounts) -> list:
+    """Where the cluster fit's time went, per iteration: medians over the rounds of each round's medians."""
+    accounts = [a for a in accounts or [] if a]
+    if not accounts:
+        return []
+
+    def median(key):
+        return float(np.median([a[key] for a in accounts]))
+
+    return [f"{'':12}per iteration ({median('iterations'):.0f} a fit, {median('calls'):.0f} calls, one a worker): "
+            f"the slower worker's work {median('work_ms'):.0f} ms (the other done {median('skew_ms'):.0f} ms sooner), "
+            f"round trip beyond it {median('trip_ms'):.1f} ms, the client's own steps {median('client_ms'):.1f} ms; "
+            f"moved {median('kb_out'):.0f} kB out, {median('kb_back'):.0f} kB back"]
 
 
 def figure(figures, path):

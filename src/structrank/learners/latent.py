@@ -180,13 +180,30 @@ def _shard_epoch(shard, w, v, scale, exact, relevant_from, visit):
     return w, w_sum, int(n_updates), float(total)
 
 
+def visits_by_shard(visit, bounds) -> list:
+    """``visit`` (query numbers in visiting order) cut into each shard's queries (``bounds``: contiguous
+    (q_lo, q_hi) ranges in order), numbered within the shard, each in visiting order. One stable sort
+    by shard rather than a mask per shard (17 ms an epoch for 200 shards of 10^5 queries; 1.7 ms in
+    file order, 10 ms shuffled).
+
+    >>> [part.tolist() for part in visits_by_shard(np.array([4, 0, 3, 1]), [(0, 2), (2, 3), (3, 5)])]
+    [[0, 1], [], [1, 0]]
+    """
+    visit = np.asarray(visit, dtype=np.int64)
+    starts = np.array([lo for lo, _ in bounds], dtype=np.int64)
+    shard = np.searchsorted(starts, visit, side="right") - 1
+    order = np.argsort(shard, kind="stable")
+    cuts = np.searchsorted(shard[order], np.arange(1, len(bounds)))
+    return [part - start for part, start in zip(np.split(visit[order], cuts), starts)]
+
+
 def _mixed_epoch(shards, visit, v, scale, exact, relevant_from, w, w_sum, n_jobs):
     """One epoch of iterative parameter mixing; adds to ``w_sum``; returns (new w, updates, loss).
 
     ``visit`` holds query numbers of ``shards`` in visiting order; each shard visits its own.
     """
-    local = [visit[(visit >= lo) & (visit < hi)] - lo for lo, hi in shards.bounds]
-    results = shards.map(_shard_epoch, w, v, scale, exact, relevant_from, n_jobs=n_jobs, per_shard=local)
+    results = shards.map(_shard_epoch, w, v, scale, exact, relevant_from, n_jobs=n_jobs,
+                         per_shard=visits_by_shard(visit, shards.bounds))
     w_sum += ordered_sum(r[1] for r in results)
     new_w = ordered_sum(r[0] for r in results) / len(results)
     return new_w, sum(r[2] for r in results), ordered_sum(r[3] for r in results)

@@ -12,7 +12,7 @@ shard, giving each worker one contiguous group of shards:
   actor per worker, created at the first map, holds a contiguous group of shards in proportion
   to the worker's threads for the whole fit and is called by the client directly, with no
   scheduler round trip per iteration (which had held a 2-process LocalCluster to 1.07x one
-  process at 10^6 rows);
+  process at 10^6 rows), and a call's arguments and results travel as one pickle each (``packed``);
 - inside a worker's task (a grid point fitted on the cluster): the shards are scattered once
   (``client.scatter``), and each map submits one task per worker thread, each pinned to its
   worker, through that backend's client, for the same reason.
@@ -39,7 +39,11 @@ last bit.
 
 from __future__ import annotations
 
+import collections
 import functools
+import itertools
+import pickle
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -49,6 +53,23 @@ from joblib import effective_n_jobs
 from structrank.parallel.workers import contiguous_groups, dask_client, gather, in_worker, thread_pool
 
 DEFAULT_SHARD_ROWS = 100_000
+
+
+class Trip(NamedTuple):
+    """One call of a map on a cluster's ``ShardGroup`` actors, as the client saw it."""
+
+    map_id: int  # the calls of one map (one iteration's) share it
+    bytes_out: int  # the packed arguments
+    bytes_back: int  # the packed results
+    seconds: float  # from the map's calls to this call's result, at the client
+    busy: float  # the worker's work on it (its apply, start to end)
+
+
+#: The latest calls on actors, in this process: what ``structrank bench`` reports of where a cluster
+#: fit's time goes (the workers' work, the round trips beyond it, the bytes moved). Durations only,
+#: as the clocks of a cluster's machines need not agree.
+TRIPS: collections.deque = collections.deque(maxlen=100_000)
+_MAP_IDS = itertools.count()
 
 
 def shard_bounds(offsets, shard_rows=DEFAULT_SHARD_ROWS) -> list:
@@ -177,8 +198,17 @@ class ShardedQueries:
         them directly, one round trip per worker and no scheduler in between (a task through the
         scheduler took 15-40 ms more per map: at 10^6 rows a LocalCluster of 2 processes ran an
         SVM-map pass at 1.07x one process, its calls at 1.3-1.5x)."""
-        calls = [actor.apply(fn, args, [extra[i] for i in group]) for actor, group in self._actors(client)]
-        return [r for call in calls for r in call.result()]
+        actors, map_id = self._actors(client), next(_MAP_IDS)
+        payloads = [packed((fn, args, [extra[i] for i in group])) for _, group in actors]
+        start = time.perf_counter()
+        calls = [actor.apply(payload) for (actor, _), payload in zip(actors, payloads)]
+        results = []
+        for call, payload in zip(calls, payloads):
+            data = call.result()
+            busy, part = unpacked(data)
+            TRIPS.append(Trip(map_id, len(payload), len(data), time.perf_counter() - start, busy))
+            results += part
+        return results
 
     def _actors(self, client):
         """[(actor, shard indices)]: one ``ShardGroup`` per worker, created on the first map, holding
@@ -236,14 +266,32 @@ class ShardGroup:
     def __init__(self, items, threads=1):
         self.items, self.threads = items, threads
 
-    def apply(self, fn, args, extra):
+    def apply(self, call):
+        """``packed((fn, args, extra))`` -> ``packed((seconds of work, [fn(shard, *args, *more) for each shard]))``."""
+        start = time.perf_counter()
+        fn, args, extra = unpacked(call)
         pairs = list(zip(self.items, extra))
         if self.threads == 1:
-            return _apply_group(fn, pairs, args)
-        executor = thread_pool(self.threads)
-        futures = [executor.submit(_apply_group, fn, [pairs[i] for i in group], args)
-                   for group in contiguous_groups(len(pairs), self.threads)]
-        return [r for future in futures for r in future.result()]
+            results = _apply_group(fn, pairs, args)
+        else:
+            executor = thread_pool(self.threads)
+            futures = [executor.submit(_apply_group, fn, [pairs[i] for i in group], args)
+                       for group in contiguous_groups(len(pairs), self.threads)]
+            results = [r for future in futures for r in future.result()]
+        return packed((time.perf_counter() - start, results))
+
+
+def packed(value) -> bytes:
+    """One pickle (protocol 5) of a call's arguments or results. Why: dask serialises every NumPy array
+    of a message as frames of its own, and a call of 100 shards moves a few hundred small arrays
+    (the shards' visiting orders out, their weights back). LSP-AP at 10^7 rows on a LocalCluster of 2
+    (100 shards a worker), medians per epoch: from the call to the worker's start 12 ms, from its end
+    to the client's result 23-27 ms; packed, 4-7 ms and 2-3 ms."""
+    return pickle.dumps(value, protocol=5)
+
+
+def unpacked(data: bytes):
+    return pickle.loads(data)
 
 
 def shipped(shard) -> dict:
