@@ -203,6 +203,7 @@ def _paired_cluster_task(name, path, order, scheduler, epochs=None):
     cluster run set against a 1-worker run of another child process measured the machine's spells
     as much as the cluster (LSP-AP read 1.47, 1.69, 1.57 and 1.50 on four pages)."""
     from structrank.data.cache import open_letor_cache
+    from structrank.parallel.shards import TRIPS
     from structrank.parallel.workers import cluster
 
     cache = open_letor_cache(path)
@@ -210,9 +211,7 @@ def _paired_cluster_task(name, path, order, scheduler, epochs=None):
     _warm_up(model, cache)
     with cluster(scheduler):
         _warm_up(model, cache)  # the workers' kernels and pages
-    from structrank.parallel.shards import TRIPS
-
-    seconds = {}
+    seconds, account = {}, {}
     for where in order:
         with cluster(scheduler) if where == 2 else contextlib.nullcontext():
             TRIPS.clear()
@@ -395,11 +394,12 @@ def _ceiling_pair(path, round_):
 
 def _with_cluster(task, path, round_=0):
     """(seconds of 1 worker, seconds through a LocalCluster of 2 single-threaded worker processes,
-    started before the clock) of ``task``, timed in one child process as a pair
-    (``_paired_cluster_task``), in the round's order. Their statistical profiler is off: it samples every thread's stack every
-    10 ms, and while numba's kernels run without the GIL on both cores it takes its time from
-    them (at 10^7 rows, SVM-map's 10 passes took 5.2-5.6 s with it, 5.0-5.1 s without; one
-    process 8.3-8.5 s). docs/DISTRIBUTED.md says how to turn it off on a cluster."""
+    started before the clock, the cluster fit's account) of ``task``, timed in one child process as
+    a pair (``_paired_cluster_task``), in the round's order. The workers' statistical profiler is
+    off: it samples every thread's stack every 10 ms, and while numba's kernels run without the
+    GIL on both cores it takes its time from them (at 10^7 rows, SVM-map's 10 passes took 5.2-5.6 s
+    with it, 5.0-5.1 s without; one process 8.3-8.5 s). docs/DISTRIBUTED.md says how to turn it
+    off on a cluster."""
     # deferred: optional (dask extra), only for the LocalCluster speed-up
     import dask
     from distributed import LocalCluster
