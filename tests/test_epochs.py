@@ -116,8 +116,8 @@ def test_an_mlp_started_at_the_linear_model_keeps_it_without_a_significant_gain(
                             random_state=0).fit(train, eval_set=vali) for rule in ("best", "significant")}
     start = MLPRanker(loss="map", hidden_layer_sizes=(8,), init="linear", epochs=0).fit(train, eval_set=vali)
     assert np.allclose(fits["best"].dev_curve_, fits["significant"].dev_curve_)  # the same training
-    kept = fits["significant"]
-    if kept.best_epoch_ == 0:
-        np.testing.assert_array_equal(kept.predict(vali.X), start.predict(vali.X))
-    else:  # departed: then to the best epoch, which beat the start
-        assert kept.best_epoch_ == fits["best"].best_epoch_ and kept.dev_curve_[kept.best_epoch_] > kept.dev_curve_[0]
+    best, kept = fits["best"], fits["significant"]
+    gain = best.dev_curve_[best.best_epoch_] - best.dev_curve_[0]
+    assert best.best_epoch_ > 0 and 0 < gain < 0.01  # "best" leaves the start for a small gain on 20 queries
+    assert kept.best_epoch_ == 0                       # which is no evidence: the linear start stays
+    np.testing.assert_array_equal(kept.predict(vali.X), start.predict(vali.X))

@@ -388,7 +388,6 @@ def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     assert "_memo" not in sent and sent["X"] is shard["X"] and set(sent) == set(shard) - {"_memo"}
 
 
-
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=8), st.randoms(use_true_random=False), st.booleans())
 def test_visits_by_shard_is_each_shards_queries_in_visiting_order(sizes, rnd, shuffle):
