@@ -33,6 +33,8 @@ from structrank.metrics import evaluate
 
 INITS = ("zeros", "linear")
 EPOCH_RULES = ("best", "one-se", "significant")
+# the rules that choose from every epoch's per-query eval values (``BestEpoch``, "best", needs only the means)
+_PER_QUERY_RULES = {"one-se": OneStandardErrorEpoch, "significant": SignificantGainEpoch}
 _LINEAR_STARTS: dict = {}  # (data and loss) -> the linear learner's weights and bias, for the grid's other points
 
 
@@ -250,9 +252,10 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         def dev_per_query(params):
             return dev_value(params, per_query=True)
 
-        rules = {"one-se": OneStandardErrorEpoch, "significant": SignificantGainEpoch}
-        best = rules[self.epoch_rule](dev_per_query) if dev is not None and self.epoch_rule in rules \
-            else BestEpoch(None if dev is None else dev_value)
+        if dev is not None and self.epoch_rule in _PER_QUERY_RULES:
+            best = _PER_QUERY_RULES[self.epoch_rule](dev_per_query)
+        else:
+            best = BestEpoch(None if dev is None else dev_value)
         if self.init == "linear":
             coef, intercept = self._linear_start(X, y, qid, eval_set, dev)
             with torch.no_grad():

@@ -164,15 +164,7 @@ class ShardedQueries:
         if client is None:
             items = self.handles if self.handles is not None else self.shards
             workers = 1 if n_jobs is None else effective_n_jobs(n_jobs)
-            if workers == 1:
-                return [_apply(fn, item, *args, *more) for item, more in zip(items, extra)]
-            # one task per thread over a contiguous group of shards; the executor directly rather
-            # than joblib.Parallel, whose result loop sleeps 10 ms whenever no task is done (a
-            # tenth of a 10^6-row perceptron epoch)
-            executor = thread_pool(workers)
-            futures = [executor.submit(_apply_group, fn, [(items[i], extra[i]) for i in group], args)
-                       for group in contiguous_groups(len(items), workers)]
-            return [r for future in futures for r in future.result()]
+            return _apply_on_threads(fn, list(zip(items, extra)), args, workers)
         if not in_worker():
             return self._map_on_actors(client, fn, args, extra)
         handles = self.handles if self.handles is not None else self._scattered(client)
@@ -270,14 +262,7 @@ class ShardGroup:
         """``packed((fn, args, extra))`` -> ``packed((seconds of work, [fn(shard, *args, *more) for each shard]))``."""
         start = time.perf_counter()
         fn, args, extra = unpacked(call)
-        pairs = list(zip(self.items, extra))
-        if self.threads == 1:
-            results = _apply_group(fn, pairs, args)
-        else:
-            executor = thread_pool(self.threads)
-            futures = [executor.submit(_apply_group, fn, [pairs[i] for i in group], args)
-                       for group in contiguous_groups(len(pairs), self.threads)]
-            results = [r for future in futures for r in future.result()]
+        results = _apply_on_threads(fn, list(zip(self.items, extra)), args, self.threads)
         return packed((time.perf_counter() - start, results))
 
 
@@ -341,6 +326,19 @@ def _cache_shard(handle) -> dict:
     lo, hi = cache.query_range(q_lo, q_hi)
     X, y, offsets = cache.rows(q_lo, q_hi, copy=False)
     return {"X": X, "y": y, "offsets": offsets, "q_lo": q_lo, "q_hi": q_hi, "row_lo": lo, "row_hi": hi}
+
+
+def _apply_on_threads(fn, pairs, args, threads) -> list:
+    """``[fn(shard, *args, *more) for (shard or handle, more) in pairs]``, in order, on ``threads``
+    threads of this process: one task per thread over a contiguous group of pairs, through the
+    executor directly rather than joblib.Parallel, whose result loop sleeps 10 ms whenever no task
+    is done (a tenth of a 10^6-row perceptron epoch)."""
+    if threads == 1:
+        return _apply_group(fn, pairs, args)
+    executor = thread_pool(threads)
+    futures = [executor.submit(_apply_group, fn, [pairs[i] for i in group], args)
+               for group in contiguous_groups(len(pairs), threads)]
+    return [r for future in futures for r in future.result()]
 
 
 def _apply_group(fn, items, args):
