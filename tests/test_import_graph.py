@@ -47,10 +47,14 @@ def test_evaluating_a_trec_run_imports_no_heavy_library(tmp_path):
 
 
 def test_reading_a_letor_file_imports_no_scikit_learn(tmp_path):
-    """read_letor parses with structrank's own numba parser (scikit-learn's import costs about a second)."""
+    """read_letor parses with structrank's own numba parser (scikit-learn's import costs about a second),
+    and a dense file (every LETOR file) becomes an ndarray without scipy.sparse."""
     (tmp_path / "f.txt").write_text("1 qid:1 1:0.5 2:0.1 #docid = a\n0 qid:1 1:0.2 2:0.3 #docid = b\n")
     code = f"from structrank.data import read_letor\nassert read_letor({str(tmp_path / 'f.txt')!r}).n_rows == 2"
-    assert imported_after(code, ("sklearn", "pandas", "joblib", "lightgbm", "torch", "scipy.stats", "scipy.optimize")) == []
+    heavy = ("sklearn", "pandas", "joblib", "lightgbm", "torch", "scipy.stats", "scipy.optimize", "scipy.sparse")
+    assert imported_after(code, heavy) == []
+    sparse = f"from structrank.data import read_letor\nread_letor({str(tmp_path / 'f.txt')!r}, sparse=True)"
+    assert imported_after(sparse, ("scipy.sparse",)) != []  # the probe sees scipy.sparse when it is imported
 
 
 @pytest.mark.parametrize("details", [False, True])

@@ -126,6 +126,21 @@ def test_dense_when_mostly_filled_else_csr(tmp_path):
         read_letor(full, sparse="yes")
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=1, max_size=6), st.sampled_from([4, 6]))
+def test_the_dense_matrix_is_scipys_toarray_of_the_parsed_rows(tmp_path_factory, listed, n_features):
+    """Dense X is filled without SciPy (``CSRRows.toarray``): it equals SciPy's densified CSR for
+    files listing every cell (the values reshaped) and files listing some (filled by index)."""
+    path = tmp_path_factory.mktemp("dense") / "f.txt"
+    path.write_text("".join(f"{i % 3} qid:1" + "".join(f" {j + 1}:{i + j / 8}" for j in range(4) if row[j]) + "\n"
+                            for i, row in enumerate(listed)))
+    dense = read_letor(path, n_features=n_features, sparse=False).X
+    csr = read_letor(path, n_features=n_features, sparse=True).X
+    assert isinstance(dense, np.ndarray) and sp.issparse(csr)
+    np.testing.assert_array_equal(dense, csr.toarray())
+    assert dense.shape == (len(listed), n_features)
+
+
 @pytest.mark.parametrize("line, problem", [
     ("1 qid:1 1:0.5 1:0.6", "indices must increase"),
     ("1 qid:1 1:0x10", "not a number"),

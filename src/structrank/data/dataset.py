@@ -13,14 +13,21 @@ that groups them) serve the readers and the learners.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from structrank.data.labels import check_labels  # noqa: F401  (its home before; readers import it here)
 from structrank.errors import DataValidationError
+
+
+def issparse(X) -> bool:
+    """``scipy.sparse.issparse`` without importing SciPy: a sparse matrix exists only once
+    ``scipy.sparse`` has been imported (reading a dense file never imports it)."""
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(X)
 
 
 def rows_of_queries(offsets, query_index) -> np.ndarray:
@@ -112,8 +119,8 @@ class RankingDataset:
     query_ids: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
-        if sp.issparse(self.X):
-            self.X = sp.csr_matrix(self.X)
+        if issparse(self.X):
+            self.X = sys.modules["scipy.sparse"].csr_matrix(self.X)
         else:
             self.X = np.asarray(self.X)
             if self.X.ndim != 2:
@@ -132,7 +139,7 @@ class RankingDataset:
                     raise DataValidationError(f"{name} must have one entry per row of X ({n}), got shape {arr.shape}")
                 setattr(self, name, arr)
         self.y = check_labels(self.y)
-        values = self.X.data if sp.issparse(self.X) else self.X
+        values = self.X.data if issparse(self.X) else self.X
         if values.size and not np.all(np.isfinite(values)):
             raise DataValidationError("X holds NaN or infinite values")
         self.offsets, self.query_ids = group_offsets(self.qid)

@@ -14,7 +14,7 @@ fractional labels, lines without a qid among lines with one).
   zero-based), or True/False;
 - ``sparse="auto"``: a dense ``X`` when the file lists at least half of all cells (LETOR files
   list all), CSR otherwise;
-- ``parse_rows`` (shared with ``cache``) turns the parser's arrays into a checked CSR matrix, and
+- ``parse_rows`` (shared with ``cache``) turns the parser's arrays into checked ``CSRRows``, and
   ``line_problem`` re-reads one bad line to name its field;
 - feature indices are accepted up to ``MAX_FEATURE_INDEX`` = 2^20 (``max_feature_index=`` or
   ``STRUCTRANK_MAX_FEATURE_INDEX`` raise it, up to 2^31 - 1); a larger one is refused with its
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import gzip
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from structrank.atomic import atomic_open
 from structrank.data import grammar
@@ -140,9 +140,58 @@ def _bad_line(path, raw, number, n_features, zero_based, lines_before, max_index
     return DataFormatError(path, lines_before + number, "cannot be parsed as SVMlight/LETOR")
 
 
+@dataclass(frozen=True)
+class CSRRows:
+    """Parsed rows as CSR arrays, before any SciPy matrix is built.
+
+    Reading a dense file (every LETOR file) never needs ``scipy.sparse``, whose import is a tenth
+    of ``structrank evaluate``'s start-up: ``toarray`` fills the matrix with NumPy alone, ``tocsr``
+    imports SciPy when the matrix stays sparse.
+    """
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1])
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    def mostly_filled(self) -> bool:
+        """The rule of ``sparse="auto"``: dense when the file lists at least half of all cells.
+
+        A dense float64 matrix takes 8 bytes a cell, CSR 12 (float64 and int32 index) a listed
+        cell, so from half full on the dense matrix is smaller, and dense rows train faster (no
+        index indirection). LETOR files list every feature of every row (density 1).
+        """
+        cells = self.shape[0] * self.shape[1]
+        return cells > 0 and self.nnz >= 0.5 * cells
+
+    def toarray(self) -> np.ndarray:
+        n, width = self.shape
+        # Indices increase strictly within a row (the grammar): a file that lists every cell lists
+        # 0..width-1 on each row, so its values already are the matrix, row after row (LETOR's case).
+        if self.nnz == n * width:
+            return self.data.reshape(n, width)
+        X = np.zeros(self.shape, dtype=self.dtype)
+        row_type = np.int32 if n < 2**31 else np.int64
+        X[np.repeat(np.arange(n, dtype=row_type), np.diff(self.indptr)), self.indices] = self.data
+        return X
+
+    def tocsr(self):
+        import scipy.sparse as sp
+
+        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+
+
 def parse_rows(path, raw: bytes, n_features=None, zero_based="auto", dtype=np.float64, lines_before=0,
                max_feature_index=None):
-    """The data rows of SVMlight/LETOR bytes, checked: a dict with ``X`` (CSR), ``y`` (float
+    """The data rows of SVMlight/LETOR bytes, checked: a dict with ``X`` (``CSRRows``), ``y`` (float
     labels), ``qid``, ``has_qid``, ``line_numbers`` (in the file: ``lines_before`` + the line in
     ``raw``) and ``spans`` (each row's comment and docid byte spans, -1 when absent).
 
@@ -176,8 +225,8 @@ def parse_rows(path, raw: bytes, n_features=None, zero_based="auto", dtype=np.fl
     if shift:
         indices -= 1
     index_type = np.int32 if indices.size < 2**31 else np.int64
-    X = sp.csr_matrix((rows["values"].astype(dtype, copy=False), indices.astype(index_type, copy=False),
-                       indptr.astype(index_type, copy=False)), shape=(indptr.size - 1, width))
+    X = CSRRows(rows["values"].astype(dtype, copy=False), indices.astype(index_type, copy=False),
+                indptr.astype(index_type, copy=False), (indptr.size - 1, width))
     _check_labels(path, rows["labels"], line_numbers)
     _check_finite(path, X, line_numbers)
     return {"X": X, "y": rows["labels"], "qid": rows["qids"], "has_qid": rows["has_qid"],
@@ -295,22 +344,10 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_ba
                                   "no '#docid = ...' comment while other rows have one", "docid")
         docids = _decode_spans(raw, spans[:, 2], spans[:, 3])
     comments = _decode_spans(raw, spans[:, 0], spans[:, 1])
-    if sparse is False or (sparse == "auto" and _mostly_filled(X)):
-        X = X.toarray()
-    elif sparse not in (True, False, "auto"):
+    if sparse not in (True, False, "auto"):
         raise ValueError(f"sparse must be 'auto', True or False, got {sparse!r}")
+    X = X.toarray() if sparse is False or (sparse == "auto" and X.mostly_filled()) else X.tocsr()
     return RankingDataset.from_arrays(X, y, qid, docids=docids, comments=comments, source=str(path))
-
-
-def _mostly_filled(X) -> bool:
-    """The rule of ``sparse="auto"``: dense when the file lists at least half of all cells.
-
-    A dense float64 matrix takes 8 bytes a cell, CSR 12 (float64 and int32 index) a listed cell,
-    so from half full on the dense matrix is smaller, and dense rows train faster (no index
-    indirection). LETOR files list every feature of every row (density 1).
-    """
-    cells = X.shape[0] * X.shape[1]
-    return cells > 0 and X.nnz >= 0.5 * cells
 
 
 def _decode_spans(raw: bytes, starts, ends) -> np.ndarray:
@@ -372,6 +409,8 @@ def write_letor(path, dataset: RankingDataset, zero_features=None, query_file=Fa
     ``query_file``: also write each query's row count, one per line, to ``PATH.query`` (True)
     or to the path given (LightGBM's and RankLib's group files).
     """
+    import scipy.sparse as sp
+
     X = dataset.X
     dense = not sp.issparse(X) if zero_features is None else zero_features
     X = sp.csr_matrix(X)
