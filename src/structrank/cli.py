@@ -609,12 +609,12 @@ def _spare_the_last_collections():
     """Keep the ending interpreter's garbage collections from walking every object alive.
 
     numba and LLVM leave hundreds of thousands of objects behind, and the collections Python runs
-    as it shuts down took about 0.3 s of every command's wall time (``structrank evaluate``: 1.05 s,
-    0.75 s with this). ``gc.freeze`` puts the live objects out of the collector's reach; the memory
-    goes back to the system with the process. Nothing is lost: every output was written and closed
-    (atomically) before this, objects still die when their last reference goes, atexit handlers
-    still run, and the standard streams are still flushed. Only for a process that ends here
-    (``argv`` None), never for a caller that goes on (the tests call ``main(argv)``).
+    as it shuts down walk them all: when this was written, a fifth of ``structrank evaluate``'s wall
+    time (docs/ARCHITECTURE.md). ``gc.freeze`` puts the live objects out of the collector's reach;
+    the memory goes back to the system with the process. Nothing is lost: every output was written
+    and closed (atomically) before this, objects still die when their last reference goes, atexit
+    handlers still run, and the standard streams are still flushed. Only for a process that ends
+    here (``argv`` None), never for a caller that goes on (the tests call ``main(argv)``).
     """
     gc.freeze()
 

@@ -144,9 +144,11 @@ def _bad_line(path, raw, number, n_features, zero_based, lines_before, max_index
 class CSRRows:
     """Parsed rows as CSR arrays, before any SciPy matrix is built.
 
-    Reading a dense file (every LETOR file) never needs ``scipy.sparse``, whose import is a tenth
-    of ``structrank evaluate``'s start-up: ``toarray`` fills the matrix with NumPy alone, ``tocsr``
-    imports SciPy when the matrix stays sparse.
+    Reading a dense file (every LETOR file) never needs ``scipy.sparse`` (its import is part of
+    every command's start-up otherwise): ``toarray`` fills the matrix with NumPy alone, ``tocsr``
+    imports SciPy when the matrix stays sparse. A file that lists every cell becomes its parsed
+    values reshaped, with no copy; the buffer may hold a few unused entries past them (one per
+    ``qid:``), as the parser sizes it by the colons it counts.
     """
 
     data: np.ndarray
