@@ -66,9 +66,8 @@ def _structrank(*args):
 
 def bench_commands(rounds=7, data_dir=None) -> dict:
     """Start-up, import, evaluate and train figures ({group: {contender: [seconds]}})."""
-    import structrank
-
-    compileall.compile_dir(os.path.dirname(structrank.__file__), quiet=1)  # the bytecode pip install writes
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # structrank/, above bench/
+    compileall.compile_dir(package, quiet=1)  # the bytecode pip install writes
     env = {**os.environ, **_ONE_THREAD}
     figures = {
         "startup": interleaved({

@@ -186,7 +186,7 @@ class CSRRows:
         return X
 
     def tocsr(self):
-        import scipy.sparse as sp
+        import scipy.sparse as sp  # deferred: SciPy, imported only when the matrix stays sparse
 
         return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
 
@@ -411,7 +411,7 @@ def write_letor(path, dataset: RankingDataset, zero_features=None, query_file=Fa
     ``query_file``: also write each query's row count, one per line, to ``PATH.query`` (True)
     or to the path given (LightGBM's and RankLib's group files).
     """
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # deferred: SciPy, not needed to read a dense file
 
     X = dataset.X
     dense = not sp.issparse(X) if zero_features is None else zero_features
