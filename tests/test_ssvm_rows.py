@@ -90,6 +90,31 @@ def test_a_malformed_csr_matrix_is_an_error_naming_the_row(kind, says, learner):
         model.predict(X)
 
 
+@pytest.mark.parametrize("kind, says", [("column past the last", "row 1: column index 5 is outside 0..1"),
+                                        ("repeated column", None),
+                                        ("decreasing pointers", "row 1: its row pointers (indptr) decrease")])
+def test_a_full_size_malformed_csr_matrix_is_not_taken_as_dense(kind, says):
+    """StructSVMRanker takes a CSR matrix that lists every column as its dense view before the checks;
+    a matrix with as many entries as cells that does not list every column in order stays CSR and is
+    checked (or, with in-range indices, trained on as the CSR it is)."""
+    data, indices, indptr = np.arange(1.0, 9.0), np.array([0, 1, 0, 1, 0, 1, 0, 1], dtype=np.int32), np.arange(0, 9, 2)
+    if kind == "column past the last":
+        indices[3] = 5
+    elif kind == "repeated column":
+        indices[3] = 0
+    else:
+        indptr = np.array([0, 4, 2, 6, 8])
+    X, y, qid = sp.csr_matrix((data, indices, indptr), shape=(4, 2)), np.array([1, 0, 1, 0]), np.array([1, 1, 2, 2])
+    assert sp.issparse(dense_view(X))
+    if says is None:
+        dense = X.toarray()  # column 0 of row 1 summed from its two entries
+        assert np.array_equal(StructSVMRanker().fit(X, y, qid=qid).coef_, StructSVMRanker().fit(dense, y, qid=qid).coef_)
+    else:
+        with pytest.raises(DataValidationError, match=f"StructSVMRanker.fit: the sparse matrix X is malformed: "
+                                                      f"{re.escape(says)}"):
+            StructSVMRanker().fit(X, y, qid=qid)
+
+
 def test_csr_kernels_read_the_indices_unsigned_with_the_same_bits():
     """The unsigned views (no sign check in numba's indexing) change no sum: CSR with rows of
     different lengths, int32 and int64 indices, equals the dense products bit for bit."""

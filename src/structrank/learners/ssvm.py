@@ -32,7 +32,7 @@ from sklearn.utils._param_validation import StrOptions
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin,
-                                      informative_queries, informative_rows)
+                                      informative_queries, informative_rows, unpack)
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
@@ -485,6 +485,13 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         else:
             self._fit_arrays(*self._validate_fit_data(X, y, qid))
         return self._finish_fit()
+
+    def _validate_fit_data(self, X, y, qid, dtype=(np.float64, np.float32)):
+        # A CSR matrix that lists every column of every row (a LETOR file read as CSR) is taken as the
+        # dense view of its values before the checks: one pass over its indices, not the range check's
+        # and then dense_view's (each about 3% of a 10-iteration fit on MQ2008 x100)
+        X, y, qid = unpack(X, y, qid)
+        return super()._validate_fit_data(dense_view(X), y, qid, dtype)
 
     def _fit_arrays(self, X, y, qid, offsets):
         self.gain_ = self._resolve_gain(y)

@@ -9,7 +9,7 @@
   scores and a shard's products have the same bits on dense or CSR rows, wherever they sit;
 - ``dense_view``: a CSR matrix that lists every column of every row in order (a LETOR file read
   as CSR) as the dense view of its values, no copy, so it trains at dense speed (the structural
-  SVM's fit and each of its shards take it);
+  SVM's fit takes it before its input checks, and each of its shards takes it);
 - ``csr_index_error``: what is wrong with a CSR matrix's column indices or row pointers, if
   anything. The kernels read CSR indices as unsigned (a view, no copy): numba checks a signed
   index for a negative value on every access, which kept the CSR loops from vectorising (the
@@ -131,7 +131,9 @@ def dense_view(X):
         return X
     X = X.tocsr()
     n, d = X.shape
-    if d == 0 or X.nnz != n * d or not X.data.flags.c_contiguous:
+    # sizes first: the kernel reads indptr and n * d indices unchecked (X may be malformed)
+    if d == 0 or X.indptr.size != n + 1 or X.indices.size != n * d or X.data.size != n * d \
+            or not X.data.flags.c_contiguous:
         return X
     if not _lists_every_column(X.indices, X.indptr, d):
         return X
