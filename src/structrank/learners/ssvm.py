@@ -497,7 +497,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
             # only the informative queries can be violated; their rows are indexed, not copied
             y, offsets, rows = informative_rows(y, offsets, self.relevant_from)
             self.n_queries_used_ = int(offsets.size - 1)
-            X = dense_view(X)
+            # X is already dense_view's (fit takes it before the checks)
             X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
             w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter,
                                                                rows=rows)
