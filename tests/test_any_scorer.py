@@ -65,3 +65,52 @@ def test_mlp_against_linear_is_paired_and_reads_the_vali_lead():
              if r["model"] == "MLP · ndcg" and r["metric"].startswith("q:") else r for r in rows]
     assert "no significant difference at 0.05." in any_scorer.mlp_against_linear(noisy, "MQ2008", "ndcg", "ndcg@10")
     assert any_scorer.mlp_against_linear(rows, "MQ2008", "map", "map") == ""   # no per-query rows of that loss
+
+
+def test_the_mlp_rows_run_with_several_seeds_and_the_others_with_one(data_root):
+    from structrank.data import letor_root
+
+    roots = {"MQ2008": letor_root("MQ2008", data_root)}
+    runs = any_scorer.plan(roots)
+    seeds = {}
+    for r in runs:
+        seeds.setdefault((r.model, r.fold), set()).add(r.seed)
+    assert all(s == set(range(any_scorer.MLP_SEEDS)) for (m, _), s in seeds.items() if m.startswith("MLP"))
+    assert all(s == {0} for (m, _), s in seeds.items() if not m.startswith("MLP"))
+    assert len({(r.model, r.fold, r.seed) for r in runs}) == len(runs)
+    quick = any_scorer.plan(roots, quick=True)
+    assert {r.seed for r in quick if r.model == "MLP · map"} == {0, 1}
+
+
+def _seeded(rows, model, shifts):
+    """``rows`` with ``model``'s rows replaced by one copy per seed, shifted by that seed's amount."""
+    out = [dict(r, seed=0) for r in rows if r["model"] != model]
+    for seed, shift in enumerate(shifts):
+        out += [dict(r, seed=seed, value=r["value"] + shift) for r in rows if r["model"] == model]
+    return out
+
+
+def test_a_model_with_several_seeds_is_its_mean_over_them_query_by_query():
+    rows = _seeded(_rows(0.0, 0.0), "MLP · ndcg", (-0.004, 0.001, 0.006))   # mean +0.001
+    from structrank.experiments.report import per_query
+
+    values = per_query(rows, "MQ2008", "MLP · ndcg", "ndcg@10")
+    linear = per_query(rows, "MQ2008", "linear · ndcg", "ndcg@10")
+    assert len(values) == 40 and all(abs(values[k] - linear[k] - 0.001) < 1e-12 for k in values)
+    text = any_scorer.acceptance(rows, "MQ2008")
+    assert "(+0.10 points): **holds**" in text
+    assert ("The cell is the mean of 3 seeds; seed by seed the MLP's fold mean minus the linear model's was "
+            "-0.40, +0.10, +0.60 points (at least the linear model for 2 of 3 seeds).") in text
+    assert "Paired over 40 test queries, MLP minus linear +0.10 points" in text
+
+
+def test_the_vali_lead_of_a_model_with_several_seeds_is_the_mean_over_them():
+    rows = _seeded(_rows(0.0, 0.0), "MLP · ndcg", (0.0, 0.0))
+    rows.append({"dataset": "MQ2008", "model": "linear · ndcg", "fold": "Fold1", "seed": 0,
+                 "metric": "vali:ndcg@10", "value": 0.30})
+    for seed, value in enumerate((0.30, 0.32)):
+        rows.append({"dataset": "MQ2008", "model": "MLP · ndcg", "fold": "Fold1", "seed": seed,
+                     "metric": "vali:ndcg@10", "value": value})
+    text = any_scorer.mlp_against_linear(rows, "MQ2008", "ndcg", "ndcg@10")
+    assert "On vali the MLP was ahead of the linear model by 1.00 points (mean over 1 folds" in text
+    assert any_scorer.mlp_seed_spread(_rows(0.0, 0.0), "MQ2008", "ndcg", "ndcg@10", 0.32) == ""  # one seed

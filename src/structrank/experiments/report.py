@@ -216,11 +216,16 @@ QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"
 
 
 def per_query(rows, dataset, model, metric):
-    """{(fold, qid): value} of one model's test queries, recorded as ``q:<qid>:<metric>``."""
+    """{(fold, qid): value} of one model's test queries, recorded as ``q:<qid>:<metric>``; a model run
+    with several seeds gives each query the mean over its seeds (the method's expected value on it,
+    which is what a paired test over queries compares)."""
     suffix = ":" + metric
-    return {(r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]): r["value"] for r in rows
-            if r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
-            and r["metric"].endswith(suffix)}
+    values: dict = {}
+    for r in rows:
+        if (r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
+                and r["metric"].endswith(suffix)):
+            values.setdefault((r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]), []).append(r["value"])
+    return {key: sum(v) / len(v) for key, v in values.items()}
 
 
 def _metric_sort_key(name: str):
