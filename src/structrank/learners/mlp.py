@@ -86,10 +86,11 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         so the network starts as the linear model and learns a residual; with ``eval_set`` that
         start is epoch 0 of the choice. Why: the linear model on LETOR's 46 query-normalised
         features is a strong ranker, a network started at random fell short of it (issue 20).
-        Measured (mlp-<loss> against the linear learner, test, mean of 5 folds, grids on vali;
-        docs/ANY_SCORER.md): OHSUMED map 0.4460 / 0.4459, NDCG@10 0.4351 / 0.3151, crf-kl NDCG@5
-        0.4634 / 0.4614; MQ2008 0.4750 / 0.4765, 0.2267 / 0.2299, 0.4748 / 0.4770 (from a random
-        start: -0.89, -0.37, -0.87 points, crf-kl's epoch then chosen by NDCG@5). Where vali
+        Measured at 9d759c7 (mlp-<loss> against the linear learner, test, mean of 5 folds, grids on
+        vali, the network's seed 0; docs/ANY_SCORER.md now averages 5 seeds): OHSUMED map
+        0.4460 / 0.4459, NDCG@10 0.4351 / 0.3151, crf-kl NDCG@5 0.4634 / 0.4614; MQ2008 0.4750 /
+        0.4765, 0.2267 / 0.2299, 0.4748 / 0.4770 (from a random start: -0.89, -0.37, -0.87 points,
+        crf-kl's epoch then chosen by NDCG@5). Where vali
         prefers a trained epoch to the start, the residual's gain on MQ2008's small vali files has
         not carried to test; no difference is significant but OHSUMED NDCG@10's (paired tests on
         that page).
@@ -118,7 +119,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         0.4748 / 0.4770; OHSUMED 0.4459 / 0.4449 / 0.4460 / 0.4459, 0.3305 / 0.4410 / 0.4351 /
         0.3151, 0.4614 / 0.4672 / 0.4634 / 0.4614 ("significant" kept the linear start in 29 of the
         30 fits: on OHSUMED's eval sets of 21-22 queries a gain of 8-15 points of NDCG@10 did not pass the
-        test; "best" as on docs/ANY_SCORER.md; ``benchmarks/issue20_fits.py mlp-map --set
+        test; "best" as on docs/ANY_SCORER.md at 9d759c7; ``benchmarks/issue20_fits.py mlp-map --set
         epoch_rule=significant``; crf-kl's epochs chosen by NDCG@5 under "one-se", before
         ``dev_metric``, by NDCG@1-5 under the other two).
     batch_queries : int, default 16
