@@ -93,7 +93,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         crf-kl's epoch then chosen by NDCG@5). Where vali
         prefers a trained epoch to the start, the residual's gain on MQ2008's small vali files has
         not carried to test; no difference is significant but OHSUMED NDCG@10's (paired tests on
-        that page).
+        that page). docs/MLP_DEPARTURES.md measures every epoch of every grid point on vali and
+        test against the start: where the start is strong, most departures lose on test and vali
+        ranks them only loosely.
         The ``mlp-<loss>`` models use it.
     epochs : int, default 30
         Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
