@@ -54,7 +54,14 @@ def _value(data, scores, metrics, convention):
 
 def fold_curves(dataset, fold_name, loss, seed):
     """[(grid point, [(epoch, vali choice metric, vali metric, test metric)])] of ``mlp-<loss>`` on one fold."""
-    mlp_module.BestEpoch = _RecordingEpoch  # this worker's fits record their epochs
+    plain, mlp_module.BestEpoch = mlp_module.BestEpoch, _RecordingEpoch  # these fits record their epochs
+    try:
+        return _fold_curves(dataset, fold_name, loss, seed)
+    finally:
+        mlp_module.BestEpoch = plain
+
+
+def _fold_curves(dataset, fold_name, loss, seed):
     spec = get_model(f"mlp-{loss}")
     fold = next(f for f in letor_folds(letor_root(dataset)) if f.name == fold_name)
     convention = any_scorer.DATASETS[dataset]

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("joblib")
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "mlp_departures.py"
 _SPEC = importlib.util.spec_from_file_location("mlp_departures", _PATH)
 departures = importlib.util.module_from_spec(_SPEC)
