@@ -48,8 +48,7 @@ class _RecordingEpoch(epoch_rules.BestEpoch):
 
 
 def _value(data, scores, metrics, convention):
-    result = evaluate(data.y, scores, data.qid, metrics, convention).metrics
-    return float(np.mean([result[m] for m in metrics]))
+    return evaluate(data.y, scores, data.qid, metrics, convention).mean_of(metrics)
 
 
 def fold_curves(dataset, fold_name, loss, seed):

@@ -263,8 +263,7 @@ class BaseRanker(BaseEstimator):
 
     def _scored(self, y, scores, qid, docids=None) -> float:
         """``score``'s value of given scores (also what learners pick their best round or epoch by)."""
-        result = self._evaluated(y, scores, qid, docids)
-        return float(np.mean(list(result.metrics.values())))
+        return self._evaluated(y, scores, qid, docids).mean_of()
 
     def _evaluated(self, y, scores, qid, docids=None, metrics=None):
         """``evaluate`` of given scores by ``metrics`` (default: ``score``'s) under ``score``'s convention
@@ -372,8 +371,7 @@ class EvalSetMixin:
         # deferred: numba (0.25 s) at the first predict; the scikit-learn and LightGBM rankers need no numba
         from structrank.parallel.rows import matvec
 
-        result = evaluate(y, matvec(X, w), qid, metrics, self.dev_convention).metrics
-        return float(np.mean([result[m] for m in metrics]))
+        return evaluate(y, matvec(X, w), qid, metrics, self.dev_convention).mean_of(metrics)
 
 
 def features_vary_within_queries(X, offsets, max_block_rows=65536) -> bool:

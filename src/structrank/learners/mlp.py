@@ -302,8 +302,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             convention = self.score_loss().build().convention
 
             def linear_value(scores):  # the linear model's own vali metric (the CRF's: NDCG@1-5)
-                result = evaluate(dev[1], scores, dev[2], metrics, convention).metrics
-                return float(np.mean([result[m] for m in metrics]))
+                return evaluate(dev[1], scores, dev[2], metrics, convention).mean_of(metrics)
 
             best = None
             for params in (spec.candidates({}) if dev is not None else [{}]):

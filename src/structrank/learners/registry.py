@@ -364,8 +364,7 @@ def fit_and_score(spec, params, train, vali, convention):
     model = spec.make(**params)
     model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
     metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
-    result = evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention).metrics
-    return model, float(np.mean([result[m] for m in metrics]))
+    return model, evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention).mean_of(metrics)
 
 
 def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4", report=None, grid=None,

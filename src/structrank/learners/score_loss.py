@@ -117,7 +117,7 @@ class ScoreLossScorerMixin:
         result = self._evaluated(y, scores, qid, metrics=None if self.dev_metric is None else metric_list(self.dev_metric))
         if per_query:
             return np.mean(list(result.per_query.values()), axis=0)
-        return float(np.mean(list(result.metrics.values())))
+        return result.mean_of()
 
     def _fit_loss(self, y):
         """Check ``loss`` and resolve ``gain_`` on the training labels (as ``StructSVMRanker``)."""

@@ -110,6 +110,16 @@ class EvaluationResult:
     def __post_init__(self):
         self.n_queries = int(self.qids.shape[0])
 
+    def mean_of(self, metrics=None) -> float:
+        """The mean of some of the metrics (each a mean over queries; all of them by default): what a
+        learner, a grid search or an epoch choice ranks by when it names several metrics (NDCG@1-5).
+
+        >>> from structrank.metrics import evaluate
+        >>> evaluate([1, 0, 1, 0], [0.9, 0.1, 0.2, 0.8], qid=[1, 1, 2, 2], metrics=["p@1", "map"]).mean_of(["p@1"])
+        0.5
+        """
+        return float(np.mean([self.metrics[m] for m in (self.metrics if metrics is None else metrics)]))
+
     def to_dict(self, per_query: bool = True) -> dict:
         """The JSON form of ``structrank evaluate --json``."""
         out = {"convention": self.convention, "queries": self.n_queries, "metrics": dict(self.metrics)}
