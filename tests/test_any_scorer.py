@@ -32,6 +32,7 @@ def test_acceptance_verdicts_follow_the_recorded_means():
     assert "MLP on the ndcg loss" in passed and "(+0.00 points): **holds**" in passed
     failed = any_scorer.acceptance(_rows(-0.006, -0.002), "MQ2008")
     assert "(-0.60 points; the bar is -0.5): **does not hold**" in failed
+    assert "Paired over 40 test queries, trees minus lambdarank -0.60 points (95% confidence interval" in failed
     assert "(-0.20 points): **does not hold**" in failed
 
 
@@ -58,12 +59,16 @@ def test_mlp_against_linear_is_paired_and_reads_the_vali_lead():
     for model, value in (("linear · ndcg", 0.30), ("MLP · ndcg", 0.31)):  # the MLP ahead by 1 point on vali
         rows.append({"dataset": "MQ2008", "model": model, "fold": "Fold1", "metric": "vali:ndcg@10", "value": value})
     text = any_scorer.mlp_against_linear(rows, "MQ2008", "ndcg", "ndcg@10")
-    assert "Paired over 40 test queries, MLP minus linear -0.20 points" in text
-    assert "a significant difference at 0.05." in text          # a constant shift on every query
+    # a constant shift on every query: no spread, so the interval is the shift itself
+    assert "Paired over 40 test queries, MLP minus linear -0.20 points (95% confidence interval -0.20 to -0.20)" in text
+    assert "a significant difference at 0.05." in text
     assert "On vali the MLP was ahead of the linear model by 1.00 points (mean over 1 folds, ndcg@10); on test -0.20." in text
     noisy = [dict(r, value=r["value"] + (0.05 if int(r["metric"].split(":")[1]) % 2 else -0.05))
              if r["model"] == "MLP · ndcg" and r["metric"].startswith("q:") else r for r in rows]
-    assert "no significant difference at 0.05." in any_scorer.mlp_against_linear(noisy, "MQ2008", "ndcg", "ndcg@10")
+    noisy_text = any_scorer.mlp_against_linear(noisy, "MQ2008", "ndcg", "ndcg@10")
+    assert "no significant difference at 0.05." in noisy_text
+    # +/-5 points alternating around -0.2: s = 5.06, t(0.975, 39) = 2.023, half-width 1.62 points
+    assert "MLP minus linear -0.20 points (95% confidence interval -1.82 to +1.42)" in noisy_text
     assert any_scorer.mlp_against_linear(rows, "MQ2008", "map", "map") == ""   # no per-query rows of that loss
 
 

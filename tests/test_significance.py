@@ -61,6 +61,26 @@ def test_sampled_randomisation_is_seeded_and_close_to_the_t_test_on_many_queries
 def test_constant_nonzero_difference_is_certain_for_the_t_test():
     result = paired_test([0.5, 0.6, 0.7], [0.4, 0.5, 0.6])
     assert result.t_p == 0.0 and result.rand_p == pytest.approx(0.25)
+    assert result.ci_low == result.ci_high == result.mean_diff
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10)), min_size=2, max_size=30))
+def test_confidence_interval_is_the_textbook_t_interval_and_agrees_with_the_t_test(pairs):
+    from scipy import stats
+
+    a = np.array([p[0] for p in pairs]) / 10.0
+    b = np.array([p[1] for p in pairs]) / 10.0
+    result, d = paired_test(a, b), a - b
+    if np.ptp(d) == 0:  # no spread: the interval is the mean difference itself
+        assert result.ci_low == result.ci_high == pytest.approx(d.mean())
+        return
+    # mean -/+ t(0.975, n - 1) * s / sqrt(n), written out
+    half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    assert (result.ci_low, result.ci_high) == pytest.approx((d.mean() - half, d.mean() + half), abs=1e-12)
+    # the interval leaves out 0 exactly where the two-sided t-test rejects at 0.05 (away from the edge)
+    if abs(result.t_p - 0.05) > 1e-9:
+        assert (result.ci_low > 0 or result.ci_high < 0) == (result.t_p < 0.05)
 
 
 def test_bad_inputs_are_refused():

@@ -150,9 +150,12 @@ def acceptance(rows, dataset):
     trees, reference = (fold_mean(rows, dataset, m, "ndcg@10") for m in (row_name("trees", "ndcg"), REFERENCE))
     if trees is not None and reference is not None:
         holds = trees >= reference - TREES_MARGIN
+        paired = paired_gap(rows, dataset, row_name("trees", "ndcg"), REFERENCE, "ndcg@10")
         lines.append(f"- Boosted trees on the NDCG@10 loss: NDCG@10 {trees:.4f} against lambdarank's {reference:.4f} "
                      f"({100 * (trees - reference):+.2f} points; the bar is -{100 * TREES_MARGIN:.1f}): "
-                     f"**{'holds' if holds else 'does not hold'}**.")
+                     f"**{'holds' if holds else 'does not hold'}**."
+                     + (f" Paired over {paired.n} test queries, trees minus lambdarank {gap_interval(paired)}."
+                        if paired else ""))
     for loss in LOSSES:
         metric = LOSS_METRIC[loss]
         mlp, linear = (fold_mean(rows, dataset, row_name(s, loss), metric) for s in ("MLP", "linear"))
@@ -180,17 +183,30 @@ def mlp_seed_spread(rows, dataset, loss, metric, linear) -> str:
             f"{sum(g >= 0 for g in gaps)} of {len(gaps)} seeds).")
 
 
+def paired_gap(rows, dataset, a, b, metric):
+    """Model ``a`` against model ``b`` paired over the test queries both were measured on (each a
+    mean over its seeds), or None with fewer than two such queries."""
+    values_a, values_b = (per_query(rows, dataset, name, metric) for name in (a, b))
+    queries, first, second = per_query_pairs(values_a, values_b)
+    return paired_test(first, second) if len(queries) >= 2 else None
+
+
+def gap_interval(test) -> str:
+    """The mean paired difference in points with its 95% confidence interval: how far below and how
+    far above the queries still allow the difference to be, where a p-value says only whether it is 0."""
+    return (f"{100 * test.mean_diff:+.2f} points (95% confidence interval {100 * test.ci_low:+.2f} to "
+            f"{100 * test.ci_high:+.2f})")
+
+
 def mlp_against_linear(rows, dataset, loss, metric) -> str:
     """The MLP against the linear model of one loss, paired over the pooled test queries, and how
     far the MLP's lead on vali (where its grid point and epoch were chosen) carried to test:
     what says whether a shortfall on test is more than the data can tell apart."""
     names = row_name("MLP", loss), row_name("linear", loss)
-    values = {name: per_query(rows, dataset, name, metric) for name in names}
-    if min(len(v) for v in values.values()) < 2:
+    test = paired_gap(rows, dataset, *names, metric)
+    if test is None:
         return ""
-    queries, a, b = per_query_pairs(values[names[0]], values[names[1]])
-    test = paired_test(a, b)
-    text = (f" Paired over {len(queries)} test queries, MLP minus linear {100 * test.mean_diff:+.2f} points: t-test "
+    text = (f" Paired over {test.n} test queries, MLP minus linear {gap_interval(test)}: t-test "
             f"p = {test.t_p:.3g}, randomisation p = {test.rand_p:.3g}, "
             + ("a significant difference at 0.05." if max(test.t_p, test.rand_p) < 0.05
                else "no significant difference at 0.05."))

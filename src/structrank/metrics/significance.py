@@ -34,6 +34,10 @@ class PairedTest:
     mean_diff: float  #: mean over queries of a - b
     t_p: float  #: two-sided p-value of the paired t-test (1.0 when every difference is 0)
     rand_p: float  #: two-sided p-value of the paired randomisation test
+    #: the paired t-test's two-sided 95% confidence interval of ``mean_diff`` (a point where every
+    #: difference is equal): how large a difference in either direction the queries still allow
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
 
     def significant(self, alpha: float = 0.05) -> bool:
         """Both tests reject "no difference" at level ``alpha``."""
@@ -88,6 +92,8 @@ def paired_test(a, b, n_resamples: int = 10_000, seed: int = 0, max_exact_log2: 
     >>> r = paired_test([0.5, 0.7, 0.9, 0.4], [0.4, 0.6, 0.8, 0.4])
     >>> round(r.mean_diff, 3), r.n
     (0.075, 4)
+    >>> round(r.ci_low, 3), round(r.ci_high, 3)
+    (-0.005, 0.155)
     """
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
@@ -98,16 +104,21 @@ def paired_test(a, b, n_resamples: int = 10_000, seed: int = 0, max_exact_log2: 
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("paired values must be finite")
     d = a - b
+    ci = (float(d.mean()),) * 2  # every difference equal (0 or not): no spread, the interval is the point
     if not np.any(d):
         t_p = rand_p = 1.0
     else:
         with warnings.catch_warnings():  # near-constant differences: scipy warns, the p-value is still right
             warnings.simplefilter("ignore", RuntimeWarning)
-            t_p = float(stats.ttest_rel(a, b).pvalue)
+            result = stats.ttest_rel(a, b)
+            t_p = float(result.pvalue)
         if not np.isfinite(t_p):  # every difference equal and non-zero: no variance to test with
             t_p = 0.0
+        elif np.ptp(d) > 0:
+            low, high = result.confidence_interval(0.95)
+            ci = (float(low), float(high))
         rand_p = sign_flip_p(d, n_resamples, seed, max_exact_log2)
-    return PairedTest(int(d.size), float(a.mean()), float(b.mean()), float(d.mean()), t_p, rand_p)
+    return PairedTest(int(d.size), float(a.mean()), float(b.mean()), float(d.mean()), t_p, rand_p, *ci)
 
 
 def per_query_pairs(values_a: dict, values_b: dict):
