@@ -74,9 +74,13 @@ def test_the_compare_command_writes_text_markdown_json_and_a_plot(tmp_path, caps
     out = json.loads(capsys.readouterr().out)
     assert out["baseline"] == "bm25" and out["comparisons"][0]["system"] == "neural"
     assert out["comparisons"][0]["difference"] > 0 and (tmp_path / "diff.png").stat().st_size > 1000
+    row = out["comparisons"][0]  # the interval is the paired t-test's, around the mean difference
+    assert row["ci_low"] < row["difference"] < row["ci_high"]
+    assert (row["ci_low"] > 0) == (row["t_p"] < 0.05)
     assert main(base + ["--format", "markdown"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("| metric | system | mean | vs bm25 |") and "Holm" in text
+    assert text.startswith("| metric | system | mean | vs bm25 | 95% CI |") and "Holm" in text
+    assert f"| {row['ci_low']:+.4f} to {row['ci_high']:+.4f} |" in text and "not adjusted across comparisons" in text
     assert main(base) == 0
     assert "neural" in capsys.readouterr().out
     assert main(["compare", "--qrels", str(tmp_path / "qrels.txt"), paths[0]]) == 2

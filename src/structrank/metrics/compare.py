@@ -67,6 +67,9 @@ class PairedRow:
     rand_p: float
     t_p_holm: float
     rand_p_holm: float
+    #: the paired t-test's 95% confidence interval of ``difference`` (not adjusted across the comparisons)
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
 
     def significant(self, alpha) -> bool:
         """Both Holm-adjusted tests reject "no difference" at ``alpha``."""
@@ -113,13 +116,14 @@ class Comparison:
 
     def table(self) -> list:
         """[[cells]]: a header, then one line per system and measure."""
-        lines = [["metric", "system", "mean", f"vs {self.baseline}", "queries", "t-test p (Holm)",
+        lines = [["metric", "system", "mean", f"vs {self.baseline}", "95% CI", "queries", "t-test p (Holm)",
                   "randomisation p (Holm)", f"both < {self.alpha:g}"]]
         for metric in self.metrics:
             lines.append([metric, self.baseline, f"{self.means[self.baseline][metric]:.4f}", "(baseline)", "", "", "",
-                          ""])
+                          "", ""])
             for row in (r for r in self.rows if r.metric == metric):
-                lines.append([metric, row.system, f"{row.mean:.4f}", f"{row.difference:+.4f}", str(row.queries),
+                lines.append([metric, row.system, f"{row.mean:.4f}", f"{row.difference:+.4f}",
+                              f"{row.ci_low:+.4f} to {row.ci_high:+.4f}", str(row.queries),
                               f"{row.t_p:.3g} ({row.t_p_holm:.3g})", f"{row.rand_p:.3g} ({row.rand_p_holm:.3g})",
                               self._marker(row)])
         return lines
@@ -148,7 +152,8 @@ class Comparison:
         return (f"Paired over the queries both systems were measured on; t-test (scipy.stats.ttest_rel) and "
                 f"randomisation test (sign flips, exact up to 16 queries, else {self.n_resamples} seeded with "
                 f"{self.seed}); Holm's correction across the {len(self.systems) - 1} comparison"
-                f"{'' if len(self.systems) == 2 else 's'} with {self.baseline} per measure and test.")
+                f"{'' if len(self.systems) == 2 else 's'} with {self.baseline} per measure and test. 95% CI: the t-test's "
+                "confidence interval of the mean difference, each on its own (not adjusted across comparisons).")
 
     def plot(self, path):
         """A PNG of each system's per-query differences from the baseline, sorted, one panel per measure."""
@@ -226,7 +231,7 @@ def compare_values(values: dict, means: dict | None = None, n_resamples: int = 1
         rand_holm = holm([t.rand_p for _, t in tests])
         for (system, t), th, rh in zip(tests, t_holm, rand_holm):
             rows.append(PairedRow(system, metric, t.mean_a, t.mean_b, t.mean_diff, t.n, t.t_p, t.rand_p, float(th),
-                                  float(rh)))
+                                  float(rh), t.ci_low, t.ci_high))
     return Comparison(baseline, systems, metrics, means, rows, differences, n_resamples, seed, alpha)
 
 
