@@ -35,7 +35,6 @@ from structrank.experiments.runner import Measurement, fold_plan, reproduce_leto
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 from structrank.metrics.compare import against_baseline
-from structrank.metrics.significance import paired_test, per_query_pairs
 
 EXPERIMENT = "any-scorer"
 DATASETS = {"MQ2008": "letor4", "OHSUMED": "letor3"}
@@ -154,7 +153,7 @@ def acceptance(rows, dataset):
         lines.append(f"- Boosted trees on the NDCG@10 loss: NDCG@10 {trees:.4f} against lambdarank's {reference:.4f} "
                      f"({100 * (trees - reference):+.2f} points; the bar is -{100 * TREES_MARGIN:.1f}): "
                      f"**{'holds' if holds else 'does not hold'}**."
-                     + (f" Paired over {paired.n} test queries, trees minus lambdarank {gap_interval(paired)}."
+                     + (f" Paired over {paired.queries} test queries, trees minus lambdarank {gap_interval(paired)}."
                         if paired else ""))
     for loss in LOSSES:
         metric = LOSS_METRIC[loss]
@@ -184,18 +183,18 @@ def mlp_seed_spread(rows, dataset, loss, metric, linear) -> str:
 
 
 def paired_gap(rows, dataset, a, b, metric):
-    """Model ``a`` against model ``b`` paired over the test queries both were measured on (each a
-    mean over its seeds), or None with fewer than two such queries."""
-    values_a, values_b = (per_query(rows, dataset, name, metric) for name in (a, b))
-    queries, first, second = per_query_pairs(values_a, values_b)
-    return paired_test(first, second) if len(queries) >= 2 else None
+    """Model ``a`` against model ``b`` over the test queries both were measured on (each a mean over
+    its seeds): the comparison table's ``PairedRow`` of the two alone, or None with fewer than two
+    such queries."""
+    found = against_baseline({name: per_query(rows, dataset, name, metric) for name in (b, a)}, b, metric)
+    return found[0] if found else None
 
 
-def gap_interval(test) -> str:
+def gap_interval(row) -> str:
     """The mean paired difference in points with its 95% confidence interval: how far below and how
     far above the queries still allow the difference to be, where a p-value says only whether it is 0."""
-    return (f"{100 * test.mean_diff:+.2f} points (95% confidence interval {100 * test.ci_low:+.2f} to "
-            f"{100 * test.ci_high:+.2f})")
+    return (f"{100 * row.difference:+.2f} points (95% confidence interval {100 * row.ci_low:+.2f} to "
+            f"{100 * row.ci_high:+.2f})")
 
 
 def mlp_against_linear(rows, dataset, loss, metric) -> str:
@@ -206,7 +205,7 @@ def mlp_against_linear(rows, dataset, loss, metric) -> str:
     test = paired_gap(rows, dataset, *names, metric)
     if test is None:
         return ""
-    text = (f" Paired over {test.n} test queries, MLP minus linear {gap_interval(test)}: t-test "
+    text = (f" Paired over {test.queries} test queries, MLP minus linear {gap_interval(test)}: t-test "
             f"p = {test.t_p:.3g}, randomisation p = {test.rand_p:.3g}, "
             + ("a significant difference at 0.05." if max(test.t_p, test.rand_p) < 0.05
                else "no significant difference at 0.05."))
@@ -220,7 +219,7 @@ def mlp_against_linear(rows, dataset, loss, metric) -> str:
         lead = np.mean([np.mean(vali[names[0]][f]) - np.mean(vali[names[1]][f]) for f in folds])
         text += (f" On vali the MLP was {'ahead of' if lead > 0 else 'behind'} the linear model by "
                  f"{100 * abs(lead):.2f} points (mean over {len(folds)} folds, "
-                 f"{' '.join(sorted(labels[names[0]]))[len('vali:'):]}); on test {100 * test.mean_diff:+.2f}.")
+                 f"{' '.join(sorted(labels[names[0]]))[len('vali:'):]}); on test {100 * test.difference:+.2f}.")
     return text
 
 
