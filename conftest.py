@@ -1,6 +1,47 @@
-"""Root pytest configuration: modules of optional extras are not collected (as doctests) without them."""
+"""Root pytest configuration: tests and doctests of optional extras skip, naming the extra, where it is absent.
+
+A test that needs an extra carries ``@pytest.mark.extra("torch")``; a doctest carries it when its module,
+or the object it documents, declares ``_requires_extra = "torch"``. The rule (skip with the reason, or fail
+where ``STRUCTRANK_REQUIRE_EXTRAS`` names the extra) is ``tests/extras.py``'s. ``pytest -m extra`` runs only
+the tests that need an extra.
+"""
 
 import importlib.util
 
-# structrank/torch.py is the optional ``torch`` extra: it imports torch at the top
+import pytest
+from _pytest.doctest import DoctestItem
+
+from tests.extras import need
+
+# structrank/torch.py imports torch at its top: without torch it cannot even be collected as doctests
 collect_ignore = [] if importlib.util.find_spec("torch") else ["src/structrank/torch.py"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "extra(name): needs the optional extra NAME (pyproject.toml); skips with "
+                                       "the reason without it, fails instead when NAME is in STRUCTRANK_REQUIRE_EXTRAS")
+
+
+def _doctest_extra(item):
+    """The ``_requires_extra`` of a doctest's module, or of the object (or an object around it) it documents."""
+    globs = item.dtest.globs
+    extra = globs.get("_requires_extra")
+    obj = None
+    for part in item.dtest.name.removeprefix(globs.get("__name__", "")).strip(".").split("."):
+        obj = globs.get(part) if obj is None else getattr(obj, part, None)
+        if obj is None:
+            break
+        extra = getattr(obj, "_requires_extra", None) or extra
+    return extra
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m extra` selects by the marks
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if isinstance(item, DoctestItem) and (extra := _doctest_extra(item)):
+            item.add_marker(pytest.mark.extra(extra))
+
+
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers("extra"):
+        need(*mark.args)

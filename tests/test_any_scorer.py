@@ -42,8 +42,8 @@ def test_comparison_pairs_queries_and_names_the_better_system():
     assert "| -2.00 |" in line and "| 40 |" in line and "LightGBM lambdarank better" in line
 
 
+@pytest.mark.extra("torch")
 def test_quick_reproduction_runs_every_row(tmp_path, data_root):
-    pytest.importorskip("torch", reason="the MLP rows need the torch extra")
     rows = any_scorer.reproduce(tmp_path, data_dir=data_root, quick=True)
     models = {r["model"] for r in rows}
     assert models == set(any_scorer.MODELS)

@@ -137,12 +137,16 @@ def test_the_cli_models_cover_every_ranker_class():
     assert saved == set(RANKERS) == {spec.estimator for spec in MODELS.values()}
 
 
+def _with_extras(names):
+    """Each model name, marked with the optional extra its class needs to train (MLPRanker: torch)."""
+    return [pytest.param(n, marks=pytest.mark.extra(extra)) if (extra := getattr(MODELS[n].cls, "_requires_extra", None))
+            else n for n in names]
+
+
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.parametrize("name", _with_extras(MODELS))
 def test_degenerate_training_data(name, case):
     spec = MODELS[name]
-    if spec.cls is ranker_class("MLPRanker"):
-        pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra, not installed here")
     X, y, qid = make_case(case)
     model = make_model(spec)
     outcome = expected(spec, case)

@@ -39,8 +39,8 @@ def test_trees_record_the_dev_metric_each_round():
     assert mean.score(vali) == own.score(vali)  # score() stays the loss's metric: the same trees, rounds all kept
 
 
+@pytest.mark.extra("torch")
 def test_the_network_records_the_dev_metric_each_epoch():
-    pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra, not installed here")
     from structrank.learners import MLPRanker
 
     train, vali = _split()

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from extras import need
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs" / "site"
@@ -30,7 +31,7 @@ PUBLIC_MODULES = (
 
 def _module(name):
     if name == "structrank.torch":
-        pytest.importorskip("torch", reason="structrank.torch needs torch (pip install torch)")
+        need("torch")
     return importlib.import_module(name)
 
 
@@ -104,7 +105,9 @@ def test_public_class_has_an_examples_section(qualified, module, cls):
     assert ">>> " in section.group(1), f"{qualified}: its Examples section has no example"
 
 
-@pytest.mark.parametrize("qualified, module, cls", CLASSES, ids=[c[0] for c in CLASSES])
+@pytest.mark.parametrize("qualified, module, cls", [
+    pytest.param(*c, marks=pytest.mark.extra(c[2]._requires_extra)) if getattr(c[2], "_requires_extra", None) else c
+    for c in CLASSES], ids=[c[0] for c in CLASSES])
 def test_public_class_examples_run(qualified, module, cls):
     defining = importlib.import_module(cls.__module__)
     tests = doctest.DocTestFinder(recurse=False).find(cls, qualified, module=defining, globs=vars(defining).copy())

@@ -90,8 +90,8 @@ def test_significant_gain_tests_the_best_epoch_at_alpha_over_the_epochs_compared
     assert even.epoch == 0
 
 
+@pytest.mark.extra("torch")
 def test_one_standard_error_epoch_of_an_mlp_is_on_its_curve():
-    pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra, not installed here")
     from structrank.data import make_ranking_dataset
     from structrank.learners import MLPRanker
 
@@ -105,8 +105,8 @@ def test_one_standard_error_epoch_of_an_mlp_is_on_its_curve():
     assert np.isclose(one_se.score(vali), one_se.dev_curve_[one_se.best_epoch_ - 1])
 
 
+@pytest.mark.extra("torch")
 def test_an_mlp_started_at_the_linear_model_keeps_it_without_a_significant_gain():
-    pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra, not installed here")
     from structrank.data import make_ranking_dataset
     from structrank.learners import MLPRanker
 

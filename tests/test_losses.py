@@ -116,8 +116,8 @@ def test_the_perceptron_on_a_scaled_loss_updates_against_the_oracle_at_scores_ov
     np.testing.assert_allclose(model.coef_, expected, atol=1e-12)
 
 
+@pytest.mark.extra("torch")
 def test_mlp_rejects_an_unknown_loss_before_training():
-    pytest.importorskip("torch", reason="MLPRanker needs the torch extra")
     with pytest.raises(ValueError, match="loss must be one of"):
         MLPRanker(loss="nope").fit(make_ranking_dataset(n_queries=4, random_state=0))
 

@@ -205,8 +205,8 @@ def test_overflowing_features_give_one_line_errors_in_every_learner_that_overflo
         assert isinstance(info.value, FloatingPointError) and "the weights diverged in epoch 1" in message
 
 
+@pytest.mark.extra("torch")
 def test_mlp_without_epochs_needs_the_linear_start(ds):
-    pytest.importorskip("torch", reason="MLPRanker trains with the optional torch extra")
     from structrank.learners import MLPRanker
 
     with pytest.raises(ValueError, match=r"epochs=0 keeps the linear start: it needs init='linear'"):

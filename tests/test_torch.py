@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="the optional torch extra is not installed")
+from extras import need
+
+need("torch")
+pytestmark = pytest.mark.extra("torch")
+import torch  # noqa: E402
 
 from structrank.data import make_ranking_dataset  # noqa: E402
 from structrank.learners import MLPRanker  # noqa: E402

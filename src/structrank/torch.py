@@ -8,7 +8,8 @@ respect to the scores, ``(c_hat - c_star) / n_queries`` for a hinge. The oracles
 arrays: the scores are copied from their device and the gradient is sent back to it, so the module
 works with CPU and GPU tensors alike.
 
-Without torch this module is not collected as doctests (the root ``conftest.py``).
+Without torch this module is not collected as doctests (the root ``conftest.py``), and its doctests
+are marked as needing the ``torch`` extra.
 
 >>> import torch
 >>> scores = torch.zeros(3, requires_grad=True)
@@ -28,6 +29,9 @@ import torch
 from structrank.learners.score_loss import ScoreLoss
 
 __all__ = ["StructuredRankingLoss"]
+
+#: the optional extra this module needs (the test configuration skips its doctests without it)
+_requires_extra = "torch"
 
 
 class _LossFunction(torch.autograd.Function):

@@ -153,6 +153,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     (True, True)
     """
 
+    #: fit needs the optional extra (prediction does not); its doctest skips without it
+    _requires_extra = "torch"
+
     eval_history_ = renamed_attribute("eval_history_", "dev_curve_")
     _saved_attributes = ("params_", "n_features_in_", "gain_")
     _text_attributes = ("gain_",)
