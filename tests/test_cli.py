@@ -309,9 +309,9 @@ def demo_table(out):
 
     values = {}
     for line in out.splitlines():
-        match = re.match(r"^(\S+)((?:\s+[0-9.]+){%d})$" % len(DEMO_MODELS), line)
+        match = re.match(r"^(\S+)((?:\s+[0-9.]+\^?[+-]?){%d})$" % len(DEMO_MODELS), line.rstrip())
         if match:
-            values[match.group(1)] = tuple(float(v) for v in match.group(2).split())
+            values[match.group(1)] = tuple(float(v) for v in re.findall(r"[0-9]+\.[0-9]+", match.group(2)))
     return values
 
 
@@ -327,6 +327,33 @@ def test_demo_synthetic_prints_metrics_for_every_demo_model(demo_output):
         assert all(0.0 <= v <= 1.0 for v in table[metric])
     assert "letor4" in out
     assert "chose" in err  # parameters chosen on vali
+
+
+def test_demo_marks_the_best_and_the_significant_and_says_what_next(demo_output):
+    code, out, err = demo_output
+    assert "warning" not in (out + err).lower()
+    rows = [line for line in out.splitlines() if line.split()[:1] and line.split()[0] in demo_table(out)]
+    for row, values in zip(rows, demo_table(out).values()):
+        cells = row.split()[1:]
+        assert [c.rstrip("+-").endswith("^") for c in cells] == [v == max(values) for v in values], row
+    assert "^ best per metric; +/- significantly above/below linreg" in out
+    assert "Holm" in out
+    assert re.search(r"^next: .*tutorial", out, re.M) and "structrank reproduce" in out and "structrank train" in out
+
+
+def test_the_demo_table_marks_what_the_paired_tests_find():
+    from structrank.demo import DEMO_METRICS, marked_table
+
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(40), 6)
+    y = rng.integers(0, 3, qid.size)
+    noise = rng.normal(size=qid.size)
+    results = {"base": evaluate(y, noise, qid, DEMO_METRICS),  # random: the others are far above it
+               "good": evaluate(y, y + 0.1 * noise, qid, DEMO_METRICS),
+               "same": evaluate(y, noise + 1e-9 * y, qid, DEMO_METRICS)}
+    line = next(l for l in marked_table(results).splitlines() if l.startswith("map "))
+    base, good, same = line.split()[1:]
+    assert good.endswith("^+") and not base.endswith("+") and not same.endswith(("+", "-"))
 
 
 def test_demo_synthetic_models_beat_random_scores(demo_output):

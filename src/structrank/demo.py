@@ -11,9 +11,19 @@ import numpy as np
 from structrank.data import letor_folds, letor_root, make_ranking_dataset, read_letor
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import CONVENTIONS, evaluate
+from structrank.metrics.compare import compare_results
 
 DEMO_METRICS = ("map", "ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5", "ndcg@10", "p@1", "mrr")
-DEMO_MODELS = ("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
+DEMO_MODELS = ("linreg", "ranksvm", "svm-map", "svm-ndcg", "lsp-ap", "crf-kl")  # the first is the baseline
+ALPHA = 0.05
+#: where to go from here, printed at the end
+NEXT_STEPS = (
+    "next: the 5-minute tutorial, docs/site/tutorial.md (every block runs as written);",
+    "      `structrank reproduce chakrabarti2008 --quick --out out/c08` reruns a paper's experiment (names: "
+    "`structrank reproduce --help`);",
+    "      `structrank train svm-map --train TRAIN --vali VALI --out model.npz` trains on your own LETOR/SVMlight "
+    "files, then `structrank predict` and `structrank evaluate` (models: `structrank train --help`).",
+)
 
 
 def _splits(data_dir, synthetic):
@@ -40,13 +50,35 @@ def run_demo(data_dir=None, synthetic=False, convention="letor4"):
         spec = get_model(model_name)
         t0 = time.perf_counter()
         model, params, _ = select_on_vali(spec, train, vali, convention=convention)
-        results[model_name] = evaluate(test.y, model.predict(test.X), test.qid, DEMO_METRICS, convention).metrics
+        results[model_name] = evaluate(test.y, model.predict(test.X), test.qid, DEMO_METRICS, convention)
         print(f"  {model_name}: chose {params} on vali in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    width = max(len(m) for m in DEMO_METRICS)
     print(f"\ntest metrics, {CONVENTIONS[convention].name} convention")
-    print(f"{'metric':<{width}}  " + "  ".join(f"{m:>8}" for m in DEMO_MODELS))
-    for metric in DEMO_METRICS:
-        print(f"{metric:<{width}}  " + "  ".join(f"{results[m][metric]:8.4f}" for m in DEMO_MODELS))
+    print(marked_table(results))
     print(f"\n{CONVENTIONS[convention].describe()}")
     print(f"finished in {time.perf_counter() - start:.1f} s")
-    return results
+    print("\n".join(NEXT_STEPS))
+    return {name: result.metrics for name, result in results.items()}
+
+
+def marked_table(results: dict) -> str:
+    """The models' test metrics ({model: EvaluationResult}, the first the baseline) as a text table.
+
+    ``^`` marks the best model of each metric; ``+`` / ``-`` a model significantly above / below the
+    baseline there (structrank.metrics.compare: the paired t-test and randomisation test over the test
+    queries, both Holm-adjusted across the models, below ALPHA). A legend follows the table.
+    """
+    models = list(results)
+    comparison = compare_results(results, alpha=ALPHA)
+    marks = {(r.system, r.metric): ("+" if r.difference > 0 else "-") for r in comparison.rows if r.significant(ALPHA)}
+    width = max(len(m) for m in DEMO_METRICS)
+    lines = [f"{'metric':<{width}}  " + "  ".join(f"{m:>10}" for m in models)]
+    for metric in DEMO_METRICS:
+        values = [round(float(results[m].metrics[metric]), 4) for m in models]  # best as printed: ties all marked
+        best = max(values)
+        cells = [f"{v:8.4f}" + f"{'^' if v == best else ''}{marks.get((m, metric), '')}".ljust(2)
+                 for m, v in zip(models, values)]
+        lines.append(f"{metric:<{width}}  " + "  ".join(cells))
+    lines.append(f"^ best per metric; +/- significantly above/below {models[0]} (paired t-test and randomisation test "
+                 f"over the {comparison.rows[0].queries} test queries, both p < {ALPHA:g} after Holm's correction "
+                 f"across the {len(models) - 1} models)")
+    return "\n".join(lines)

@@ -124,7 +124,9 @@ class RankSVM(LinearRankerMixin, BaseRanker):
     loss : {"hinge", "squared_hinge"}, default "hinge"
     max_pairs_per_query : int or None
         Sample at most this many pairs per query (all by default).
-    max_iter : int, default 100000
+    max_iter : int, default 1000000
+        liblinear's limit on its coordinate-descent passes: high enough that the grid's largest C converges
+        on the LETOR sets (a smaller limit stops there with a ConvergenceWarning).
     tol : float, default 1e-4
     random_state : int, default 0
         Seeds pair sampling and liblinear's coordinate order.
@@ -143,7 +145,7 @@ class RankSVM(LinearRankerMixin, BaseRanker):
                               "max_pairs_per_query": [*COUNT, None], "max_iter": COUNT, "tol": POSITIVE,
                               "random_state": ["random_state"]}
 
-    def __init__(self, C=1.0, loss="hinge", max_pairs_per_query=None, max_iter=100000, tol=1e-4, random_state=0):
+    def __init__(self, C=1.0, loss="hinge", max_pairs_per_query=None, max_iter=1_000_000, tol=1e-4, random_state=0):
         self.C = C
         self.loss = loss
         self.max_pairs_per_query = max_pairs_per_query
