@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from structrank.data import letor_folds, letor_root, read_letor
-from structrank.errors import DataFormatError
+from structrank.errors import DataFormatError, DataValidationError
 from structrank.metrics import evaluate
 from structrank.metrics.trec import evaluate_run, read_qrels, read_run
 
@@ -80,9 +80,12 @@ def test_a_complete_ranking_agrees_with_the_trec_convention_of_evaluate(data_roo
         assert by_run.metrics[name] == pytest.approx(by_file.metrics[name], abs=TOL), name
 
 
+#: scores with ties, and pairs that differ in double but not in single precision (trec_eval keeps a float)
+SCORES = [0.0, 0.5, 1.0, 1.00000001, 1.0000001, 2.0, 16777216.0, 16777217.0, -3.0e-9, -3.00000001e-9]
+
 queries_st = st.lists(
     st.tuples(st.lists(st.integers(-1, 3), min_size=1, max_size=8),  # qrels labels (-1: judged non-relevant)
-              st.lists(st.tuples(st.integers(0, 11), st.sampled_from([0.0, 0.5, 1.0, 2.0])), min_size=1, max_size=10)),
+              st.lists(st.tuples(st.integers(0, 11), st.sampled_from(SCORES)), min_size=1, max_size=10)),
     min_size=1, max_size=4)
 
 
@@ -156,3 +159,55 @@ def test_the_evaluate_command_reads_qrels_and_runs(tmp_path, capsys):
     assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"),
                  "--convention", "letor4"]) == 2
     assert "trec_eval's rules" in capsys.readouterr().err
+
+
+def test_scores_equal_in_single_precision_tie_as_in_trec_eval():
+    """trec_eval reads a score into a C float: 1.00000001 and 1.0 tie there, and the tie goes by docno."""
+    qrels, run = {"1": {"a": 1, "b": 0}}, {"1": {"a": 1.00000001, "b": 1.0}}
+    assert evaluate_run(qrels, run, ["map"]).metrics["map"] == 0.5
+    assert_like_pytrec(qrels, run)
+    assert evaluate_run(qrels, {"1": {"a": 1.0000001, "b": 1.0}}, ["map"]).metrics["map"] == 1.0  # apart in a float
+
+
+def test_a_document_judged_twice_is_an_error_naming_both_lines(tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n\n1 0 a 0\n")
+    with pytest.raises(DataFormatError, match=r"q.txt, line 4, docno: document 'a' of query 1 is judged twice "
+                                              r"\(lines 1 and 4\)"):
+        read_qrels(tmp_path / "q.txt")
+
+
+@pytest.mark.parametrize("level", [0, -1, 1.5, True])
+def test_a_relevance_level_below_1_is_refused(level):
+    with pytest.raises(ValueError, match="relevant_from .* must be an integer >= 1"):
+        evaluate_run({"1": {"a": 0, "b": 1}}, {"1": {"a": 4.0, "x": 3.0}}, ["map"], relevant_from=level)
+
+
+@pytest.mark.parametrize("qrels, run, message", [
+    ({"1": {"a": 1}}, {"001": {"a": 2.0}}, "no query of the run is in the qrels"),
+    ({"1": {"a": 1}}, {}, "no retrieved document in the run"),
+    ({}, {"1": {"a": 1.0}}, "no judgement in the qrels"),
+])
+def test_nothing_to_evaluate_is_an_error_never_a_nan(qrels, run, message):
+    for complete in (False, True):
+        with pytest.raises(DataValidationError, match=f"nothing to evaluate: {message}"):
+            evaluate_run(qrels, run, ["map"], complete=complete)
+
+
+def test_nothing_to_evaluate_names_the_files(tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("001 Q0 a 1 2 t\n")
+    with pytest.raises(DataValidationError, match=r"no query of .*r.txt is in .*q.txt"):
+        evaluate_run(tmp_path / "q.txt", tmp_path / "r.txt", ["map"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(queries_st, st.integers(1, 4), st.booleans())
+def test_no_measure_leaves_its_range(queries, relevant_from, complete):
+    qrels = {str(q): {f"d{i}": label for i, label in enumerate(labels)} for q, (labels, _) in enumerate(queries)}
+    run = {str(q): {f"d{doc}": score for doc, score in retrieved} for q, (_, retrieved) in enumerate(queries)}
+    names = list(MEASURES.values())
+    result = evaluate_run(qrels, run, names, relevant_from=relevant_from, complete=complete)
+    for name in names:
+        values = result.per_query[name]
+        assert np.all((values >= 0.0) & (values <= 1.0)), (name, values)
+        assert 0.0 <= result.metrics[name] <= 1.0, name

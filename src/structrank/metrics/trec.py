@@ -8,7 +8,8 @@ rel}}`` and ``{qid: {docno: score}}``, as pytrec_eval and ranx) or as pandas Dat
 trec_eval's rules, which ``evaluate_run`` follows:
 
 - each query's documents are ranked by score, ties by docno in descending string order; the rank
-  column is ignored;
+  column is ignored; a score is compared as trec_eval holds it, a C ``float`` (read as a double, then
+  rounded to single precision), so scores that differ only beyond single precision tie;
 - a document of the run that the qrels do not judge, or judge with a negative label (pooled but not
   judged), is non-relevant, and bpref skips it;
 - the relevant documents of the qrels count in every denominator whether the run retrieved them
@@ -17,7 +18,10 @@ trec_eval's rules, which ``evaluate_run`` follows:
 - a query of the qrels that the run lacks is left out, or scores 0 in every measure with
   ``complete=True`` (trec_eval -c); a query of the run that the qrels lack is left out;
 - a label counts as relevant from ``relevant_from`` on (trec_eval -l, default 1), for every
-  measure but NDCG, which uses the labels as gains.
+  measure but NDCG, which uses the labels as gains; a level below 1 would make unjudged documents
+  relevant and is refused;
+- a qrels file that judges a document twice is an error naming both lines (trec_eval stops on it too),
+  and so is nothing to evaluate (an empty qrels or run, or no query in common): never a NaN.
 
 Errors name the file, the line and the field; lines and numbers are read through
 ``structrank.data.grammar`` and fields are split at ASCII white space. ``write_run`` writes a run
@@ -63,11 +67,17 @@ def _text(field: bytes) -> str:
 
 def read_qrels(path) -> dict:
     """``{qid: {docno: rel}}`` from a TREC qrels file (``qid iter docno rel``)."""
-    qrels = {}
+    qrels, first_line = {}, {}
     for line, fields in _lines(path):
         if len(fields) != 4:
             raise DataFormatError(str(path), line, f"a qrels line has 4 fields (qid iter docno rel), got {len(fields)}")
-        qrels.setdefault(_text(fields[0]), {})[_text(fields[2])] = grammar.integer(str(path), line, fields[3], "rel")
+        qid, docno = _text(fields[0]), _text(fields[2])
+        docs = qrels.setdefault(qid, {})
+        if docno in docs:
+            raise DataFormatError(str(path), line, f"document {docno!r} of query {qid} is judged twice (lines "
+                                  f"{first_line[qid, docno]} and {line})", "docno")
+        first_line[qid, docno] = line
+        docs[docno] = grammar.integer(str(path), line, fields[3], "rel")
     return qrels
 
 
@@ -127,10 +137,11 @@ def _as_dict(source, value_columns, read, what) -> dict:
 
 
 def _ranked(docs: dict) -> list:
-    """The docnos of one query ranked as trec_eval does: by score, ties by docno descending."""
-    items = sorted(docs.items(), key=lambda item: item[0], reverse=True)
-    items.sort(key=lambda item: -float(item[1]))  # stable: equal scores keep docno descending
-    return [d for d, _ in items]
+    """The docnos of one query ranked as trec_eval does: by score as a C float, ties by docno descending."""
+    docnos = sorted(docs, reverse=True)
+    # trec_eval reads a score with atof and keeps it in a float: compare in single precision
+    scores = np.array([docs[d] for d in docnos], dtype=np.float64).astype(np.float32)
+    return [docnos[i] for i in np.argsort(-scores, kind="stable")]  # stable: equal scores keep docno descending
 
 
 def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=False) -> EvaluationResult:
@@ -157,6 +168,10 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     """
     from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
 
+    if isinstance(relevant_from, bool) or not isinstance(relevant_from, (int, np.integer)) or relevant_from < 1:
+        raise ValueError(f"relevant_from (trec_eval -l) must be an integer >= 1, got {relevant_from!r}: a lower level "
+                         "would make every unjudged document relevant")
+    names_of = {"qrels": _source_name(qrels, "the qrels"), "run": _source_name(run, "the run")}
     qrels = _as_dict(qrels, ("relevance", "rel"), read_qrels, "qrels")
     run = _as_dict(run, ("score",), read_run, "run")
     names = [canonical_name(m) for m in metrics]
@@ -164,6 +179,11 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     if any(family == "auc" for family, _ in parsed):
         raise ValueError("auc is not a trec_eval measure of a run (unjudged and missing documents have no pairs)")
     retrieved = sorted(set(qrels) & set(run), key=_qid_key)
+    if not retrieved:
+        why = (f"no judgement in {names_of['qrels']}" if not qrels else
+               f"no retrieved document in {names_of['run']}" if not run else
+               f"no query of {names_of['run']} is in {names_of['qrels']} (query ids compare as strings: 1 is not 001)")
+        raise DataValidationError(f"nothing to evaluate: {why}")
     queries = sorted(set(qrels) | set(retrieved), key=_qid_key) if complete else retrieved
     rows = [_ranked(run[q]) if q in run else [] for q in queries]
     labels = np.array([qrels[q].get(d, 0) for q, docs in zip(queries, rows) for d in docs], dtype=np.int64)
@@ -202,6 +222,10 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
         per_query[name] = values
     means = {name: float(np.mean(v)) if v.size else float("nan") for name, v in per_query.items()}
     return EvaluationResult(means, per_query, np.array(queries, dtype=object), "trec")
+
+
+def _source_name(source, default: str) -> str:
+    return str(source) if isinstance(source, (str, Path)) else default
 
 
 def _qid_key(qid: str):
