@@ -99,3 +99,98 @@ def test_compare_over_a_letor_file_and_scores_files(tmp_path, capsys):
                  "--metric", "ndcg@10", "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)["comparisons"][0]
     assert row["system"] == "b.txt" and row["difference"] < 0 and row["queries"] == 20
+
+
+def _write_run(path, run, tag="t"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{q} Q0 {d} 0 {s!r} {tag}\n" for q, docs in run.items() for d, s in docs.items()))
+    return str(path)
+
+
+def _small_runs(tmp_path):
+    rng = np.random.default_rng(3)
+    qrels = {str(q): {f"d{i}": int(rng.integers(0, 2)) for i in range(6)} for q in range(30)}
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()))
+    runs = [{q: {d: float(rng.normal() + s * r) for d, r in docs.items()} for q, docs in qrels.items()} for s in (0, 1)]
+    return str(tmp_path / "qrels.txt"), qrels, runs
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--alpha", "1.5", "--alpha must be a significance level in (0, 1), got 1.5"),
+    ("--alpha", "nan", "--alpha must be a significance level in (0, 1), got nan"),
+    ("--alpha", "-0.1", "--alpha must be a significance level in (0, 1)"),
+    ("--seed", "-1", "--seed must be >= 0, got -1"),
+    ("--permutations", "10", "--permutations must be at least 10000"),
+    ("--convention", "trec", "--convention applies only with --data"),
+    ("--relevant-from", "2", None),  # applies with --qrels: fine
+])
+def test_compare_options_are_checked_naming_the_option(tmp_path, capsys, option, value, message):
+    qrels_path, _, runs = _small_runs(tmp_path)
+    paths = [_write_run(tmp_path / f"r{i}.txt", run) for i, run in enumerate(runs)]
+    code = main(["compare", "--qrels", qrels_path, *paths, "--metric", "map", option, value])
+    err = capsys.readouterr().err
+    if message is None:
+        assert code == 0, err
+    else:
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_option_for_the_other_source_is_an_error(tmp_path, capsys):
+    from structrank.data import make_ranking_dataset, write_letor
+
+    ds = make_ranking_dataset(n_queries=6, random_state=0)
+    write_letor(tmp_path / "data.txt", ds)
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.txt").write_text("".join(f"{v!r}\n" for v in np.arange(ds.n_rows, dtype=float)))
+    for extra, message in ((["--relevant-from", "2"], "--relevant-from applies only with --qrels"),
+                           (["--complete"], "--complete applies only with --qrels")):
+        assert main(["compare", "--data", str(tmp_path / "data.txt"), str(tmp_path / "a.txt"),
+                     str(tmp_path / "b.txt"), *extra]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_runs_in_folders_of_the_same_file_name_get_distinct_names(tmp_path, capsys):
+    qrels_path, _, runs = _small_runs(tmp_path)
+    paths = [_write_run(tmp_path / f"sys{i}" / "run.txt", run) for i, run in enumerate(runs)]
+    assert main(["compare", "--qrels", qrels_path, *paths, "--metric", "map", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["systems"] == ["sys0/run.txt", "sys1/run.txt"]
+
+
+def test_runs_answering_different_queries_are_compared_over_the_shared_ones(tmp_path, capsys):
+    qrels_path, qrels, runs = _small_runs(tmp_path)
+    runs[0] = {q: docs for q, docs in runs[0].items() if int(q) >= 3}    # the baseline misses 3 queries
+    runs[1] = {q: docs for q, docs in runs[1].items() if int(q) < 28}    # the other misses 2 others
+    paths = [_write_run(tmp_path / f"r{i}.txt", run) for i, run in enumerate(runs)]
+    assert main(["compare", "--qrels", qrels_path, *paths, "--metric", "map", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out["comparisons"][0]
+    assert row["queries"] == 25 and out["left_out"] == {"r0.txt": 2, "r1.txt": 3}
+    shared = [str(q) for q in range(3, 28)]
+    means = [evaluate_run(qrels_path, {q: run[q] for q in shared}, ["map"]).metrics["map"] for run in runs]
+    assert out["means"]["r0.txt"]["map"] == pytest.approx(means[0]) == row["baseline_mean"]
+    assert out["means"]["r1.txt"]["map"] == pytest.approx(means[1]) == row["mean"]
+    assert main(["compare", "--qrels", qrels_path, *paths, "--metric", "map"]) == 0
+    assert "left out as not answered by every system: 2 of r0.txt's, 3 of r1.txt's" in capsys.readouterr().out
+
+
+def test_the_randomisation_test_draws_in_blocks_with_the_same_p_value(monkeypatch):
+    from structrank.metrics import significance
+
+    d = np.random.default_rng(1).normal(0.05, 1.0, size=301)
+    whole = significance.sign_flip_p(d, 10_000, seed=4)
+    monkeypatch.setattr(significance, "SIGN_BLOCK", 1000)  # 3 rows a block
+    assert significance.sign_flip_p(d, 10_000, seed=4) == whole
+    signs = np.random.default_rng(4).choice((-1.0, 1.0), size=(10_000, d.size))  # the one-draw definition
+    hits = np.count_nonzero(np.abs(signs @ d) >= abs(d.sum()) - 1e-9 * np.abs(d).sum())
+    assert whole == (hits + 1) / 10_001
+
+
+@pytest.mark.parametrize("bad", [dict(alpha=1.5), dict(alpha=float("nan")), dict(alpha=0.0), dict(seed=-1),
+                                 dict(n_resamples=0)])
+def test_the_library_refuses_impossible_test_options(bad):
+    from structrank.metrics.compare import compare_values
+
+    values = {"a": {"map": {1: 0.1, 2: 0.2}}, "b": {"map": {1: 0.3, 2: 0.1}}}
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        compare_values(values, **bad)

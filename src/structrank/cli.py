@@ -152,7 +152,8 @@ def _add_compare(sub):
     source.add_argument("--data", help="LETOR/SVMlight file: the systems are scores files of its rows")
     p.add_argument("--metric", action="append", metavar="NAME",
                    help="measures (repeatable; default: map, ndcg@10, p@10); names as in structrank evaluate")
-    p.add_argument("--names", help="comma-separated system names (default: the file names)")
+    p.add_argument("--names", help="comma-separated system names (default: the file names, with as many of their "
+                                   "folders as it takes to tell them apart)")
     p.add_argument("--convention", default=None, choices=sorted(CONVENTIONS), help="with --data (default letor4)")
     p.add_argument("--complete", action="store_true", help="with --qrels: queries a run lacks score 0 (trec_eval -c)")
     p.add_argument("--relevant-from", type=int, default=1, metavar="L", help="with --qrels: trec_eval -l")
@@ -174,7 +175,15 @@ def cmd_compare(args):
                              **{f"system {i}": path for i, path in enumerate(args.systems, 1)}}, option="--plot")
     if args.permutations < 10_000:
         raise ValueError(f"--permutations must be at least 10000 for a stable p-value, got {args.permutations}")
-    names = args.names.split(",") if args.names else [Path(s).name for s in args.systems]
+    if not 0.0 < args.alpha < 1.0:  # NaN too
+        raise ValueError(f"--alpha must be a significance level in (0, 1), got {args.alpha}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    for option, given, needs in (("--relevant-from", args.relevant_from != 1, "qrels"),
+                                 ("--complete", args.complete, "qrels"), ("--convention", args.convention, "data")):
+        if given and not getattr(args, needs):
+            raise ValueError(f"{option} applies only with --{needs}: it would be ignored here")
+    names = args.names.split(",") if args.names else distinct_names(args.systems)
     if len(names) != len(args.systems) or len(set(names)) != len(names):
         raise ValueError(f"--names must give {len(args.systems)} different names, got {args.names!r}")
     metrics = args.metric or ["map", "ndcg@10", "p@10"]
@@ -200,6 +209,22 @@ def cmd_compare(args):
         comparison.plot(args.plot)
         _say(args, f"wrote {args.plot}")
     return 0
+
+
+def distinct_names(paths) -> list:
+    """Names for files: the file name, with as many of its folders as it takes to tell them all apart
+    (``a/run.txt``, ``b/run.txt``); the same file given twice is numbered (``run.txt``, ``run.txt#2``)."""
+    parts = [Path(p).parts or (str(p),) for p in paths]
+    for depth in range(1, max(map(len, parts)) + 1):
+        names = ["/".join(p[-depth:]) for p in parts]
+        if len(set(names)) == len(names):
+            return names
+    seen = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
 
 
 def _add_train(sub, details=True):

@@ -108,6 +108,8 @@ class Comparison:
     n_resamples: int = 10_000
     seed: int = 0
     alpha: float = 0.05
+    #: {system: its queries left out because another system did not answer them} (``compare_results``)
+    left_out: dict = field(default_factory=dict)
 
     def _marker(self, row) -> str:
         if not row.significant(self.alpha):
@@ -143,13 +145,20 @@ class Comparison:
     def to_dict(self) -> dict:
         return {"baseline": self.baseline, "systems": self.systems, "metrics": self.metrics, "means": self.means,
                 "comparisons": [asdict(r) for r in self.rows], "n_resamples": self.n_resamples, "seed": self.seed,
-                "alpha": self.alpha}
+                "alpha": self.alpha, "left_out": self.left_out}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
 
     def _note(self) -> str:
-        return (f"Paired over the queries both systems were measured on; t-test (scipy.stats.ttest_rel) and "
+        dropped = {s: n for s, n in self.left_out.items() if n}
+        if dropped:
+            kept = self.rows[0].queries if self.rows else 0
+            lines = (f"Over the {kept} queries every system answers; left out as not answered by every system: "
+                     + ", ".join(f"{n} of {s}'s" for s, n in dropped.items()) + ".\n")
+        else:
+            lines = ""
+        return lines + (f"Paired over the queries both systems were measured on; t-test (scipy.stats.ttest_rel) and "
                 f"randomisation test (sign flips, exact up to 16 queries, else {self.n_resamples} seeded with "
                 f"{self.seed}); Holm's correction across the {len(self.systems) - 1} comparison"
                 f"{'' if len(self.systems) == 2 else 's'} with {self.baseline} per measure and test. 95% CI: the t-test's "
@@ -170,6 +179,16 @@ class Comparison:
         return save_figure(fig, path)
 
 
+def check_test_options(n_resamples, seed, alpha) -> None:
+    """Refuse what no test can use: alpha outside (0, 1) (NaN too), fewer than 1 resample, a negative seed."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be a level in (0, 1), got {alpha!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+
+
 def compare_results(results: dict, n_resamples: int = 10_000, seed: int = 0, alpha: float = 0.05) -> Comparison:
     """Compare ``{system: EvaluationResult}`` (the first is the baseline) on the measures they share.
 
@@ -188,9 +207,17 @@ def compare_results(results: dict, n_resamples: int = 10_000, seed: int = 0, alp
     metrics = [m for m in results[systems[0]].metrics if all(m in r.metrics for r in results.values())]
     if not metrics:
         raise ValueError("the systems share no measure")
-    values = {s: {m: dict(zip(map(str, r.qids), r.per_query[m])) for m in metrics} for s, r in results.items()}
-    means = {s: {m: float(results[s].metrics[m]) for m in metrics} for s in systems}
-    return compare_values(values, means, n_resamples, seed, alpha)
+    # every mean and every test over the same queries: those all systems answer
+    queries = {s: list(map(str, r.qids)) for s, r in results.items()}
+    common = set.intersection(*map(set, queries.values()))
+    if len(common) < 2:
+        raise ValueError(f"the systems share {len(common)} quer{'y' if len(common) == 1 else 'ies'}: a paired test "
+                         "needs at least 2")
+    values = {s: {m: {q: v for q, v in zip(queries[s], r.per_query[m]) if q in common} for m in metrics}
+              for s, r in results.items()}
+    comparison = compare_values(values, None, n_resamples, seed, alpha)
+    comparison.left_out = {s: len(queries[s]) - len(common) for s in systems}
+    return comparison
 
 
 def against_baseline(values: dict, baseline: str, metric: str, n_resamples: int = 10_000, seed: int = 0) -> list:
@@ -213,6 +240,7 @@ def compare_values(values: dict, means: dict | None = None, n_resamples: int = 1
     systems = list(values)
     if len(systems) < 2:
         raise ValueError("comparing needs at least two systems")
+    check_test_options(n_resamples, seed, alpha)
     baseline = systems[0]
     metrics = list(values[baseline])
     if means is None:

@@ -50,6 +50,10 @@ class PairedTest:
         return "A > B" if self.mean_diff > 0 else "A < B"
 
 
+#: random signs drawn at once by the randomisation test (a block of rows of the patterns x queries matrix)
+SIGN_BLOCK = 1 << 21
+
+
 def sign_flip_p(d, n_resamples: int = 10_000, seed: int = 0, max_exact_log2: int = 16) -> float:
     """Two-sided p-value of the mean difference ``d`` under random signs.
 
@@ -59,17 +63,21 @@ def sign_flip_p(d, n_resamples: int = 10_000, seed: int = 0, max_exact_log2: int
     """
     d = np.asarray(d, dtype=np.float64)
     n = d.size
+    # sums, not means: the same test, with one rounding less; a pattern ties when equal to rounding
+    threshold = abs(d.sum()) - 1e-9 * max(1.0, np.abs(d).sum())
     if n <= max_exact_log2:
         bits = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
         signs = 1.0 - 2.0 * bits
-        extra = 0
-    else:
-        signs = np.random.default_rng(seed).choice((-1.0, 1.0), size=(n_resamples, n))
-        extra = 1
-    observed = abs(d.sum())
-    # sums, not means: the same test, with one rounding less; a pattern ties when equal to rounding
-    hits = np.count_nonzero(np.abs(signs @ d) >= observed - 1e-9 * max(1.0, np.abs(d).sum()))
-    return float((hits + extra) / (signs.shape[0] + extra))
+        return float(np.count_nonzero(np.abs(signs @ d) >= threshold) / signs.shape[0])
+    # The random patterns are drawn a block of rows at a time, so memory stays bounded at any number of
+    # queries; the generator's stream is the same as one draw of all rows, and so is the p-value.
+    rng = np.random.default_rng(seed)
+    rows = max(1, SIGN_BLOCK // n)
+    hits = 0
+    for start in range(0, n_resamples, rows):
+        signs = rng.choice((-1.0, 1.0), size=(min(rows, n_resamples - start), n))
+        hits += int(np.count_nonzero(np.abs(signs @ d) >= threshold))
+    return float((hits + 1) / (n_resamples + 1))
 
 
 def sign_test_p(d) -> float:
