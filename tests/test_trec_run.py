@@ -211,3 +211,23 @@ def test_no_measure_leaves_its_range(queries, relevant_from, complete):
         values = result.per_query[name]
         assert np.all((values >= 0.0) & (values <= 1.0)), (name, values)
         assert 0.0 <= result.metrics[name] <= 1.0, name
+
+
+def test_a_run_is_not_written_when_two_rows_of_a_query_share_a_docno(tmp_path, capsys):
+    from structrank.cli import main
+    from structrank.metrics.trec import write_run
+
+    with pytest.raises(DataValidationError, match=r"data.txt: rows 1 and 3 of query 7 have the same docno 'a'"):
+        write_run(tmp_path / "run.txt", [7, 7, 7], ["a", "b", "a"], [0.1, 0.2, 0.3], source="data.txt")
+    assert not (tmp_path / "run.txt").exists()
+    with pytest.raises(DataValidationError, match="docno 'a b' is not one word"):
+        write_run(tmp_path / "run.txt", [7], ["a b"], [0.1])
+    # the LETOR reader takes a docid's first word: '#docid = my doc one' and '... two' are both 'my'
+    (tmp_path / "c.txt").write_text("1 qid:1 1:0.5 #docid = my doc one\n0 qid:1 1:0.2 #docid = my doc two\n"
+                                    "1 qid:2 1:0.5 #docid = x\n")
+    assert main(["train", "linreg", "--train", str(tmp_path / "c.txt"), "--out", str(tmp_path / "m.npz")]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tmp_path / "m.npz"), "--data", str(tmp_path / "c.txt"), "--format", "trec",
+                 "--out", str(tmp_path / "run.txt")]) == 2
+    assert "rows 1 and 2 of query 1 have the same docno 'my'" in capsys.readouterr().err
+    assert not (tmp_path / "run.txt").exists()

@@ -346,7 +346,7 @@ def cmd_predict(args):
             docids = ds.docids
         else:  # the row's line number in the file
             docids = (ds.row_order if ds.row_order is not None else np.arange(ds.n_rows)) + 1
-        write_run(args.out, ds.qid, docids, scores, args.run_tag)
+        write_run(args.out, ds.qid, docids, scores, args.run_tag, source=args.data)
     else:
         write_scores(args.out, ds.to_file_order(scores))
     _say(args, f"wrote {ds.n_rows} {'scores' if args.format == 'scores' else 'ranked documents'} to {args.out}")

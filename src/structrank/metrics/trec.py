@@ -96,14 +96,27 @@ def read_run(path) -> dict:
     return run
 
 
-def write_run(path, qid, docids, scores, tag="structrank") -> None:
+def write_run(path, qid, docids, scores, tag="structrank", source=None) -> None:
     """Write a TREC run (``qid Q0 docno rank score tag``), each query's documents ranked as trec_eval
-    ranks them (score, then docno descending), atomically (``"-"``: standard output)."""
+    ranks them (score, then docno descending), atomically (``"-"``: standard output).
+
+    Every row is written: two rows of a query with the same docno (which a run cannot tell apart) are an
+    error naming both rows (1-based, in the order given; ``source`` names where they came from).
+    """
     if not str(tag) or any(c.isspace() for c in str(tag)):
         raise ValueError(f"a run tag is one word without spaces, got {tag!r}")
-    queries = {}
-    for q, d, s in zip(np.asarray(qid), np.asarray(docids), np.asarray(scores, dtype=np.float64)):
-        queries.setdefault(str(q), {})[str(d)] = float(s)
+    queries, first_row = {}, {}
+    for row, (q, d, s) in enumerate(zip(np.asarray(qid), np.asarray(docids), np.asarray(scores, dtype=np.float64)), 1):
+        q, d = str(q), str(d)
+        if not d or any(c.isspace() for c in d):
+            raise DataValidationError(f"{source or 'the rows'}: row {row}: docno {d!r} is not one word, as a TREC run "
+                                      "line needs")
+        docs = queries.setdefault(q, {})
+        if d in docs:
+            raise DataValidationError(f"{source or 'the rows'}: rows {first_row[q, d]} and {row} of query {q} have the "
+                                      f"same docno {d!r}: a TREC run names each document of a query once")
+        first_row[q, d] = row
+        docs[d] = float(s)
     with atomic_open(path, "w") as fh:
         for q in sorted(queries, key=_qid_key):
             docs = queries[q]
