@@ -8,6 +8,7 @@ third of the judgements dropped, extra documents added); and random small qrels 
 from __future__ import annotations
 
 import gzip
+import json
 
 import numpy as np
 import pytest
@@ -231,3 +232,38 @@ def test_a_run_is_not_written_when_two_rows_of_a_query_share_a_docno(tmp_path, c
                  "--out", str(tmp_path / "run.txt")]) == 2
     assert "rows 1 and 2 of query 1 have the same docno 'my'" in capsys.readouterr().err
     assert not (tmp_path / "run.txt").exists()
+
+
+def _evaluate(tmp_path, capsys, qrels, run, *options):
+    from structrank.cli import main
+
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    code = main(["evaluate", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"), "--json", *options])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_issue_s_trec_cases_end_right_on_the_command_line(tmp_path, capsys):
+    """Issue 38's reproductions: the number trec_eval gives, or a one-line error with exit code 2."""
+    code, out, _ = _evaluate(tmp_path, capsys, "1 0 a 1\n1 0 b 0\n", "1 Q0 a 1 1.00000001 t\n1 Q0 b 2 1.0 t\n",
+                             "--metric", "map")
+    assert code == 0 and json.loads(out)["metrics"] == {"map": 0.5}
+    for qrels, run, options, message in (
+            ("1 0 a 0\n1 0 b 1\n", "1 Q0 a 1 4 t\n1 Q0 x 2 3 t\n", ["--relevant-from", "0"],
+             "--relevant-from must be >= 1"),
+            ("1 0 a 1\n", "001 Q0 a 1 2 t\n", [], "nothing to evaluate: no query of"),
+            ("1 0 a 1\n", "", [], "nothing to evaluate: no retrieved document in"),
+            ("", "1 Q0 a 1 2 t\n", [], "nothing to evaluate: no judgement in"),
+            ("1 0 a 1\n1 0 a 0\n", "1 Q0 a 1 2 t\n", [], "judged twice (lines 1 and 2)")):
+        code, out, err = _evaluate(tmp_path, capsys, qrels, run, *options)
+        assert (code, out) == (2, "") and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_standard_input_is_read_once(capsys):
+    from structrank.cli import main
+
+    assert main(["evaluate", "--qrels", "-", "--run", "-"]) == 2
+    assert "--qrels and --run both read standard input" in capsys.readouterr().err
+    assert main(["compare", "--qrels", "q", "-", "-"]) == 2
+    assert "system 1 and system 2 both read standard input" in capsys.readouterr().err

@@ -96,16 +96,36 @@ def _evaluate_inputs(args):
         if args.convention not in (None, "trec"):
             raise ValueError(f"a TREC run is evaluated under trec_eval's rules (--convention "
                              f"trec), not {args.convention}")
+        check_one_stdin({"--qrels": args.qrels, "--run": args.run})
+        check_relevance_level(args.relevant_from)
         result = evaluate_run(args.qrels, args.run, metrics, relevant_from=args.relevant_from, complete=args.complete)
         return result, f"{args.run} against {args.qrels}"
     if not (args.data and args.scores):
         raise ValueError("give --data and --scores (or --qrels and --run)")
+    check_one_stdin({"--data": args.data, "--scores": args.scores})
+    if args.relevant_from != 1 or args.complete:
+        raise ValueError(f"{'--relevant-from' if args.relevant_from != 1 else '--complete'} applies only with --qrels "
+                         "and --run: it would be ignored here")
     from structrank.data import read_letor
 
     ds = read_letor(args.data)
     scores = _scores_in_row_order(ds, args.scores, args.data)
     result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "letor4", docids=ds.docids)
     return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
+
+
+def check_relevance_level(level: int) -> None:
+    if level < 1:
+        raise ValueError(f"--relevant-from must be >= 1 (trec_eval -l), got {level}: a lower level would make every "
+                         "unjudged document relevant")
+
+
+def check_one_stdin(inputs: dict) -> None:
+    """Standard input can be read once: refuse ``-`` given to two of ``inputs`` ({option: path})."""
+    reading = [option for option, path in inputs.items() if path == "-"]
+    if len(reading) > 1:
+        raise ValueError(f"{' and '.join(reading)} both read standard input ('-'), which can be read once: "
+                         "give all but one of them a file")
 
 
 def _scores_in_row_order(ds, path, data_path):
@@ -123,7 +143,7 @@ def cmd_evaluate(args):
     result, what = _evaluate_inputs(args)
     if args.json:
         out = result.to_dict(per_query=args.per_query)
-        print(json.dumps(out))
+        print(json.dumps(out, allow_nan=False))  # JSON has no NaN: an error rather than a file no parser reads
         return 0
     print(what)
     print(f"convention {CONVENTIONS[result.convention].describe()}")
@@ -171,14 +191,17 @@ def cmd_compare(args):
 
     if len(args.systems) < 2:
         raise ValueError("compare needs at least two systems")
-    check_output(args.plot, {"--qrels": args.qrels, "--data": args.data,
-                             **{f"system {i}": path for i, path in enumerate(args.systems, 1)}}, option="--plot")
+    inputs = {"--qrels": args.qrels, "--data": args.data,
+              **{f"system {i}": path for i, path in enumerate(args.systems, 1)}}
+    check_output(args.plot, inputs, option="--plot")
+    check_one_stdin(inputs)
     if args.permutations < 10_000:
         raise ValueError(f"--permutations must be at least 10000 for a stable p-value, got {args.permutations}")
     if not 0.0 < args.alpha < 1.0:  # NaN too
         raise ValueError(f"--alpha must be a significance level in (0, 1), got {args.alpha}")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    check_relevance_level(args.relevant_from)
     for option, given, needs in (("--relevant-from", args.relevant_from != 1, "qrels"),
                                  ("--complete", args.complete, "qrels"), ("--convention", args.convention, "data")):
         if given and not getattr(args, needs):

@@ -148,7 +148,7 @@ class Comparison:
                 "alpha": self.alpha, "left_out": self.left_out}
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict())
+        return json.dumps(self.to_dict(), allow_nan=False)  # JSON has no NaN: an error, never an unreadable file
 
     def _note(self) -> str:
         dropped = {s: n for s, n in self.left_out.items() if n}
