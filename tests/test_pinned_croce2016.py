@@ -5,8 +5,8 @@ the experiment's run function (``_run``) on its quick plan (``plan(quick=True)``
 counts, the IR baseline, the linear SVM on the dense features, both full kernel SVMs, Nyström with
 100 and 200 landmarks (seed 0) plus 100 landmarks drawn with seed 1, and on MQ2008 Fold1 SVM-map
 and SVM-ndcg with and without the Nyström RBF embedding. Every value but the times (wall seconds
-are not deterministic) against tests/pinned/croce2016.json to 1e-6. ``STRUCTRANK_UPDATE_PINS=1``
-rewrites the file when a change is meant to move them.
+are not deterministic) against tests/pinned/croce2016.json (``check_pinned``'s tolerance).
+``STRUCTRANK_UPDATE_PINS=all`` rewrites the file when a change is meant to move them.
 """
 
 from __future__ import annotations

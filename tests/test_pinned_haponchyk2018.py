@@ -3,9 +3,9 @@
 The first questions of each split (the paper's filtered splits), our similarity features fitted on
 the training slice, and SVM-map, LSP-AP and LSSVM-AP (with our mean and with Eq. 4's sum of the
 slacks) at fixed parameters; every dev/test value is compared with
-``tests/pinned/haponchyk2018-qa.json`` to 1e-6. A change to the readers, the features, the
+``tests/pinned/haponchyk2018-qa.json`` (``check_pinned``'s tolerance). A change to the readers, the features, the
 learners or the metrics that moves a reproduced number fails here. Rewrite the file with
-``STRUCTRANK_UPDATE_PINS=1 pytest tests/test_pinned_haponchyk2018.py`` when the move is meant.
+``STRUCTRANK_UPDATE_PINS=all pytest tests/test_pinned_haponchyk2018.py`` when the move is meant.
 """
 
 from __future__ import annotations

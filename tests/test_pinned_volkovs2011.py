@@ -4,7 +4,7 @@ tests/test_pinned.py pins ``ml``, ``la``, ``ls``, ``el`` and ``kl`` (volkovs2011
 ``la-sum`` with the same slice (MQ2008 Fold1, 3 epochs, fixed rates, seed 0) and the epoch chosen on vali as
 ``reproduce volkovs2011`` does, so that a change to the sum moves a number here; also ML-sum with the single-level
 queries kept, where the sum weighs a query's step by up to 720. The rate is the grid's smallest (0.001), since the
-sum's step is |Y0| times the mean's. ``STRUCTRANK_UPDATE_PINS=1`` rewrites tests/pinned/volkovs2011-sum.json.
+sum's step is |Y0| times the mean's. ``STRUCTRANK_UPDATE_PINS=all`` rewrites tests/pinned/volkovs2011-sum.json.
 """
 
 from __future__ import annotations

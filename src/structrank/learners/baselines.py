@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import StrOptions
 from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin, Number,
                                       overflow_error)
+from structrank.parallel.rows import dense_view
 
 
 def varying_columns(X) -> np.ndarray:
@@ -69,6 +70,10 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
         if np.all(y == y[0]):
             self._warn_degenerate(f"every training label is {int(y[0])}: the model predicts that constant for every "
                                   "document and ranks nothing", 2)
+        # A CSR matrix that lists every column (a LETOR file) is its dense values: scikit-learn solves
+        # sparse input iteratively (lsqr, sparse_cg), whose stopping point follows the BLAS kernel
+        # (issue 37: MAP moved in the fourth decimal between processors), dense input directly.
+        X = dense_view(X)
         # Constant columns get weight 0 (they only shift the intercept); fitted as they are, the
         # rounding of their mean leaves tiny non-zero centred values that lstsq turns into
         # arbitrary weights.

@@ -43,7 +43,7 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
                                       LinearRankerMixin, informative_queries)
 from structrank.learners.ssvm import cccp
-from structrank.parallel.rows import matvec, row_arrays, row_column, row_span
+from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
 from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
 from structrank.parallel.workers import dask_client
@@ -89,30 +89,15 @@ def _buffers(offsets):
 
 
 @njit(cache=True, nogil=True)
-def _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum):
-    """One pass of Alg. 1 over the queries in ``visit`` order on dense X (BLAS products);
-    ``w_sum`` accumulates every iterate. Returns (number of updates, summed loss)."""
-    n_updates = 0
-    total_loss = 0.0
-    order_hat, order_star, c_hat, c_star, _ = _buffers(offsets)
-    for q in visit:
-        a, b = offsets[q], offsets[q + 1]
-        delta = _query_step(X[a:b] @ w, z[a:b], v, scale, exact, order_hat, order_star, c_hat, c_star)
-        total_loss += delta
-        if delta > 0.0:
-            w += X[a:b].T @ c_hat[: b - a]  # line 8
-            n_updates += 1
-        w_sum += w
-    return n_updates, total_loss
-
-
-@njit(cache=True, nogil=True)
 def _perceptron_epoch_rows(data, indices, indptr, n_features, z, offsets, visit, v, scale, exact, w, w_sum):
-    """``_perceptron_epoch`` with the products as plain loops over rows, in a fixed order.
+    """One pass of Alg. 1 over the queries in ``visit`` order; ``w_sum`` accumulates every iterate.
+    Returns (number of updates, summed loss).
 
     The rows are CSR (``data, indices, indptr``) or, with an empty ``indptr``, dense rows of
-    ``n_features`` values laid end to end in ``data``. BLAS's last bits can depend on memory
-    alignment; these cannot, so a shard gives the same bits wherever it lives (structrank.parallel).
+    ``n_features`` values laid end to end in ``data``. The products are plain loops over rows in a
+    fixed order: BLAS's last bits depend on the kernel OpenBLAS picks for the processor and on
+    memory alignment, these on neither, so a fit (or a shard, structrank.parallel) gives the same
+    bits on any machine and wherever its rows live.
     """
     n_updates = 0
     total_loss = 0.0
@@ -154,11 +139,11 @@ def _loss_epoch(X, y, offsets, visit, loss, scale, w, w_sum):
     for q in visit:
         a, b = offsets[q], offsets[q + 1]
         one[1] = b - a
-        s = X[a:b] @ w
+        s = matvec(X[a:b], w)  # fixed summation order, as the positional maps' kernel
         c_hat, delta = loss.batch(s / scale, y[a:b], one)
         total += float(delta[0])
         if delta[0] > 0.0:  # Alg. 1 line 6
-            w += X[a:b].T @ (loss.star(s, y[a:b], one) - c_hat)
+            w += rmatvec(X[a:b], loss.star(s, y[a:b], one) - c_hat)
             n_updates += 1
         w_sum += w
     return n_updates, total
@@ -366,7 +351,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             if not positional:
                 n_updates, total = _loss_epoch(X, y, offsets, visit, loss, float(self.C), w, w_sum)
             elif shards is None:
-                n_updates, total = _perceptron_epoch(X, z, offsets, visit, v, scale, exact, w, w_sum)
+                n_updates, total = _perceptron_epoch_rows(*row_arrays(X), n_features, z, offsets, visit, v, scale,
+                                                          exact, w, w_sum)
             else:
                 w, n_updates, total = _mixed_epoch(shards, visit, v, scale, exact, self.relevant_from, w, w_sum,
                                                    self.n_jobs)

@@ -21,12 +21,96 @@ For one group (the 1-slack SVM) ``cutting_plane`` first runs an exact active-set
 along a null direction on singular faces), then SMO, warm-started, to a 1e-12 optimality gap (a
 few steps after the active set; all of the work for SVM-combo's separate slacks). Why: at large C
 SMO crawls on the rank-deficient H (LSSVM-AP at C = 5000 on MQ2008 Fold1: 25 s -> 1.6 s).
+
+Every product and the small eigendecomposition here are plain loops in a fixed order, not BLAS or
+LAPACK: OpenBLAS picks its kernels per processor (and its LAPACK calls them), so their last bits
+differ between machines, and the solver's discrete choices (a singular face or not, which
+multiplier enters) turned those bits into another cutting-plane path (issue 37). With these the
+same working set gives the same alpha on any x86-64 machine and any thread count.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from structrank.parallel.rows import dot
+
+
+@njit(cache=True, nogil=True)
+def _gradient(H, x, b):
+    """``H @ x - b`` with each row summed left to right."""
+    out = np.empty(b.shape[0])
+    for i in range(b.shape[0]):
+        out[i] = dot(H[i], x) - b[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _objective(H, b, x):
+    """``1/2 x'Hx - b'x``, the minimised objective, in a fixed order."""
+    total = 0.0
+    for i in range(b.shape[0]):
+        total += x[i] * (0.5 * dot(H[i], x) - b[i])
+    return total
+
+
+@njit(cache=True, nogil=True)
+def symmetric_eigen(A, max_sweeps=50):
+    """Eigenvalues and eigenvectors (the columns of V) of a symmetric A by cyclic Jacobi rotations.
+
+    A fixed sequence of plane rotations (Press et al., Numerical Recipes, section 11.1, with its
+    thresholds): the same bits on every processor, where LAPACK's result follows the BLAS kernel.
+    Each rotation zeroes its pair; after the fourth sweep an off-diagonal entry that no longer
+    changes either diagonal entry is set to zero, so the sweeps end with an exactly diagonal matrix.
+    """
+    n = A.shape[0]
+    a = A.copy()
+    V = np.eye(n)
+    for sweep in range(max_sweeps):
+        off = 0.0
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                off += abs(a[p, q])
+        if off == 0.0:
+            break
+        threshold = 0.2 * off / (n * n) if sweep < 3 else 0.0
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                apq = a[p, q]
+                g = 100.0 * abs(apq)
+                if sweep > 3 and abs(a[p, p]) + g == abs(a[p, p]) and abs(a[q, q]) + g == abs(a[q, q]):
+                    a[p, q] = a[q, p] = 0.0
+                    continue
+                if abs(apq) <= threshold:
+                    continue
+                h = a[q, q] - a[p, p]
+                if abs(h) + g == abs(h):
+                    t = apq / h
+                else:
+                    theta = 0.5 * h / apq
+                    t = 1.0 / (abs(theta) + np.sqrt(1.0 + theta * theta))
+                    if theta < 0.0:
+                        t = -t
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(n):
+                    akp, akq = a[k, p], a[k, q]
+                    a[k, p] = c * akp - s * akq
+                    a[k, q] = s * akp + c * akq
+                for k in range(n):
+                    apk, aqk = a[p, k], a[q, k]
+                    a[p, k] = c * apk - s * aqk
+                    a[q, k] = s * apk + c * aqk
+                a[p, q] = a[q, p] = 0.0
+                for k in range(n):
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p] = c * vkp - s * vkq
+                    V[k, q] = s * vkp + c * vkq
+    values = np.empty(n)
+    for i in range(n):
+        values[i] = a[i, i]
+    return values, V
 
 
 @njit(cache=True, nogil=True)
@@ -37,7 +121,7 @@ def solve_dual(H, b, group, n_groups, C, alpha, tol, max_steps):
     the final largest violation of the optimality conditions.
     """
     m = b.shape[0]
-    grad = H @ alpha - b  # gradient of the minimised objective 1/2 a'Ha - b'a
+    grad = _gradient(H, alpha, b)  # gradient of the minimised objective 1/2 a'Ha - b'a
     slack = np.full(n_groups, C)
     for j in range(m):
         slack[group[j]] -= alpha[j]
@@ -92,7 +176,7 @@ def solve_dual(H, b, group, n_groups, C, alpha, tol, max_steps):
         best_gap = (grad[down] if down >= 0 else 0.0) - (grad[up] if up >= 0 else 0.0)
         if violation <= tol or best_gain <= 0.0:
             # confirm with a gradient computed afresh (the running one accumulates rounding)
-            fresh = H @ alpha - b
+            fresh = _gradient(H, alpha, b)
             drift = 0.0
             for j in range(m):
                 drift = max(drift, abs(fresh[j] - grad[j]))
@@ -133,7 +217,7 @@ def solve_dual(H, b, group, n_groups, C, alpha, tol, max_steps):
 
 
 def dual_objective(H, b, alpha) -> float:
-    return float(b @ alpha - 0.5 * alpha @ H @ alpha)
+    return -float(_objective(H, b, alpha))
 
 
 @njit(cache=True, nogil=True)
@@ -144,13 +228,15 @@ def active_set_dual(H, b, group, n_groups, C, alpha, tol, max_iter):
     SMO's pair steps converge slowly, while the optimum has few non-zero multipliers. Here each
     group's slack becomes a variable ``C - sum_{group} a`` (a zero row in H), the problem a QP over
     a product of simplices ``sum_{group l} a = C``: on the free set S the equality-constrained
-    minimiser solves ``[H_SS A_S'; A_S 0] [a_S; nu] = [b_S; C 1]`` (A: group membership); a step
-    towards it stops at the first multiplier that reaches 0 (which leaves S), and at the
-    minimiser the variable outside S whose gradient most undercuts its group's ``-nu`` enters. On
-    a singular face (the system has a null direction v with ``H_SS v = -A_S' mu``, ``A_S v = 0``)
-    the objective is linear along v, so it moves downhill along v until a multiplier reaches 0.
-    Each iteration costs a small SVD. After ``max_iter`` iterations, or when a step does not lower
-    the objective, it stops where it is, which is feasible; ``solve_dual`` finishes from there.
+    minimiser solves ``[H_SS A_S'; A_S 0] [a_S; nu] = [b_S; C 1]`` (A: group membership) through
+    the symmetric matrix's eigendecomposition (``symmetric_eigen``); a step towards it stops at
+    the first multiplier that reaches 0 (which leaves S), and at the minimiser the variable
+    outside S whose gradient most undercuts its group's ``-nu`` enters. On a singular face (the
+    system has a null direction v with ``H_SS v = -A_S' mu``, ``A_S v = 0``) the objective is
+    linear along v, so it moves downhill along v until a multiplier reaches 0. Each iteration
+    costs a small eigendecomposition. After ``max_iter`` iterations, or when a step does not
+    lower the objective, it stops where it is, which is feasible; ``solve_dual`` finishes from
+    there.
 
     Returns the iterations taken (negative when it stopped early).
     """
@@ -172,7 +258,7 @@ def active_set_dual(H, b, group, n_groups, C, alpha, tol, max_iter):
     bE = np.zeros(n)
     bE[:m] = b
     free = x > 0.0
-    value = 0.5 * x @ HE @ x - bE @ x
+    value = _objective(HE, bE, x)
     scale = max(C, 1.0)
     for it in range(max_iter):
         S = np.flatnonzero(free)
@@ -186,10 +272,16 @@ def active_set_dual(H, b, group, n_groups, C, alpha, tol, max_iter):
             K[k + of[S[i]], i] = 1.0
             rhs[i] = bE[S[i]]
         rhs[k:] = C
-        U, sv, Vt = np.linalg.svd(K)
-        if sv[-1] <= 1e-12 * sv[0]:
-            v = Vt[-1, :k].copy()
-            grad = HE @ x - bE
+        lam, V = symmetric_eigen(K)
+        largest, smallest = 0, 0  # by |eigenvalue|, the first of equals
+        for i in range(lam.shape[0]):
+            if abs(lam[i]) > abs(lam[largest]):
+                largest = i
+            if abs(lam[i]) < abs(lam[smallest]):
+                smallest = i
+        if abs(lam[smallest]) <= 1e-12 * abs(lam[largest]):
+            v = V[:k, smallest].copy()
+            grad = _gradient(HE, x, bE)
             slope = 0.0
             for i in range(k):
                 slope += grad[S[i]] * v[i]
@@ -205,12 +297,18 @@ def active_set_dual(H, b, group, n_groups, C, alpha, tol, max_iter):
                 x[S[i]] = max(x[S[i]] + t * v[i], 0.0)
             x[leave] = 0.0
             free[leave] = False
-            value = 0.5 * x @ HE @ x - bE @ x
+            value = _objective(HE, bE, x)
             continue
-        sol = Vt.T @ ((U.T @ rhs) / sv)
+        coef = np.empty(lam.shape[0])  # K^-1 rhs = V diag(1 / lam) V' rhs
+        for i in range(lam.shape[0]):
+            coef[i] = dot(V[:, i], rhs) / lam[i]
+        sol = np.zeros(lam.shape[0])
+        for i in range(lam.shape[0]):
+            for j in range(lam.shape[0]):
+                sol[j] += V[j, i] * coef[i]
         step = sol[:k] - x[S]
         if np.max(np.abs(step)) <= 1e-14 * scale:
-            grad = HE @ x - bE
+            grad = _gradient(HE, x, bE)
             nu = np.zeros(n_groups)
             count = np.zeros(n_groups)
             for i in range(k):
@@ -237,7 +335,7 @@ def active_set_dual(H, b, group, n_groups, C, alpha, tol, max_iter):
         for j in range(n):
             if trial[j] < 0.0:
                 trial[j] = 0.0
-        new_value = 0.5 * trial @ HE @ trial - bE @ trial
+        new_value = _objective(HE, bE, trial)
         if new_value > value + 1e-12 * max(abs(value), 1.0):
             alpha[:] = x[:m]
             return -it  # no descent: a singular face; SMO takes over from x

@@ -37,7 +37,7 @@ from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
 from structrank.oracles.latent import ImputedTarget, check_latent
-from structrank.parallel.rows import dense_view, matvec, rmatvec
+from structrank.parallel.rows import dense_view, dot, matvec, rmatvec
 from structrank.parallel.scratch import scratch, shard_memo
 from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
 from structrank.parallel.workers import dask_client
@@ -175,14 +175,14 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
         # slack of each group under the current working set, and the new violations
         slack = np.zeros(n_groups)
         if b.size:
-            margins = b - G @ w
+            margins = b - matvec(G, w)
             for l in range(n_groups):
                 in_group = group == l
                 if in_group.any():
                     slack[l] = max(0.0, margins[in_group].max())
-        violations = np.array([delta - g @ w for g, delta in found])
+        violations = np.array([delta - dot(g, w) for g, delta in found])
         trace.violation.append(violations.tolist())
-        trace.primal.append(0.5 * w @ w + C * np.maximum(violations, 0.0).sum())
+        trace.primal.append(0.5 * dot(w, w) + C * np.maximum(violations, 0.0).sum())
         new = [l for l in range(n_groups) if violations[l] > slack[l] + tol]
         if callback is not None:
             callback(n_iter, w, violations, slack)
@@ -194,8 +194,8 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
             break
         for l in new:
             g, delta = found[l]
-            cross = G @ g
-            H = np.block([[H, cross[:, None]], [cross[None, :], np.array([[g @ g]])]])
+            cross = matvec(G, g)
+            H = np.block([[H, cross[:, None]], [cross[None, :], np.array([[dot(g, g)]])]])
             G = np.vstack([G, g])
             b = np.append(b, delta)
             group = np.append(group, l)
@@ -210,7 +210,7 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
         trace.qp_seconds += time.perf_counter() - start
         trace.qp_steps += int(steps)
         trace.dual.append(dual_objective(H, b, alpha))
-        w = G.T @ alpha
+        w = rmatvec(G, alpha)
     return w, alpha, n_iter, converged, trace
 
 
@@ -248,7 +248,7 @@ def latent_objective(w, scores, target, y, offsets, C):
     """``1/2 |w|^2 + C mean_q [Delta + s . (c_hat - c_star)]`` of an imputed target at its own w."""
     c_hat, delta = target.batch(scores, y, offsets)
     margins = delta + np.add.reduceat(scores * (c_hat - target.star(scores, y, offsets)), offsets[:-1])
-    return float(0.5 * w @ w + C * margins.mean())
+    return float(0.5 * dot(w, w) + C * margins.mean())
 
 
 def cccp(X, y, offsets, impute, C, tol=1e-4, max_iter=1000, max_outer=30, outer_tol=1e-3, n_jobs=None,
@@ -535,7 +535,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.n_outer_ = result.n_outer
         self.converged_ = result.converged
         self.n_constraints_ = 0 if result.trace is None else len(result.trace.dual)
-        self.slack_ = (objective - 0.5 * float(w @ w)) / self.C
+        self.slack_ = (objective - 0.5 * dot(w, w)) / self.C
         self.objective_, self.zero_objective_ = objective, zero
         trace = result.trace or CuttingPlaneTrace()
         self.dual_history_ = np.array(trace.dual)

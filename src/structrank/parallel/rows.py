@@ -2,9 +2,10 @@
 
 - ``row_arrays``, ``row_span``, ``row_column``: a row kernel reads dense rows (laid end to end)
   and CSR rows through one loop, so every learner's kernel serves both;
-- ``matvec``, ``rmatvec`` (and ``dense_matvec``, callable from numba code): ``X @ w`` and
-  ``X.T @ c`` with each row summed left to right. BLAS's summation order can depend on a row's
-  position and on the memory alignment of the arrays (an array read from a memory map and the
+- ``matvec``, ``rmatvec``, ``dot`` (and ``dense_matvec``, callable from numba code): ``X @ w``,
+  ``X.T @ c`` and ``a @ b`` with each row summed left to right. BLAS's summation order can depend on
+  the kernel OpenBLAS picks for the processor, on a row's position and on the memory alignment of
+  the arrays (an array read from a memory map and the
   same rows sliced in memory could differ in the last bit); these cannot, so a linear model's
   scores and a shard's products have the same bits on dense or CSR rows, wherever they sit;
 - ``dense_view``: a CSR matrix that lists every column of every row in order (a LETOR file read
@@ -33,6 +34,15 @@ def dense_matvec(X, w, out):
         for j in range(X.shape[1]):
             total += X[i, j] * w[j]
         out[i] = total
+
+
+@njit(cache=True, nogil=True)
+def dot(a, b):
+    """``a @ b`` of two vectors summed left to right (numba; callable from numba code)."""
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += a[i] * b[i]
+    return total
 
 
 @njit(cache=True, nogil=True)
