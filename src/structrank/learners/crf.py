@@ -29,12 +29,12 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import COUNT, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, Number
 from structrank.losses import PROBABILISTIC, get_loss, require
+from structrank.numba_cache import njit
 from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
 from structrank.parallel.rows import row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo

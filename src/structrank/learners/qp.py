@@ -26,7 +26,8 @@ SMO crawls on the rank-deficient H (LSSVM-AP at C = 5000 on MQ2008 Fold1: 25 s -
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from structrank.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)
