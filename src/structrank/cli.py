@@ -13,7 +13,12 @@ Every input problem ends in one line naming the file, the line and the problem, 
   reason``). Exit code 2 for input and system errors (``StructRankError``, ``ValueError``,
   ``OSError`` (dask's connection errors included, named as ``--scheduler``), SQLite errors,
   ``RecursionError``, ``MemoryError``), 1 and "internal error" for anything else; Ctrl-C exits 130
-  with one line. Warnings print as one line (``_one_line_warning``).
+  with one line. Warnings print as one line (``_one_line_warning``). A reader that closes standard
+  output early (``structrank evaluate --json | head``) ends the command quietly, exit 141 (128 +
+  SIGPIPE, as ``cat`` and ``grep`` end; ``BROKEN_PIPE_EXIT``).
+- Inputs: each command's input files (``INPUT_OPTIONS``) are checked to exist before the command is
+  built, so a missing ``--train`` is reported in a fraction of a second, not after the models'
+  imports, in the words its reader would use (``check_input_paths``).
 - Outputs: every ``--out`` (and ``compare --plot``) goes through ``atomic.check_output`` first;
   ``reproduce --out`` must be a folder outside the data folder, and ``reproduce --fresh`` discards a
   store made by another experiment or from other data (which is otherwise refused). ``-`` reads
@@ -596,13 +601,35 @@ def main(argv=None):
     """The ``structrank`` command. ``argv`` None: the process's own arguments, and the process ends
     after it (the console script, ``python -m structrank``)."""
     try:
-        return _main(argv)
+        code = _main(argv)
+        if argv is None:
+            sys.stdout.flush()  # a reader that closed the pipe early is seen here, not at the interpreter's exit
+        return code
     except KeyboardInterrupt:  # Ctrl-C, even while the parser imports the models: the shell's code, no traceback
         print("structrank: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away(argv)
     finally:
         if argv is None:
             _spare_the_last_collections()
+
+
+#: the exit code of a command whose reader closed standard output early (``structrank evaluate | head``):
+#: 128 + SIGPIPE, as the shell reports a program that SIGPIPE ended (``cat``, ``grep``)
+BROKEN_PIPE_EXIT = 141
+
+
+def _reader_went_away(argv):
+    """The end of a command whose standard output was closed before it finished writing: no message
+    (the reader chose to stop reading), exit 141. A process that ends here points its standard
+    output at the null device first, so that Python's own flush at exit finds no broken pipe."""
+    if argv is None:
+        with contextlib.suppress(OSError, ValueError):  # no file descriptor (a replaced sys.stdout)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+    return BROKEN_PIPE_EXIT
 
 
 def _spare_the_last_collections():
@@ -624,9 +651,62 @@ def _command_of(argv):
     return next((a for a in argv if not a.startswith("-")), "")
 
 
+#: each command's input files that must exist, checked before the command's imports (the models' registry
+#: takes seconds to import): a missing one is reported at once, in the words its reader uses
+INPUT_OPTIONS = {
+    "train": ("--train", "--vali"),
+    "predict": ("--model", "--data"),
+    "evaluate": ("--data", "--scores", "--qrels", "--run"),
+    "compare": ("--qrels", "--data"),
+    "featurize": ("--input", "--fit", "--state"),
+    "export": ("--feature-names",),
+}
+
+
+class _ArgumentProblem(Exception):
+    """A line the input check cannot read: the command's own parser reports it."""
+
+
+class _InputOptionsParser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _ArgumentProblem(message)
+
+
+def check_input_paths(command, argv) -> None:
+    """DataFormatError for the first input file of ``command`` in ``argv`` that is missing, a folder or
+    not a regular file (a model file: missing), as its reader would say; ``-`` (standard input) and
+    abbreviated option names are left to the command. Nothing but the standard library is imported."""
+    options = INPUT_OPTIONS.get(command, ())
+    if not options or "-h" in argv or "--help" in argv:
+        return
+    from structrank.files import open_regular  # deferred: start-up time, only the commands that read files
+
+    parser = _InputOptionsParser(add_help=False, allow_abbrev=False)
+    for option in options:
+        parser.add_argument(option, action="append", default=[])
+    try:
+        known, _ = parser.parse_known_args(argv)
+    except _ArgumentProblem:
+        return
+    for option in options:
+        for path in getattr(known, option[2:].replace("-", "_")):
+            if path == "-" or not path:
+                continue
+            if option == "--model":  # model_io's words; what a model file holds is read with numpy
+                if not os.path.lexists(path):
+                    raise DataFormatError(path, None, "model file not found")
+                continue
+            open_regular(Path(path)).close()
+
+
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
+    try:
+        check_input_paths(command, argv)
+    except DataFormatError as exc:
+        print(f"structrank {command}: {error_line(exc)}", file=sys.stderr)
+        return 2
     # "" or an unknown name: every command a stub
     parser = build_parser(only=command, details="-h" in argv or "--help" in argv)
     args = parser.parse_args(argv)
@@ -636,6 +716,8 @@ def _main(argv):
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its options from TQDM_* variables
     try:
         return args.func(args)
+    except BrokenPipeError:
+        raise  # not an error of the command's: main ends it quietly
     except Exception as exc:  # noqa: BLE001 -- every error ends in one line (STRUCTRANK_DEBUG=1: the traceback)
         if os.environ.get("STRUCTRANK_DEBUG"):  # the whole traceback, for reporting a bug
             raise
