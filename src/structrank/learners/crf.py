@@ -250,8 +250,13 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 
+    #: parameters only some objectives read ({parameter: the losses that read it}); the model registry's
+    #: per-model help lists them only for those (``structrank train crf-ml --help`` shows no alpha or T)
+    _loss_parameters = {"alpha": ("crf-la", "crf-la-sum"), "T": ("crf-kl",)}
+
     def _param(self):
-        return {"la": self.alpha, "la-sum": self.alpha, "kl": self.T}.get(self.objective, 0.0)
+        loss = f"crf-{self.objective}"
+        return next((getattr(self, name) for name, losses in self._loss_parameters.items() if loss in losses), 0.0)
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch.
