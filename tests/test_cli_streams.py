@@ -218,3 +218,25 @@ def test_the_early_check_words_a_missing_file_as_the_reader_does(setup, tmp_path
     assert str(early.value) == str(late.value)
     check_input_paths("train", ["svm-map", "--train", "-", "--out", "x"])  # standard input: the reader's affair
     check_input_paths("train", ["svm-map", "--train", str(missing), "--help"])  # help needs no file
+
+
+def _train_stderr(*argv):
+    return subprocess.run([sys.executable, "-m", "structrank", "train", *map(str, argv)], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_train_draws_progress_bars_when_asked_and_stays_quiet_in_a_pipe(setup, tmp_path):
+    data = setup / "data.txt"
+    grid = ["linreg", "--train", data, "--vali", data, "--out", tmp_path / "g.npz"]
+    epochs = ["lsp-ap", "--train", data, "--out", tmp_path / "e.npz", "--set", "max_epochs=3"]
+    piped = _train_stderr(*grid)  # standard error is a pipe: the messages only, as before
+    assert piped.returncode == 0 and "\r" not in piped.stderr and "grid" not in piped.stderr
+    assert [line.split("  vali")[0].strip() for line in piped.stderr.splitlines()[:4]] == \
+        [str({"alpha": a}) for a in (0.0, 0.1, 1.0, 10.0)]
+    bars = _train_stderr(*grid, "--progress")
+    assert bars.returncode == 0 and "grid: 100%" in bars.stderr and "4/4" in bars.stderr
+    assert "chose {'alpha'" in bars.stderr and "wrote " in bars.stderr  # the messages are still there
+    bars = _train_stderr(*epochs, "--progress")
+    assert bars.returncode == 0 and "epochs:" in bars.stderr and "3/3" in bars.stderr
+    quiet = _train_stderr(*epochs, "--progress", "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == ""

@@ -26,7 +26,8 @@ Every input problem ends in one line naming the file, the line and the problem, 
   standard input (``--data``, ``--scores``, ``--run``, ``--qrels``: ``structrank.files.read_bytes``) and
   writes standard output (``--out``).
 - ``--quiet`` (before or after the command) silences progress messages and tqdm bars
-  (``TQDM_DISABLE``); ``predict --format trec [--run-tag]`` writes a TREC run
+  (``TQDM_DISABLE``); ``train`` draws bars over the grid's fits and each fit's epochs on a
+  terminal, or with ``--progress`` (``_training_progress``); ``predict --format trec [--run-tag]`` writes a TREC run
   (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers).
 """
 
@@ -233,6 +234,9 @@ def _add_train(sub, details=True):
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
+    p.add_argument("--progress", action="store_true",
+                   help="progress bars (grid points, epochs; with ETA) on standard error even when it is not a "
+                        "terminal (on a terminal they show anyway; --quiet hides them)")
     _add_parallel_options(p, "grid points fitted in parallel (joblib)")
     p.set_defaults(func=cmd_train)
 
@@ -267,19 +271,58 @@ def cmd_train(args):
     fixed = parse_assignments(args.set)
     spec.make(**fixed)  # unknown names fail here, before any work
     train = read_letor(args.train)
-    with _cluster(args.scheduler):
+    n_fits = len(list(spec.candidates(fixed))) if args.vali else 1
+    with _cluster(args.scheduler), _training_progress(args, n_fits) as say:
         if args.vali:
             vali = read_letor(args.vali, n_features=train.n_features)
             model, params, value = select_on_vali(
                 spec, train, vali, fixed, n_jobs=args.jobs,
-                report=lambda p, v: _say(args, f"  {p}  vali {spec.metric_label} = {v:.4f}"),
+                report=lambda p, v: say(f"  {p}  vali {spec.metric_label} = {v:.4f}", fitted=True),
             )
-            _say(args, f"chose {params} (vali {spec.metric_label} {value:.4f})")
+            say(f"chose {params} (vali {spec.metric_label} {value:.4f})")
         else:
             model = spec.make(**fixed).fit(train)
     save_model(model, args.out)
     _say(args, f"wrote {args.out}")
     return 0
+
+
+@contextlib.contextmanager
+def _training_progress(args, n_fits):
+    """``train``'s progress: a bar over the grid's fits and one over each fit's epochs (tqdm, with
+    ETA, on standard error), drawn when standard error is a terminal or with --progress, never with
+    --quiet. Yields ``say(message, fitted=False)``: a progress message written above the bars
+    (``fitted``: one more grid point is done). The epochs come from ``learners.epochs.epoch_progress``,
+    so that no learner knows of bars."""
+    from tqdm.auto import tqdm  # deferred: start-up time, only a training run draws bars
+
+    from structrank.learners.epochs import epoch_progress
+
+    disable = True if args.quiet else (False if args.progress else None)  # None: tqdm draws on a terminal only
+    grid = tqdm(total=n_fits, desc="grid", unit="fit", disable=True if n_fits < 2 else disable, file=sys.stderr)
+    bars = [grid]
+
+    def on_epoch(epoch, total):
+        if len(bars) == 1:  # made at the first epoch: a learner without epochs gets no bar
+            # below a grid's bar, each fit's epochs clear when it ends
+            bars.append(tqdm(total=total, desc="epochs", unit="epoch", disable=disable, leave=grid.disable,
+                             file=sys.stderr, position=0 if grid.disable else 1))
+        elif epoch == 1:  # the next fit's first epoch
+            bars[1].reset(total=total)
+        bars[1].update(epoch - bars[1].n)
+
+    def say(message, fitted=False):
+        if fitted:
+            grid.update(1)
+        if not args.quiet:
+            tqdm.write(message, file=sys.stderr)
+
+    try:
+        with epoch_progress(on_epoch):
+            yield say
+    finally:
+        for bar in reversed(bars):
+            bar.close()
 
 
 def parse_assignments(items) -> dict:

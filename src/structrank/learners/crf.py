@@ -286,7 +286,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         rng = np.random.default_rng(self.random_state)
         theta = np.zeros(n_features)
-        best = self._best_epoch(dev, start=theta.copy())
+        best = self._best_epoch(dev, start=theta.copy(), total=int(self.max_epochs))
         objective = []
         settings = (tables, starts, code, float(self._param()), float(self.learning_rate), size)
         for epoch in range(1, int(self.max_epochs) + 1):

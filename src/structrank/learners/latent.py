@@ -357,7 +357,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         w = np.zeros(n_features)
         w_sum = np.zeros(n_features)
         steps = 0
-        best = self._best_epoch(dev, start=w.copy())
+        best = self._best_epoch(dev, start=w.copy(), total=int(self.max_epochs))
         losses = []
         self.n_updates_ = 0
         exact = self.inference == "exact"
