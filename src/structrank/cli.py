@@ -27,8 +27,8 @@ Every input problem ends in one line naming the file, the line and the problem, 
   writes standard output (``--out``).
 - ``--quiet`` (before or after the command) silences progress messages and tqdm bars
   (``TQDM_DISABLE``); ``train`` draws bars over the grid's fits and each fit's epochs on a
-  terminal, or with ``--progress`` (``_training_progress``); ``predict --format trec [--run-tag]`` writes a TREC run
-  (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers).
+  terminal, or with ``--progress`` (``_training_progress``); ``predict --format trec [--run-tag]``
+  writes a TREC run (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers).
 """
 
 # deferred imports: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
@@ -41,6 +41,7 @@ import gc
 import json
 import os
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -219,8 +220,6 @@ def _add_train(sub, details=True):
     if model is not None:
         description = model_details(model)
     elif details:
-        import textwrap  # deferred: start-up time, only the help wraps its text
-
         description = (textwrap.fill("Train MODEL. With --vali, parameters not fixed by --set are chosen on that "
                                      "file from the model's grid; without it, the defaults are used. `structrank "
                                      "train MODEL --help` gives a model's parameters, defaults and grid.", 79)
@@ -229,7 +228,8 @@ def _add_train(sub, details=True):
         description = None
     p = sub.add_parser("train", help=HELP["train"], description=description,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL", choices=sorted(MODELS), help="the model to train (`structrank train --help` lists them)")
+    p.add_argument("model", metavar="MODEL", choices=sorted(MODELS),
+                   help="the model to train (`structrank train --help` lists them)")
     p.add_argument("--train", required=True, help="training file")
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
