@@ -81,11 +81,32 @@ def test_a_folder_the_user_chose_is_kept(tmp_path):
 
 
 def test_every_cached_kernel_module_takes_njit_from_numba_cache():
-    """A kernel decorated with numba's own njit would cache beside its source, under the old rule."""
+    """The locator must be in place before a module's kernels are decorated: a module imported first that
+    took numba's own njit would cache its kernels beside its source (the test below imports them in one
+    order only, after the locator is in)."""
     offenders = [str(path.relative_to(SRC)) for path in (SRC / "structrank").rglob("*.py")
                  if "cache=True" in path.read_text(encoding="utf-8")
                  and "from structrank.numba_cache import njit" not in path.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_every_cached_kernel_of_structrank_caches_in_its_folder(tmp_path):
+    """Every module-level kernel compiled with ``cache=True`` caches under structrank's folder."""
+    modules = sorted("structrank." + ".".join(path.relative_to(SRC / "structrank").with_suffix("").parts)
+                     for path in (SRC / "structrank").rglob("*.py") if "cache=True" in path.read_text(encoding="utf-8")
+                     and path.name != "numba_cache.py")
+    code = ("import importlib, json, sys\nfrom numba.core.caching import NullCache\nfrom numba.core.dispatcher import "
+            "Dispatcher\npaths = {}\nfor name in json.loads(sys.argv[1]):\n    for key, value in "
+            "vars(importlib.import_module(name)).items():\n        if isinstance(value, Dispatcher) and not "
+            "isinstance(value._cache, NullCache) and value.__module__ == name:\n            paths[name + '.' + key] = "
+            "value._cache.cache_path\nprint(json.dumps(paths))")
+    env = {**clean_env(tmp_path), "PYTHONPATH": str(SRC)}
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(modules)], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    paths = json.loads(out)
+    assert len({name.rsplit(".", 1)[0] for name in paths}) >= 15  # the kernels' modules were seen
+    folder = str(tmp_path / "cache" / "structrank" / "numba")
+    assert {name: path for name, path in paths.items() if not path.startswith(folder)} == {}
 
 
 def test_only_the_recent_folders_are_kept(tmp_path):
