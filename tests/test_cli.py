@@ -383,16 +383,59 @@ def test_help_lists_the_commands(capsys):
         assert command in out
 
 
-def test_train_help_lists_the_models_and_their_grids(capsys):
+def _help_text(capsys, *argv):
     with pytest.raises(SystemExit) as info:
-        main(["train", "--help"])
+        main(list(argv))
     assert info.value.code == 0
-    out = capsys.readouterr().out
-    for name, spec in MODELS.items():
-        assert name in out
-        assert str(spec.grid) in out
-    assert "linreg" in out and "ranksvm" in out
-    assert "C=1.0" in out and "alpha=0.0" in out
+    return capsys.readouterr().out
+
+
+def test_train_help_fits_a_screen_and_names_every_model_on_a_line_of_its_own(capsys):
+    out = _help_text(capsys, "train", "--help")
+    assert len(out) < 8000
+    named = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and line.split()[0] in MODELS]
+    assert sorted(named) == sorted(MODELS)  # each once: one line per model
+    assert "components" not in out and "grid on --vali" not in out  # parameters are the per-model help's
+    for estimator in {spec.estimator for spec in MODELS.values()}:
+        assert f"\n{estimator}: " in out  # its family's heading
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_train_model_help_gives_the_parameters_that_act_on_it_and_its_grid(capsys, name):
+    spec = MODELS[name]
+    out = _help_text(capsys, "train", name, "--help")
+    shown = dict(line.strip().split(" = ", 1) for line in out.split("with their defaults:\n")[1].split("\n\n")[0]
+                 .splitlines())
+    params = spec.make().get_params(deep=False)
+    assert set(shown) <= set(params) and shown
+    assert all(shown[key] == repr(params[key]) for key in shown), name
+    for key, values in spec.grid.items():
+        assert f"  {key}: {', '.join(repr(v) for v in values)}" in out
+    assert spec.help in out
+
+
+def test_a_model_help_leaves_out_what_another_family_reads(capsys):
+    svm_mrr = _help_text(capsys, "train", "svm-mrr", "--help")
+    for other in ("components", "slacks", "discount", "gain", "dorm_cut"):  # SVM-combo's and NDCG's
+        assert f"  {other} = " not in svm_mrr
+    assert "  k = 10" in svm_mrr and "  C = 1.0" in svm_mrr
+    combo = _help_text(capsys, "train", "svm-combo", "--help")
+    assert "  components = " in combo and "  slacks = 'separate'" in combo
+    crf_ml, crf_kl = (_help_text(capsys, "train", m, "--help") for m in ("crf-ml", "crf-kl"))
+    assert "  T = " not in crf_ml and "  alpha = " not in crf_ml
+    assert "  T = 1.0" in crf_kl and "  alpha = " not in crf_kl
+    assert "  random_state = 0" in _help_text(capsys, "train", "gbrt-map", "--help")  # LightGBM's seed stays
+
+
+def test_a_parameter_left_out_of_a_model_help_does_not_change_the_model():
+    """What the per-model help leaves out really does not act on the model: the same predictions."""
+    ds = make_ranking_dataset(n_queries=8, n_features=4, random_state=5)
+    for name, other in (("svm-mrr", {"components": ["map"], "slacks": "shared", "discount": "log2"}),
+                        ("crf-ml", {"T": 50.0, "alpha": 20.0})):
+        spec = MODELS[name]
+        base = spec.make(max_iter=30) if name == "svm-mrr" else spec.make(max_epochs=3)
+        changed = base.__class__(**{**base.get_params(), **other})
+        np.testing.assert_array_equal(base.fit(ds).predict(ds.X), changed.fit(ds).predict(ds.X))
 
 
 def test_no_command_exits_2(capsys):

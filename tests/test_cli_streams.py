@@ -158,3 +158,85 @@ def test_a_command_run_as_a_process_writes_its_whole_output(tmp_path):
     result = json.loads(done.stdout)
     assert result["queries"] == 10 and len(result["per_query"]) == 10 and 0 <= result["metrics"]["map"] <= 1
     assert len(predicted.read_text().splitlines()) == 40
+
+
+@pytest.mark.parametrize("command", [["evaluate", "--json", "--per-query"], ["predict", "--out", "-"]])
+def test_a_reader_that_closes_standard_output_ends_the_command_quietly(setup, command):
+    """``structrank evaluate --json | head -c 10``: the reader's end of the pipe is closed before the
+    command writes; the command ends with 141 (128 + SIGPIPE, as ``cat`` would) and says nothing."""
+    data, model = setup / "data.txt", setup / "m.npz"
+    scores = setup / "piped_scores.txt"
+    assert main(["predict", "--model", str(model), "--data", str(data), "--out", str(scores), "--quiet"]) == 0
+    inputs = ["--data", str(data), "--scores", str(scores)] if command[0] == "evaluate" else \
+        ["--model", str(model), "--data", str(data)]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte
+    try:
+        proc = subprocess.run([sys.executable, "-m", "structrank", *command, *inputs, "--quiet"], stdout=write_end,
+                              stderr=subprocess.PIPE, timeout=300)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141 and proc.stderr == b"", proc.stderr
+
+
+HEAVY = ("numpy", "structrank.learners.registry", "structrank.metrics", "sklearn")
+
+
+@pytest.mark.parametrize("argv, option, words", [
+    (["train", "svm-map", "--train", "{missing}", "--out", "{out}"], "{missing}", "file not found"),
+    (["train", "svm-map", "--train", "{data}", "--vali", "{folder}", "--out", "{out}"], "{folder}",
+     "is a folder, not a file"),
+    (["predict", "--model", "{missing}", "--data", "{data}", "--out", "{out}"], "{missing}", "model file not found"),
+    (["evaluate", "--data", "{data}", "--scores", "{missing}"], "{missing}", "file not found"),
+    (["evaluate", "--qrels", "{missing}", "--run", "{data}"], "{missing}", "file not found"),
+])
+def test_an_input_that_is_not_there_is_reported_before_the_command_imports_anything(setup, tmp_path, argv, option,
+                                                                                      words):
+    names = {"missing": str(tmp_path / "missing.txt"), "folder": str(tmp_path), "data": str(setup / "data.txt"),
+             "out": str(tmp_path / "out.txt")}
+    argv = [a.format(**names) for a in argv]
+    probe = ("import json, sys\nfrom structrank.cli import main\ncode = main(json.loads(sys.argv[1]))\n"
+             f"print(json.dumps([code, [m for m in {HEAVY!r} if m in sys.modules]]))")
+    done = subprocess.run([sys.executable, "-c", probe, json.dumps(argv)], capture_output=True, text=True, timeout=120)
+    code, imported = json.loads(done.stdout)
+    assert code == 2 and imported == []
+    assert done.stderr == f"structrank {argv[0]}: error: {option.format(**names)}: {words}\n"
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_the_early_check_words_a_missing_file_as_the_reader_does(setup, tmp_path, capsys):
+    """Without the early check (the reader meets the file), the line is the same."""
+    from structrank.cli import check_input_paths
+    from structrank.data import read_letor
+    from structrank.errors import DataFormatError
+
+    missing = tmp_path / "missing.txt"
+    with pytest.raises(DataFormatError) as early:
+        check_input_paths("train", ["svm-map", "--train", str(missing), "--out", "x"])
+    with pytest.raises(DataFormatError) as late:
+        read_letor(missing)
+    assert str(early.value) == str(late.value)
+    check_input_paths("train", ["svm-map", "--train", "-", "--out", "x"])  # standard input: the reader's affair
+    check_input_paths("train", ["svm-map", "--train", str(missing), "--help"])  # help needs no file
+
+
+def _train_stderr(*argv):
+    return subprocess.run([sys.executable, "-m", "structrank", "train", *map(str, argv)], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_train_draws_progress_bars_when_asked_and_stays_quiet_in_a_pipe(setup, tmp_path):
+    data = setup / "data.txt"
+    grid = ["linreg", "--train", data, "--vali", data, "--out", tmp_path / "g.npz"]
+    epochs = ["lsp-ap", "--train", data, "--out", tmp_path / "e.npz", "--set", "max_epochs=3"]
+    piped = _train_stderr(*grid)  # standard error is a pipe: the messages only, as before
+    assert piped.returncode == 0 and "\r" not in piped.stderr and "grid" not in piped.stderr
+    assert [line.split("  vali")[0].strip() for line in piped.stderr.splitlines()[:4]] == \
+        [str({"alpha": a}) for a in (0.0, 0.1, 1.0, 10.0)]
+    bars = _train_stderr(*grid, "--progress")
+    assert bars.returncode == 0 and "grid: 100%" in bars.stderr and "4/4" in bars.stderr
+    assert "chose {'alpha'" in bars.stderr and "wrote " in bars.stderr  # the messages are still there
+    bars = _train_stderr(*epochs, "--progress")
+    assert bars.returncode == 0 and "epochs:" in bars.stderr and "3/3" in bars.stderr
+    quiet = _train_stderr(*epochs, "--progress", "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == ""

@@ -121,3 +121,27 @@ def test_an_mlp_started_at_the_linear_model_keeps_it_without_a_significant_gain(
     assert best.best_epoch_ > 0 and 0 < gain < 0.01  # "best" leaves the start for a small gain on 20 queries
     assert kept.best_epoch_ == 0                       # which is no evidence: the linear start stays
     np.testing.assert_array_equal(kept.predict(vali.X), start.predict(vali.X))
+
+
+def test_the_epoch_listener_hears_every_epoch_of_the_learners_that_train_by_epochs():
+    """``epoch_progress`` (the command line's bar) hears each trained epoch with the learner's budget;
+    the start (epoch 0) is not one, and outside the block nothing is told."""
+    from structrank.data import make_ranking_dataset
+    from structrank.learners import LatentPerceptronRanker, PermutationCRFRanker
+    from structrank.learners.epochs import epoch_progress
+
+    ds = make_ranking_dataset(n_queries=6, n_features=4, random_state=2)
+    for model, budget in ((LatentPerceptronRanker(max_epochs=3), 3), (PermutationCRFRanker(max_epochs=2), 2)):
+        heard = []
+        with epoch_progress(lambda epoch, total: heard.append((epoch, total))):
+            model.fit(ds, eval_set=ds)
+        assert heard == [(e, budget) for e in range(1, budget + 1)], type(model).__name__
+        model.fit(ds)
+        assert len(heard) == budget  # no listener outside the block
+    heard = []
+    with epoch_progress(lambda epoch, total: heard.append((epoch, total))):
+        for rule in (OneStandardErrorEpoch(score=lambda e: [e, 1.0], start=0, total=2),
+                     SignificantGainEpoch(score=lambda e: [e, 1.0], start=0, total=2)):
+            for epoch in (1, 2):
+                rule.offer(epoch, epoch)
+    assert heard == [(1, 2), (2, 2)] * 2

@@ -57,7 +57,7 @@ def test_reading_a_letor_file_imports_no_scikit_learn(tmp_path):
     assert imported_after(sparse, ("scipy.sparse",)) != []  # the probe sees scipy.sparse when it is imported
 
 
-@pytest.mark.parametrize("details", [False, True])
+@pytest.mark.parametrize("details", [False, True, ["train", "svm-mrr", "--help"]])
 def test_the_train_command_line_imports_no_learner_until_it_trains(details):
     """`structrank train MODEL` parses its arguments from the model registry alone, and `train --help`
     (``details``) reads every model's parameters from the classes' sources: the learners load on use

@@ -5,23 +5,30 @@ Every input problem ends in one line naming the file, the line and the problem, 
 (set STRUCTRANK_DEBUG=1 for the whole traceback).
 
 - Start-up: only the command named on the line is built in full (``build_parser(only=...)``), and
-  ``train``'s list of every model's parameters only for ``--help`` (``details``: it instantiates
-  every learner); the others are one-line stubs from ``HELP``, so ``--help`` and ``--version``
+  ``train``'s help only for ``--help`` (``details``: every model on one line, or with a model named,
+  that model's parameters, defaults and grid; read from the sources, under 8,000 characters);
+  the others are one-line stubs from ``HELP``, so ``--help`` and ``--version``
   import no model or experiment (0.04-0.09 s against 0.02 s for ``python -c pass``, on a busy
   development machine).
 - Errors: every exception ends in one line on stderr (``error_line``; an OSError as ``FILE:
   reason``). Exit code 2 for input and system errors (``StructRankError``, ``ValueError``,
   ``OSError`` (dask's connection errors included, named as ``--scheduler``), SQLite errors,
   ``RecursionError``, ``MemoryError``), 1 and "internal error" for anything else; Ctrl-C exits 130
-  with one line. Warnings print as one line (``_one_line_warning``).
+  with one line. Warnings print as one line (``_one_line_warning``). A reader that closes standard
+  output early (``structrank evaluate --json | head``) ends the command quietly, exit 141 (128 +
+  SIGPIPE, as ``cat`` and ``grep`` end; ``BROKEN_PIPE_EXIT``).
+- Inputs: each command's input files (``INPUT_OPTIONS``) are checked to exist before the command is
+  built, so a missing ``--train`` is reported in a fraction of a second, not after the models'
+  imports, in the words its reader would use (``check_input_paths``).
 - Outputs: every ``--out`` (and ``compare --plot``) goes through ``atomic.check_output`` first;
   ``reproduce --out`` must be a folder outside the data folder, and ``reproduce --fresh`` discards a
   store made by another experiment or from other data (which is otherwise refused). ``-`` reads
   standard input (``--data``, ``--scores``, ``--run``, ``--qrels``: ``structrank.files.read_bytes``) and
   writes standard output (``--out``).
 - ``--quiet`` (before or after the command) silences progress messages and tqdm bars
-  (``TQDM_DISABLE``); ``predict --format trec [--run-tag]`` writes a TREC run
-  (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers).
+  (``TQDM_DISABLE``); ``train`` draws bars over the grid's fits and each fit's epochs on a
+  terminal, or with ``--progress`` (``_training_progress``); ``predict --format trec [--run-tag]``
+  writes a TREC run (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers).
 """
 
 # deferred imports: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
@@ -34,6 +41,7 @@ import gc
 import json
 import os
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -251,27 +259,32 @@ def distinct_names(paths) -> list:
 
 
 def _add_train(sub, details=True):
-    """``details``: list every model's parameters in the description (for ``train --help``; read from
-    the classes' sources, no learner is imported); a training run, which never prints it, goes without."""
-    from structrank.learners.registry import MODELS
+    """``details``: the help asked for, built only then (read from the classes' sources, no learner is
+    imported): True, or a command line naming no model, lists every model on one line; a command line
+    naming a model (``train svm-mrr --help``) gives that model's parameters, defaults and grid."""
+    from structrank.learners.registry import MODELS, model_details, models_overview
 
-    listing = "\n".join(
-        f"  {spec.name:<12} {spec.help}"
-        + (f"; parameters: {', '.join(f'{k}={v}' for k, v in spec.parameters().items())}"
-           f"; grid on --vali: {spec.grid}" if details else "")
-        for spec in MODELS.values()
-    )
-    p = sub.add_parser(
-        "train", help=HELP["train"],
-        description="Train MODEL. With --vali, parameters not fixed by --set are chosen on that file from the "
-                    "model's grid; without it, the defaults are used.\n\nmodels:\n" + listing,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("model", metavar="MODEL", choices=sorted(MODELS), help="one of: " + ", ".join(MODELS))
+    model = None if isinstance(details, bool) else next((a for a in details if a in MODELS), None)
+    if model is not None:
+        description = model_details(model)
+    elif details:
+        description = (textwrap.fill("Train MODEL. With --vali, parameters not fixed by --set are chosen on that "
+                                     "file from the model's grid; without it, the defaults are used. `structrank "
+                                     "train MODEL --help` gives a model's parameters, defaults and grid.", 79)
+                       + "\n\nmodels, by the class that trains them:\n" + models_overview())
+    else:
+        description = None
+    p = sub.add_parser("train", help=HELP["train"], description=description,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL", choices=sorted(MODELS),
+                   help="the model to train (`structrank train --help` lists them)")
     p.add_argument("--train", required=True, help="training file")
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
+    p.add_argument("--progress", action="store_true",
+                   help="progress bars (grid points, epochs; with ETA) on standard error even when it is not a "
+                        "terminal (on a terminal they show anyway; --quiet hides them)")
     _add_parallel_options(p, "grid points fitted in parallel (joblib)")
     p.set_defaults(func=cmd_train)
 
@@ -306,19 +319,58 @@ def cmd_train(args):
     fixed = parse_assignments(args.set)
     spec.make(**fixed)  # unknown names fail here, before any work
     train = read_letor(args.train)
-    with _cluster(args.scheduler):
+    n_fits = len(list(spec.candidates(fixed))) if args.vali else 1
+    with _cluster(args.scheduler), _training_progress(args, n_fits) as say:
         if args.vali:
             vali = read_letor(args.vali, n_features=train.n_features)
             model, params, value = select_on_vali(
                 spec, train, vali, fixed, n_jobs=args.jobs,
-                report=lambda p, v: _say(args, f"  {p}  vali {spec.metric_label} = {v:.4f}"),
+                report=lambda p, v: say(f"  {p}  vali {spec.metric_label} = {v:.4f}", fitted=True),
             )
-            _say(args, f"chose {params} (vali {spec.metric_label} {value:.4f})")
+            say(f"chose {params} (vali {spec.metric_label} {value:.4f})")
         else:
             model = spec.make(**fixed).fit(train)
     save_model(model, args.out)
     _say(args, f"wrote {args.out}")
     return 0
+
+
+@contextlib.contextmanager
+def _training_progress(args, n_fits):
+    """``train``'s progress: a bar over the grid's fits and one over each fit's epochs (tqdm, with
+    ETA, on standard error), drawn when standard error is a terminal or with --progress, never with
+    --quiet. Yields ``say(message, fitted=False)``: a progress message written above the bars
+    (``fitted``: one more grid point is done). The epochs come from ``learners.epochs.epoch_progress``,
+    so that no learner knows of bars."""
+    from tqdm.auto import tqdm  # deferred: start-up time, only a training run draws bars
+
+    from structrank.learners.epochs import epoch_progress
+
+    disable = True if args.quiet else (False if args.progress else None)  # None: tqdm draws on a terminal only
+    grid = tqdm(total=n_fits, desc="grid", unit="fit", disable=True if n_fits < 2 else disable, file=sys.stderr)
+    bars = [grid]
+
+    def on_epoch(epoch, total):
+        if len(bars) == 1:  # made at the first epoch: a learner without epochs gets no bar
+            # below a grid's bar, each fit's epochs clear when it ends
+            bars.append(tqdm(total=total, desc="epochs", unit="epoch", disable=disable, leave=grid.disable,
+                             file=sys.stderr, position=0 if grid.disable else 1))
+        elif epoch == 1:  # the next fit's first epoch
+            bars[1].reset(total=total)
+        bars[1].update(epoch - bars[1].n)
+
+    def say(message, fitted=False):
+        if fitted:
+            grid.update(1)
+        if not args.quiet:
+            tqdm.write(message, file=sys.stderr)
+
+    try:
+        with epoch_progress(on_epoch):
+            yield say
+    finally:
+        for bar in reversed(bars):
+            bar.close()
 
 
 def parse_assignments(items) -> dict:
@@ -614,7 +666,8 @@ def _size(text):
 def build_parser(only=None, details=True):
     """The parser; ``only``: build that command in full and the others as one-line stubs, so that
     ``structrank --help`` and a command's start-up do not import every model and experiment;
-    ``details``: the long descriptions that only ``--help`` prints (``_add_train``'s)."""
+    ``details``: the long descriptions that only ``--help`` prints (``_add_train``'s: True, or the
+    command line, whose model name, if any, asks for that model's help)."""
     parser = argparse.ArgumentParser(
         prog="structrank", description="Structured, loss-sensitive learning to rank and reranking."
     )
@@ -644,13 +697,35 @@ def main(argv=None):
     """The ``structrank`` command. ``argv`` None: the process's own arguments, and the process ends
     after it (the console script, ``python -m structrank``)."""
     try:
-        return _main(argv)
+        code = _main(argv)
+        if argv is None:
+            sys.stdout.flush()  # a reader that closed the pipe early is seen here, not at the interpreter's exit
+        return code
     except KeyboardInterrupt:  # Ctrl-C, even while the parser imports the models: the shell's code, no traceback
         print("structrank: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away(argv)
     finally:
         if argv is None:
             _spare_the_last_collections()
+
+
+#: the exit code of a command whose reader closed standard output early (``structrank evaluate | head``):
+#: 128 + SIGPIPE, as the shell reports a program that SIGPIPE ended (``cat``, ``grep``)
+BROKEN_PIPE_EXIT = 141
+
+
+def _reader_went_away(argv):
+    """The end of a command whose standard output was closed before it finished writing: no message
+    (the reader chose to stop reading), exit 141. A process that ends here points its standard
+    output at the null device first, so that Python's own flush at exit finds no broken pipe."""
+    if argv is None:
+        with contextlib.suppress(OSError, ValueError):  # no file descriptor (a replaced sys.stdout)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+    return BROKEN_PIPE_EXIT
 
 
 def _spare_the_last_collections():
@@ -672,11 +747,64 @@ def _command_of(argv):
     return next((a for a in argv if not a.startswith("-")), "")
 
 
+#: each command's input files that must exist, checked before the command's imports (the models' registry
+#: takes seconds to import): a missing one is reported at once, in the words its reader uses
+INPUT_OPTIONS = {
+    "train": ("--train", "--vali"),
+    "predict": ("--model", "--data"),
+    "evaluate": ("--data", "--scores", "--qrels", "--run"),
+    "compare": ("--qrels", "--data"),
+    "featurize": ("--input", "--fit", "--state"),
+    "export": ("--feature-names",),
+}
+
+
+class _ArgumentProblem(Exception):
+    """A line the input check cannot read: the command's own parser reports it."""
+
+
+class _InputOptionsParser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _ArgumentProblem(message)
+
+
+def check_input_paths(command, argv) -> None:
+    """DataFormatError for the first input file of ``command`` in ``argv`` that is missing, a folder or
+    not a regular file (a model file: missing), as its reader would say; ``-`` (standard input) and
+    abbreviated option names are left to the command. Nothing but the standard library is imported."""
+    options = INPUT_OPTIONS.get(command, ())
+    if not options or "-h" in argv or "--help" in argv:
+        return
+    from structrank.files import open_regular  # deferred: start-up time, only the commands that read files
+
+    parser = _InputOptionsParser(add_help=False, allow_abbrev=False)
+    for option in options:
+        parser.add_argument(option, action="append", default=[])
+    try:
+        known, _ = parser.parse_known_args(argv)
+    except _ArgumentProblem:
+        return
+    for option in options:
+        for path in getattr(known, option[2:].replace("-", "_")):
+            if path == "-" or not path:
+                continue
+            if option == "--model":  # model_io's words; what a model file holds is read with numpy
+                if not os.path.lexists(path):
+                    raise DataFormatError(path, None, "model file not found")
+                continue
+            open_regular(Path(path)).close()
+
+
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
+    try:
+        check_input_paths(command, argv)
+    except DataFormatError as exc:
+        print(f"structrank {command}: {error_line(exc)}", file=sys.stderr)
+        return 2
     # "" or an unknown name: every command a stub
-    parser = build_parser(only=command, details="-h" in argv or "--help" in argv)
+    parser = build_parser(only=command, details=("-h" in argv or "--help" in argv) and argv)
     args = parser.parse_args(argv)
     warnings.simplefilter("default")
     warnings.formatwarning = _one_line_warning
@@ -684,6 +812,8 @@ def _main(argv):
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its options from TQDM_* variables
     try:
         return args.func(args)
+    except BrokenPipeError:
+        raise  # not an error of the command's: main ends it quietly
     except Exception as exc:  # noqa: BLE001 -- every error ends in one line (STRUCTRANK_DEBUG=1: the traceback)
         if os.environ.get("STRUCTRANK_DEBUG"):  # the whole traceback, for reporting a bug
             raise

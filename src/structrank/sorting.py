@@ -15,7 +15,8 @@ Every numba oracle uses it, and so does ``evaluate`` when ties keep input order
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from structrank.numba_cache import njit
 
 #: Below this many documents numba's merge sort is used: a radix pass clears and sums 2^11
 #: buckets, more than a short list's whole sort costs.

@@ -29,7 +29,8 @@ queries; the NumPy wrappers are for users and tests.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from structrank.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)

@@ -24,7 +24,8 @@ Rows are sized by the data lines counted first (blank and comment lines allocate
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from structrank.numba_cache import njit
 
 # Error codes of the kernel: the line is then re-read in Python for the message.
 OK, BAD_TOKEN = 0, 1

@@ -25,9 +25,9 @@ self-similarities used to normalise are part of each evaluation and are not coun
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from structrank.kernels.base import Kernel
+from structrank.numba_cache import njit
 
 
 

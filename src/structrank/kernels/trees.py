@@ -73,9 +73,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
 
 from structrank.kernels.base import Kernel
+from structrank.numba_cache import njit
 
 __all__ = [
     "Tree", "parse_tree", "TreeEncoder", "EncodedTree", "DEFAULT_ENCODER",

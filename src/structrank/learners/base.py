@@ -359,10 +359,11 @@ class EvalSetMixin:
     def _dev_metrics(self):
         return metric_list(self.dev_metric)
 
-    def _best_epoch(self, dev, start):
+    def _best_epoch(self, dev, start, total=None):
         """A ``BestEpoch`` over linear weights: on ``dev`` (``_eval_set_arrays``) by ``_dev_value``, the
-        zero weights ``start`` standing as epoch 0; the last epoch when ``dev`` is None."""
-        return BestEpoch(None if dev is None else lambda w: self._dev_value(w, dev), start=start)
+        zero weights ``start`` standing as epoch 0; the last epoch when ``dev`` is None; ``total``
+        epochs planned (for a progress bar)."""
+        return BestEpoch(None if dev is None else lambda w: self._dev_value(w, dev), start=start, total=total)
 
     def _dev_value(self, w, dev):
         """Mean over ``dev_metric`` (each a mean over queries) of the linear scores ``X @ w``."""

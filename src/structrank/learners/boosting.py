@@ -93,7 +93,6 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator
 
@@ -101,6 +100,7 @@ from structrank.data.nbest import NBestData
 from structrank.deprecation import renamed_keywords
 from structrank.errors import DataValidationError
 from structrank.learners.epochs import BestEpoch
+from structrank.numba_cache import njit
 
 __all__ = ["BoostingReranker", "reference_pairs"]
 

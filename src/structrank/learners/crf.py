@@ -29,12 +29,12 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import COUNT, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, Number
 from structrank.losses import PROBABILISTIC, get_loss, require
+from structrank.numba_cache import njit
 from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
 from structrank.parallel.rows import row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
@@ -250,8 +250,13 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 
+    #: parameters only some objectives read ({parameter: the losses that read it}); the model registry's
+    #: per-model help lists them only for those (``structrank train crf-ml --help`` shows no alpha or T)
+    _loss_parameters = {"alpha": ("crf-la", "crf-la-sum"), "T": ("crf-kl",)}
+
     def _param(self):
-        return {"la": self.alpha, "la-sum": self.alpha, "kl": self.T}.get(self.objective, 0.0)
+        loss = f"crf-{self.objective}"
+        return next((getattr(self, name) for name, losses in self._loss_parameters.items() if loss in losses), 0.0)
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch.
@@ -281,7 +286,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         rng = np.random.default_rng(self.random_state)
         theta = np.zeros(n_features)
-        best = self._best_epoch(dev, start=theta.copy())
+        best = self._best_epoch(dev, start=theta.copy(), total=int(self.max_epochs))
         objective = []
         settings = (tables, starts, code, float(self._param()), float(self.learning_rate), size)
         for epoch in range(1, int(self.max_epochs) + 1):

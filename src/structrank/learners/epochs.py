@@ -9,11 +9,37 @@ epochs are compared on a small dev set, the best of them wins partly by the dev 
 ``SignificantGainEpoch`` keeps the start (epoch 0) unless the best epoch beats it by a paired
 test over the dev queries: a learner started at a simpler model (the MLP at the linear learner)
 departs from it only on evidence.
+
+Progress: every epoch offered (epoch >= 1) is also told to the listener of ``epoch_progress``, if
+one is listening in this thread's context, as ``listener(epoch, total)``: the command line draws
+its bar from it, and the learners know nothing of bars (they pass their epoch budget as ``total``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import numpy as np
+
+_LISTENER = contextvars.ContextVar("structrank_epoch_listener", default=None)
+
+
+@contextlib.contextmanager
+def epoch_progress(listener):
+    """Within this block, ``listener(epoch, total)`` is called after each epoch of any learner that
+    trains epoch by epoch (``total``: its epoch budget, None when it has none)."""
+    token = _LISTENER.set(listener)
+    try:
+        yield
+    finally:
+        _LISTENER.reset(token)
+
+
+def _epoch_done(epoch, total):
+    listener = _LISTENER.get()
+    if listener is not None and epoch >= 1:  # epoch 0 is the start, trained by nobody
+        listener(epoch, total)
 
 
 class BestEpoch:
@@ -28,6 +54,8 @@ class BestEpoch:
         An iterate that stands as epoch 0, unscored and below any scored epoch: what is kept
         when no epoch scores above -inf (the zero weights of the linear learners). Without it
         the first epoch offered is kept until a later one scores higher.
+    total : int, optional
+        The learner's epoch budget, told to the ``epoch_progress`` listener with each epoch.
 
     Attributes
     ----------
@@ -49,13 +77,15 @@ class BestEpoch:
     (1, 2, [-1, -1, -3, -5])
     """
 
-    def __init__(self, score=None, start=None):
+    def __init__(self, score=None, start=None, total=None):
         self.score = score
+        self.total = total
         self.epoch, self.iterate, self.value = (None, None, None) if start is None else (0, start, -np.inf)
         self.curve, self.epochs = [], []
 
     def offer(self, epoch, iterate):
         """Score ``iterate``, the model after ``epoch``, and keep it if it is the best so far (ties: the earlier)."""
+        _epoch_done(epoch, self.total)
         if self.score is None:
             self.epoch, self.iterate = epoch, iterate
             return
@@ -70,8 +100,9 @@ class _ChosenAtTheEnd:
     """Offered iterates, each with its per-query dev values, kept until the choice (which needs the
     whole curve); subclasses say which epoch ``_choose`` keeps."""
 
-    def __init__(self, score, start=None):
+    def __init__(self, score, start=None, total=None):
         self.score = score
+        self.total = total
         self._offered = []  # (epoch, iterate, per-query values)
         self._choice = None  # (epoch, iterate, value) once chosen; an offer clears it
         self.curve, self.epochs = [], []
@@ -80,6 +111,7 @@ class _ChosenAtTheEnd:
 
     def offer(self, epoch, iterate):
         """Score ``iterate``, the model after ``epoch``, and record it."""
+        _epoch_done(epoch, self.total)
         values = np.asarray(self.score(iterate), dtype=np.float64)
         self._offered.append((epoch, iterate, values))
         self._choice = None
@@ -126,6 +158,8 @@ class OneStandardErrorEpoch(_ChosenAtTheEnd):
         ``score(iterate) -> ndarray`` of per-query dev values (higher is better).
     start : object, optional
         An iterate offered as epoch 0 before training (scored like the others).
+    total : int, optional
+        The learner's epoch budget (as ``BestEpoch``'s).
 
     Attributes
     ----------
@@ -195,9 +229,9 @@ class SignificantGainEpoch(_ChosenAtTheEnd):
     0
     """
 
-    def __init__(self, score, start=None, alpha=0.05):
+    def __init__(self, score, start=None, alpha=0.05, total=None):
         self.alpha = alpha
-        super().__init__(score, start)
+        super().__init__(score, start, total)
 
     def _choose(self):
         # deferred: SciPy's t distribution, needed once per fit

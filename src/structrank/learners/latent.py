@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
@@ -43,6 +42,7 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
                                       LinearRankerMixin, informative_queries)
 from structrank.learners.ssvm import cccp
+from structrank.numba_cache import njit
 from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
 from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
@@ -342,7 +342,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         w = np.zeros(n_features)
         w_sum = np.zeros(n_features)
         steps = 0
-        best = self._best_epoch(dev, start=w.copy())
+        best = self._best_epoch(dev, start=w.copy(), total=int(self.max_epochs))
         losses = []
         self.n_updates_ = 0
         exact = self.inference == "exact"

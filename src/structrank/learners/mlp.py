@@ -259,9 +259,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             return dev_value(params, per_query=True)
 
         if dev is not None and self.epoch_rule in _PER_QUERY_RULES:
-            best = _PER_QUERY_RULES[self.epoch_rule](dev_per_query)
+            best = _PER_QUERY_RULES[self.epoch_rule](dev_per_query, total=int(self.epochs))
         else:
-            best = BestEpoch(None if dev is None else dev_value)
+            best = BestEpoch(None if dev is None else dev_value, total=int(self.epochs))
         if self.init == "linear":
             coef, intercept = self._linear_start(X, y, qid, eval_set, dev)
             with torch.no_grad():

@@ -32,7 +32,8 @@ same working set gives the same alpha on any x86-64 machine and any thread count
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from structrank.numba_cache import njit
 
 from structrank.parallel.rows import dot
 

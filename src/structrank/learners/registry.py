@@ -323,10 +323,10 @@ def constructor_defaults(class_name: str) -> dict:
 
 
 def _spec_loss(spec):
-    """The registered loss a command-line model trains on (None for the baselines)."""
+    """The registered loss a command-line model trains on (None for the baselines); nothing is imported."""
     if spec.estimator == "PermutationCRFRanker":
-        return f"crf-{spec.defaults.get('objective')}"
-    return spec.defaults.get("loss", spec.cls().get_params(deep=False).get("loss"))
+        return f"crf-{spec.parameters().get('objective')}"
+    return spec.parameters().get("loss")
 
 
 def losses_page() -> str:
@@ -348,6 +348,78 @@ def losses_page() -> str:
                      f"{', '.join(loss.metrics)} ({loss.convention}) | {loss.labels} | {entry.paper or 'structrank'} | "
                      f"{models} | {entry.summary} |")
     return "\n".join(lines) + "\n"
+
+
+# -- the models' help: `structrank train --help` and `structrank train MODEL --help` -------------------------------
+
+
+def _class_node(class_name: str):
+    tree, _ = _source(structrank.learners.module_of(class_name))
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
+
+
+def _clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3].rstrip(" ,;:(") + "..."
+
+
+def _phrase(spec) -> str:
+    """A model's help in a phrase: the summary of the loss it trains on when its help names it (the
+    models every loss gets, whose help is otherwise their family's words), else its help's first clause."""
+    loss = entries().get(_spec_loss(spec))
+    if loss is not None and loss.summary in spec.help:
+        return "on " + loss.summary
+    return spec.help.split("; ")[0]
+
+
+def models_overview(width: int = 76) -> str:
+    """Every registered model on one line (its name and a phrase, clipped to ``width``), grouped by
+    the class that trains it under that class's first docstring line: the model list of ``structrank
+    train --help``. Read from the sources; no learner is imported."""
+    families = {}
+    for spec in MODELS.values():
+        families.setdefault(spec.estimator, []).append(spec)
+    name_width = max(len(name) for name in MODELS)
+    lines = []
+    for estimator, specs in families.items():
+        summary = (ast.get_docstring(_class_node(estimator)) or "").split("\n")[0]
+        lines += ["", _clipped(f"{estimator}: {summary}", 64)]
+        lines += [_clipped(f"  {spec.name:<{name_width}}  {_phrase(spec)}", width) for spec in specs]
+    return "\n".join(lines[1:])
+
+
+def applicable_parameters(spec: ModelSpec) -> dict:
+    """{parameter: default} of the parameters that act on ``spec``'s model: its class's constructor
+    parameters without the options of other losses that its own loss ignores (svm-mrr takes no
+    ``components``, SVM-combo's) and without those the class reads only for other losses (its
+    ``_loss_parameters``: SVM-combo's ``slacks``, CRF-KL's ``T``). Read from the sources."""
+    params = spec.parameters()
+    loss = _spec_loss(spec)
+    if loss not in entries():
+        return params
+    every_option = {option for entry in entries().values() for option in entry.options}
+    # a seed is the learner's own too (LightGBM's, the shuffle's), not only a sampling loss's option
+    others = every_option - set(entries()[loss].options) - {"random_state"}
+    node = next((n for n in _class_node(spec.estimator).body if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == "_loss_parameters" for t in n.targets)), None)
+    loss_only = {} if node is None else ast.literal_eval(node.value)
+    return {name: value for name, value in params.items()
+            if name not in others and loss in loss_only.get(name, (loss,))}
+
+
+def model_details(name: str) -> str:
+    """One model's help: what it is, the class that trains it, the metric its grid is tuned on, its
+    parameters with their defaults (only those that act on it) and its grid on --vali."""
+    spec = get_model(name)
+    grid = spec.grid or {}
+    lines = [f"{spec.name}: {spec.help}", "",
+             f"trained by {spec.estimator} ({structrank.learners.module_of(spec.estimator)}); with --vali, the "
+             f"parameters not fixed by --set are chosen by {spec.metric_label} on the vali file"
+             + ("; the learner picks its epoch on --vali itself" if spec.fit_with_vali else ""), "",
+             "parameters (--set NAME=VALUE), with their defaults:"]
+    lines += [f"  {key} = {value!r}" for key, value in applicable_parameters(spec).items()]
+    lines += ["", "grid on --vali:" if grid else "grid on --vali: none (the defaults are used)"]
+    lines += [f"  {key}: {', '.join(repr(v) for v in values)}" for key, values in grid.items()]
+    return "\n".join(lines)
 
 
 def get_model(name: str) -> ModelSpec:

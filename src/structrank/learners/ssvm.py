@@ -419,6 +419,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     _saved_attributes = ("coef_", "n_features_in_")
 
+    #: parameters only some losses read (the model registry's per-model help lists them only there)
+    _loss_parameters = {"slacks": ("combo",)}
     _parameter_constraints = {**LOSS_OPTIONS, "C": POSITIVE, "slacks": [StrOptions({"separate", "shared"})],
                               "target": [StrOptions({"ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
                               "tol": NON_NEGATIVE, "max_iter": COUNT, "metric": [str, None], "convention": [str, None],

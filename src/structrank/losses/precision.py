@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from structrank.losses.base import RankingLoss, Violation, relevance
 from structrank.losses.registry import register
+from structrank.numba_cache import njit
 from structrank.structures import po_coef_from_order, po_star
 
 

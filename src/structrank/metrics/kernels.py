@@ -20,8 +20,8 @@ The kernels:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from structrank.numba_cache import njit
 from structrank.sorting import order_desc
 
 

@@ -78,11 +78,11 @@ import math
 from collections import Counter
 
 import numpy as np
-from numba import njit
 
 import structrank
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.model_io import read_archive, write_archive
+from structrank.numba_cache import njit
 
 FORMAT_NAME = "structrank-hmm-tagger"
 FORMAT_VERSION = 2  # 2: second-order emission tables (context_ptr, context_prev, context_logp, unseen_logp)

@@ -37,9 +37,9 @@ from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
 from structrank.errors import DataValidationError
+from structrank.numba_cache import njit
 
 START = "<s>"
 

@@ -53,7 +53,8 @@ import itertools
 import math
 
 import numpy as np
-from numba import njit
+
+from structrank.numba_cache import njit
 
 OBJECTIVES = ("ml", "la", "ls", "el", "kl", "ml-sum", "la-sum")
 #: objectives summed over the zero-loss rankings (Eq. 10 as printed) -> the mean over them that we default to

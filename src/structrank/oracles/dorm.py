@@ -11,9 +11,9 @@ first ``max(cut, k)`` ranks are assigned).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from structrank.errors import DataValidationError
+from structrank.numba_cache import njit
 from structrank.sorting import order_desc
 
 #: graded DORM solves a (documents x assigned ranks) assignment, cubic in its smaller side (scipy's

@@ -33,8 +33,8 @@ after the O(n log n) sort. G = 3 (LETOR 4.0) with K = 10 is 286 cells, G = 5 (MS
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from structrank.numba_cache import njit
 from structrank.sorting import order_desc
 
 NEG_INF = -np.inf

@@ -39,8 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from structrank.numba_cache import njit
 from structrank.oracles.graded import _grades, graded_po_coef_from_order
 from structrank.sorting import order_desc
 from structrank.structures import po_coef_from_order

@@ -32,13 +32,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 import numpy as np
-from numba import njit
 
 from structrank.errors import DataValidationError
 from structrank.losses import get_loss
 from structrank.losses.base import RankingLoss, Violation, longest_query
 from structrank.losses.combo import DEFAULT_COMBO, component as _component
 from structrank.discounts import discounts
+from structrank.numba_cache import njit
 from structrank.oracles.dorm import dorm_query, is_two_level, two_level_batch
 from structrank.oracles.graded import graded_ndcg_batch, graded_po_star
 from structrank.oracles.mrr import mrr_kernel

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from structrank.numba_cache import njit
 from structrank.oracles.po import _split_sorted
 from structrank.structures import mrr_coef_from_order
 

@@ -32,8 +32,8 @@ The kernels:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from structrank.numba_cache import njit
 from structrank.sorting import order_desc
 
 from structrank.structures import po_coef_from_order

@@ -46,10 +46,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from structrank.errors import DataValidationError
 from structrank.losses.base import RankingLoss, Violation, longest_query
+from structrank.numba_cache import njit
 from structrank.oracles.losses import batch_outputs
 from structrank.oracles.po import _split_sorted
 from structrank.structures import positional_weights

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+
+from structrank.numba_cache import njit
 
 
 @njit(cache=True, nogil=True)

@@ -31,12 +31,12 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 from sklearn.preprocessing import normalize
 
 from structrank.atomic import write_text_atomic
 from structrank.errors import DataFormatError, DataValidationError
+from structrank.numba_cache import njit
 
 # -- text analysis --------------------------------------------------------------------------------
 
