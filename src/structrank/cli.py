@@ -231,9 +231,8 @@ def _add_train(sub, details=True):
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
-                   help="the convention of the vali metric that chooses from the grid (and of score() for the "
-                        "models with a convention parameter; --set convention=X means the same); " +
-                        CONVENTION_HELP.replace("the evaluation tool whose rules to follow; ", ""))
+                   help="the vali metric's convention (and score()'s, for models with that parameter; --set "
+                        "convention=X is the same); default auto: letor4 for labels 0-2, mslr up to 4, trec above")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
     _add_parallel_options(p, "grid points fitted in parallel (joblib)")
     p.set_defaults(func=cmd_train)
