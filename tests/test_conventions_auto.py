@@ -61,6 +61,17 @@ def test_a_perfect_ranking_scores_one_without_a_warning_by_default(top):
     assert result.to_dict(per_query=False)["convention_auto"] is True
 
 
+def test_auto_picks_trec_above_4_and_breaks_its_ties_by_the_rows_numbers_without_docids():
+    y = np.array([7, 0, 3, 5, 0, 1, 2, 6])
+    scores = np.array([1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.0, 0.0])  # ties, which trec orders by docid
+    qid = np.array([1, 1, 1, 1, 2, 2, 2, 2])
+    auto = evaluate(y, scores, qid, ["ndcg@3", "map", "mrr"])
+    named = evaluate(y, scores, qid, ["ndcg@3", "map", "mrr"], "trec", docids=np.arange(1, 9))
+    assert auto.convention_label == "trec (auto)" and auto.metrics == named.metrics
+    with pytest.raises(ValueError, match="docids"):  # named, trec still needs them
+        evaluate(y, scores, qid, ["map"], "trec")
+
+
 def test_generated_graded_data_perfect_ranking_is_one_under_auto_and_not_under_letor4():
     ds = make_ranking_dataset(n_queries=40, docs_per_query=(10, 30), n_levels=5, random_state=1)
     keep = [q for q in np.unique(ds.qid) if ds.y[ds.qid == q].max() >= 2]  # mslr's MAP needs a label >= 2

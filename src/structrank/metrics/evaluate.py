@@ -283,8 +283,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=No
         perfect ranking scores 1 on any label range. The result names what was used.
     docids : array of str, optional
         Needed by conventions that break ties by document id ("trec"); when ``auto`` picks trec
-        without them, the rows' numbers from 1 stand in (as ``structrank predict --format trec``
-        writes them).
+        without them, the rows' numbers from 1, in the order given, stand in (for a file whose
+        queries are contiguous, the line numbers ``structrank predict --format trec`` writes).
 
     Returns
     -------
