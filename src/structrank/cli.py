@@ -66,8 +66,13 @@ HELP = {
 }
 
 
+#: ``--convention``'s help: what ``auto``, the default, resolves to
+CONVENTION_HELP = ("the evaluation tool whose rules to follow; default auto: the one the labels allow (letor4 for "
+                   "labels 0-2, mslr up to 4, trec above), named in the output")
+
+
 def _add_evaluate(sub):
-    from structrank.metrics import CONVENTIONS, DEFAULT_METRICS
+    from structrank.metrics import CONVENTION_NAMES, DEFAULT_METRICS
 
     p = sub.add_parser("evaluate", help=HELP["evaluate"],
                        description="Either --data FILE --scores FILE (a LETOR/SVMlight file and one score per row) "
@@ -82,8 +87,8 @@ def _add_evaluate(sub):
                    help="map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k, rprec, success@k, bpref, auc, or the "
                         "ir_measures/trec_eval names (AP, nDCG@10, P_10, recall_100, ...) (repeatable; default: "
                         f"{' '.join(DEFAULT_METRICS)})")
-    p.add_argument("--convention", default=None, choices=sorted(CONVENTIONS),
-                   help="the evaluation tool whose rules to follow (default letor4; a run: trec)")
+    p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
+                   help=CONVENTION_HELP + "; a TREC run (--qrels/--run): trec")
     p.add_argument("--complete", action="store_true",
                    help="with --qrels: a query of the qrels missing from the run scores 0 (trec_eval -c)")
     p.add_argument("--relevant-from", type=int, default=1, metavar="L",
@@ -118,7 +123,7 @@ def _evaluate_inputs(args):
 
     ds = read_letor(args.data)
     scores = _scores_in_row_order(ds, args.scores, args.data)
-    result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "letor4", docids=ds.docids)
+    result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
     return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
 
 
@@ -154,7 +159,7 @@ def cmd_evaluate(args):
         print(json.dumps(out, allow_nan=False))  # JSON has no NaN: an error rather than a file no parser reads
         return 0
     print(what)
-    print(f"convention {CONVENTIONS[result.convention].describe()}")
+    print(f"convention {CONVENTIONS[result.convention].describe(auto=result.auto)}")
     width = max(len(m) for m in result.metrics)
     for name, value in result.metrics.items():
         print(f"  {name:<{width}}  {value:.6f}")
@@ -167,7 +172,7 @@ def cmd_evaluate(args):
 
 
 def _add_compare(sub):
-    from structrank.metrics import CONVENTIONS
+    from structrank.metrics import CONVENTION_NAMES
 
     p = sub.add_parser("compare", help=HELP["compare"],
                        description="Compare RUN files (with --qrels: TREC runs) or SCORES files (with --data: one "
@@ -182,7 +187,8 @@ def _add_compare(sub):
                    help="measures (repeatable; default: map, ndcg@10, p@10); names as in structrank evaluate")
     p.add_argument("--names", help="comma-separated system names (default: the file names, with as many of their "
                                    "folders as it takes to tell them apart)")
-    p.add_argument("--convention", default=None, choices=sorted(CONVENTIONS), help="with --data (default letor4)")
+    p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
+                   help="with --data: " + CONVENTION_HELP.replace("the evaluation tool", "the tool"))
     p.add_argument("--complete", action="store_true", help="with --qrels: queries a run lacks score 0 (trec_eval -c)")
     p.add_argument("--relevant-from", type=int, default=1, metavar="L", help="with --qrels: trec_eval -l")
     p.add_argument("--permutations", type=int, default=10_000, help="randomisation test samples (default 10000)")
@@ -232,7 +238,7 @@ def cmd_compare(args):
         ds = read_letor(args.data)
         for name, path in zip(names, args.systems):
             scores = _scores_in_row_order(ds, path, args.data)
-            results[name] = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "letor4", docids=ds.docids)
+            results[name] = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
     comparison = compare_results(results, n_resamples=args.permutations, seed=args.seed, alpha=args.alpha)
     print({"text": comparison.to_text, "markdown": comparison.to_markdown, "json": comparison.to_json}[args.format](),
           end="" if args.format != "json" else "\n")
@@ -263,6 +269,7 @@ def _add_train(sub, details=True):
     imported): True, or a command line naming no model, lists every model on one line; a command line
     naming a model (``train svm-mrr --help``) gives that model's parameters, defaults and grid."""
     from structrank.learners.registry import MODELS, model_details, models_overview
+    from structrank.metrics.conventions import CONVENTION_NAMES
 
     model = None if isinstance(details, bool) else next((a for a in details if a in MODELS), None)
     if model is not None:
@@ -281,6 +288,9 @@ def _add_train(sub, details=True):
     p.add_argument("--train", required=True, help="training file")
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
+    p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
+                   help="the vali metric's convention (and score()'s, for models with that parameter; --set "
+                        "convention=X is the same); default auto: letor4 for labels 0-2, mslr up to 4, trec above")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
     p.add_argument("--progress", action="store_true",
                    help="progress bars (grid points, epochs; with ETA) on standard error even when it is not a "
@@ -317,17 +327,24 @@ def cmd_train(args):
     check_output(args.out, {"--train": args.train, "--vali": args.vali})
     spec = get_model(args.model)
     fixed = parse_assignments(args.set)
+    convention = _train_convention(args, fixed, spec)
     spec.make(**fixed)  # unknown names fail here, before any work
     train = read_letor(args.train)
     n_fits = len(list(spec.candidates(fixed))) if args.vali else 1
     with _cluster(args.scheduler), _training_progress(args, n_fits) as say:
         if args.vali:
+            from structrank.metrics import resolve_convention
+
             vali = read_letor(args.vali, n_features=train.n_features)
+            chosen, auto = resolve_convention(convention, vali.y)
+            label = f"{chosen.name} (auto)" if auto else chosen.name
+            _say(args, f"choosing on {args.vali} by {spec.metric_label} under {label}")
             model, params, value = select_on_vali(
-                spec, train, vali, fixed, n_jobs=args.jobs,
+                spec, train, vali, fixed, convention=convention, n_jobs=args.jobs,
                 report=lambda p, v: say(f"  {p}  vali {spec.metric_label} = {v:.4f}", fitted=True),
             )
-            say(f"chose {params} (vali {spec.metric_label} {value:.4f})")
+            # as many digits as `structrank evaluate` prints, so that the two can be compared
+            say(f"chose {params}: vali {spec.metric_label} {value:.6f} under {label}")
         else:
             model = spec.make(**fixed).fit(train)
     save_model(model, args.out)
@@ -371,6 +388,32 @@ def _training_progress(args, n_fits):
     finally:
         for bar in reversed(bars):
             bar.close()
+
+
+def _train_convention(args, fixed, spec) -> str:
+    """The convention ``train`` selects on vali under: ``--convention``, or ``--set convention=X`` which
+    means the same (both given, they must agree), else ``auto``. A model with a ``convention``
+    parameter (``score()``'s) gets the one named; without --vali and without that parameter,
+    naming one would change nothing, which is an error rather than a silent no-op."""
+    from structrank.metrics.conventions import CONVENTION_NAMES
+
+    given = fixed.pop("convention", None)
+    if given is not None and args.convention is not None and given != args.convention:
+        raise ValueError(f"--set convention={given} and --convention {args.convention} disagree: give the "
+                         "convention once, as --convention")
+    named = args.convention or given
+    if named is None:
+        return "auto"
+    if named not in CONVENTION_NAMES:
+        raise ValueError(f"--set convention={named!r}: not a convention; --convention takes one of "
+                         f"{', '.join(CONVENTION_NAMES)}")
+    has_parameter = "convention" in spec.cls().get_params(deep=False)
+    if has_parameter:
+        fixed["convention"] = named
+    elif not args.vali:
+        raise ValueError(f"--convention {named}: {spec.name} has no convention parameter, and without --vali "
+                         "there is no selection for it to apply to")
+    return named
 
 
 def parse_assignments(items) -> dict:

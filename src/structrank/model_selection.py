@@ -64,11 +64,12 @@ class QueryKFold(GroupKFold):
         return self.n_splits
 
 
-def ranking_scorer(metric="ndcg@10", convention="letor4", docids=None):
+def ranking_scorer(metric="ndcg@10", convention="auto", docids=None):
     """A scikit-learn scorer that evaluates a ranker's predictions per query.
 
     The scorer requests ``qid`` through metadata routing, so it works in GridSearchCV and
-    cross_val_score once routing is enabled.
+    cross_val_score once routing is enabled. ``convention`` "auto" is the one each fold's labels
+    allow (``structrank.metrics.evaluate``).
 
     Examples
     --------

@@ -2,7 +2,8 @@
 
 A ranker is fitted on rows grouped into queries: ``fit(X, y, qid=qid)`` (qid aligned with the
 rows, as in XGBoost's ranking API) or ``fit(dataset)`` with a RankingDataset. ``predict`` gives
-one score per row; ``score`` is the metric the ranker stands for, under a named convention.
+one score per row; ``score`` is the metric the ranker stands for, under a named convention
+(``auto`` unless the ranker names one: see ``BaseRanker``).
 
 qid is requested through scikit-learn's metadata routing by default, so that with
 ``sklearn.set_config(enable_metadata_routing=True)`` a GridSearchCV or cross_val_score passes
@@ -47,6 +48,7 @@ from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.epochs import BestEpoch
 from structrank.metrics import evaluate
+from structrank.metrics.conventions import AUTO
 
 
 class Number(Interval):
@@ -133,10 +135,19 @@ def unpack(X, y=None, qid=None):
 class BaseRanker(BaseEstimator):
     """Base class of structrank's rankers (not used directly).
 
+    ``score`` follows one rule for every ranker (``_scoring``, implemented here once): the mean over
+    queries of the metric the ranker's loss or objective stands for (a structured loss's own metric,
+    e.g. MAP for SVM-map, NDCG@5 for the permutation CRFs; NDCG@10 for a ranker without a loss of its
+    own: RankSVM, the regression, the trees), under the convention the ranker names (a ``convention``
+    parameter, or a loss whose metric fixes one: the log2 discount is trec_eval's), else ``auto``: the
+    convention the labels allow (letor4 for labels 0-2, mslr up to 4, trec above), so that a perfect
+    ranking scores 1 on any label range. A loss on binary relevance is judged on the labels binarised
+    at its ``relevant_from``. A subclass states only its objective's part (``_objective_scoring``).
+
     Examples
     --------
     A new ranker subclasses it: ``fit`` validates with ``_validate_fit_data`` (which also accepts a
-    RankingDataset) and ``score`` comes for free (NDCG@10 under letor4 unless the class says otherwise).
+    RankingDataset) and ``score`` comes for free (NDCG@10 under ``auto`` unless the class says otherwise).
 
     >>> import numpy as np
     >>> from structrank.data import make_ranking_dataset
@@ -156,9 +167,8 @@ class BaseRanker(BaseEstimator):
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
 
-    #: metric ``score`` reports, and its convention
+    #: the metric ``score`` reports for a ranker whose objective names none (``_objective_scoring``)
     _score_metric = "ndcg@10"
-    _score_convention = "letor4"
 
     #: scikit-learn's parameter declarations, one entry per ``__init__`` parameter: the same rules hold
     #: for ``fit``, ``structrank train --set`` (``learners.registry.ModelSpec.make``) and model files (``model_io``)
@@ -243,8 +253,9 @@ class BaseRanker(BaseEstimator):
         return X
 
     def score(self, X, y=None, qid=None, sample_weight=None):
-        """Mean over queries of the metric the ranker stands for (``_scoring``: for a structured loss,
-        the loss's own metric), as in scikit-learn: GridSearchCV without ``scoring`` tunes it.
+        """Mean over queries of the metric the ranker stands for, under the ranker's convention or
+        ``auto`` (the rule in the class docstring, ``_scoring``), as in scikit-learn: GridSearchCV
+        without ``scoring`` tunes it.
 
         ``sample_weight`` is in the signature because ``Pipeline.score`` always passes it; it must
         be None, as a ranking metric averages queries, not rows.
@@ -276,8 +287,16 @@ class BaseRanker(BaseEstimator):
 
     def _scoring(self):
         """(metrics, convention, relevant_from) of ``score``: the mean of the metrics under the
-        convention, on labels binarised at ``relevant_from`` (None: the labels as they are)."""
-        return (self._score_metric,), self._score_convention, None
+        convention, on labels binarised at ``relevant_from`` (None: the labels as they are). The one
+        rule: the objective's metrics; the ranker's ``convention`` parameter if it has one and it is
+        set, else the objective's own convention, else ``auto``."""
+        metrics, convention, relevant_from = self._objective_scoring()
+        return metrics, getattr(self, "convention", None) or convention or AUTO, relevant_from
+
+    def _objective_scoring(self):
+        """(metrics, convention or None, relevant_from) that the ranker's loss or objective stands for;
+        a convention of None (or ``auto``) leaves the choice to the labels."""
+        return (self._score_metric,), None, None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

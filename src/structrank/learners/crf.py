@@ -192,7 +192,8 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         from run to run (the demo's crf-kl chose T = 50, 20, 10 in three runs).
     dev_metric : str or list of str, default "ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5"
         What chooses the epoch on ``eval_set``: the mean of these metrics (comma-separated).
-    dev_convention : str, default "letor4"
+    dev_convention : str, default "auto"
+        The convention of ``dev_metric`` (``auto``: the one the dev labels allow).
     n_jobs : int or None, default None
         None: SGD in this process. An int (or a joblib dask backend): iterative parameter mixing
         over shards of about ``shard_rows`` rows (structrank.parallel): each shard runs an SGD
@@ -223,7 +224,6 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
     _saved_attributes = ("coef_", "n_features_in_")
     _score_metric = "ndcg@5"
-    _score_convention = "letor4"
 
     _parameter_constraints = {"objective": [StrOptions(set(OBJECTIVES))], "learning_rate": POSITIVE,
                               "alpha": NON_NEGATIVE, "T": POSITIVE, "max_epochs": COUNT,
@@ -234,7 +234,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
 
     def __init__(self, objective="kl", learning_rate=0.1, alpha=1.0, T=1.0, max_epochs=50, subset_size=6,
                  skip_single_level=True, shuffle=False, random_state=0,
-                 dev_metric="ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5", dev_convention="letor4", n_jobs=None,
+                 dev_metric="ndcg@1,ndcg@2,ndcg@3,ndcg@4,ndcg@5", dev_convention="auto", n_jobs=None,
                  shard_rows=DEFAULT_SHARD_ROWS):
         self.objective = objective
         self.learning_rate = learning_rate

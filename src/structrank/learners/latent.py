@@ -231,7 +231,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         Visit the queries in a new random order each epoch (Alg. 1 visits them in order).
     random_state : int or None
         Seed of the shuffling.
-    dev_metric, dev_convention : str, default "map", "letor4"
+    dev_metric, dev_convention : str, default "map", "auto"
         What chooses the epoch on ``eval_set``.
     relevant_from : int, default 1
         Labels >= this are good.
@@ -275,7 +275,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                               "dev_convention": [str]}
 
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
-                 random_state=None, dev_metric="map", dev_convention="letor4", relevant_from=1, n_jobs=None,
+                 random_state=None, dev_metric="map", dev_convention="auto", relevant_from=1, n_jobs=None,
                  shard_rows=DEFAULT_SHARD_ROWS, loss="map", feature_map=None, k=10):
         self.inference = inference
         self.C = C
@@ -376,7 +376,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                         scale=float(self.C), positions="all")
         return require(loss, HINGE, type(self).__name__)
 
-    def _scoring(self):
+    def _objective_scoring(self):
         return self._loss().scoring()
 
 
@@ -534,5 +534,5 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
                         positions=self.positions)
         return require(loss, HINGE, type(self).__name__)
 
-    def _scoring(self):
+    def _objective_scoring(self):
         return self._loss().scoring()

@@ -116,7 +116,7 @@ class NystroemRanker(BaseRanker):
         self._scoring_of_inner = inner._scoring()
         return self._finish_fit()
 
-    def _scoring(self):
+    def _objective_scoring(self):  # the inner ranker's, its own rule applied
         return getattr(self, "_scoring_of_inner", None) or self._inner()._scoring()
 
     def _check_loaded(self):

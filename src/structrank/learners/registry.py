@@ -436,17 +436,20 @@ def fit_and_score(spec, params, train, vali, convention):
     model = spec.make(**params)
     model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
     metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
-    return model, evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention).mean_of(metrics)
+    # docids: trec_eval's tie rule needs them (trec named, or auto on labels above 4)
+    value = evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention,
+                     docids=getattr(vali, "docids", None)).mean_of(metrics)
+    return model, value
 
 
-def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="letor4", report=None, grid=None,
+def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="auto", report=None, grid=None,
                    n_jobs=None):
     """Fit every grid point (``fixed`` parameters held) on ``train``; keep the best on ``vali``.
 
     ``grid`` replaces the model's own grid (a smaller one for quick runs).
 
     The vali metric is the model's ``spec.metric`` under ``convention`` (a tuple of metrics:
-    their mean). ``report(params, value)`` is called after each fit (progress on the command
+    their mean; ``auto``: the convention the vali labels allow, as ``evaluate``'s). ``report(params, value)`` is called after each fit (progress on the command
     line). ``n_jobs`` fits the grid points on that many joblib workers (or on the cluster of an
     active joblib dask backend); the choice is the same: the best value, the first in grid
     order on ties.

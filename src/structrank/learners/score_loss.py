@@ -105,7 +105,7 @@ class ScoreLossScorerMixin:
     """For a ranker with a registered ``loss`` and the loss options as parameters (trees, MLP):
     ``score`` measures the loss's own metric, and ``score_loss`` is the fitted loss."""
 
-    def _scoring(self):
+    def _objective_scoring(self):
         return self.score_loss().build().scoring()
 
     def _dev_scored(self, y, scores, qid, per_query=False):

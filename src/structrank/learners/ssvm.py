@@ -372,9 +372,10 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     metric, convention : str or None, default None
         What ``score`` (and so GridSearchCV without ``scoring``) measures. None: the metric the
         loss stands for (its registered loss's ``metrics``): AUC, MAP, NDCG@k, NDCG, MRR@k, or for SVM-combo
-        the mean of its components' metrics, under "letor4" ("trec" with the log2 discount;
-        "mslr" for graded gains), on labels binarised at ``relevant_from`` when the loss sees
-        binary relevance. Set, the metric is measured on the labels as they are.
+        the mean of its components' metrics, under "auto" (the convention the labels allow:
+        letor4 for 0-2, mslr up to 4; "trec" with the log2 discount), on labels binarised at
+        ``relevant_from`` when the loss sees binary relevance. Set, the metric is measured on the
+        labels as they are. A convention given here holds for either (``BaseRanker``'s rule).
     n_jobs : int or None, default None
         None: the oracles run in this process over all queries at once. An int (1, 2, ..., -1
         for all cores): the queries are cut into shards of about ``shard_rows`` rows whose
@@ -459,11 +460,10 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         gain = getattr(self, "gain_", "binary" if self.gain == "auto" else self.gain)
         return require(get_loss(self.loss, **self._loss_options(), gain=gain), HINGE, type(self).__name__)
 
-    def _scoring(self):
+    def _objective_scoring(self):
         if self.metric is not None:
-            return (self.metric,), self.convention or "letor4", None
-        metrics, convention, relevant_from = self._loss().scoring()
-        return metrics, self.convention or convention, relevant_from
+            return (self.metric,), None, None
+        return self._loss().scoring()
 
     def _losses(self):
         loss = self._loss()

@@ -72,7 +72,7 @@ class RankingLoss:
     labels: str = "binary"
     star_varies: bool = False  #: whether ``star`` depends on the scores
     metrics: tuple = ()
-    convention: str = "letor4"
+    convention: str = "auto"
     relevant_from: int = 1
 
     @property

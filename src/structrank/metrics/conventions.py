@@ -10,6 +10,11 @@ carries the name of the convention it was computed under. Each convention fixes:
 - ties: how documents with equal scores are ordered;
 - short lists: NDCG@k and P@k of a query with fewer than k documents;
 - empty queries: what a query without relevant documents scores (it always counts in the mean).
+
+``auto`` (the default wherever a user names no convention) is not a tool of its own: it picks, from
+the labels being evaluated, the convention that credits all of them (``resolve_convention``), so that
+a perfect ranking scores 1 on any label range: ``letor4`` for labels 0-2, ``mslr`` up to 4, and
+``trec`` above (the one tool whose gain, the label itself, credits any label).
 """
 
 from __future__ import annotations
@@ -110,8 +115,8 @@ class Convention:
         """Discount of ranks 1..n (index 0 is rank 1): ``structrank.discounts``, which the oracles share."""
         return discounts(self.discount, n)
 
-    def describe(self) -> str:
-        """One paragraph a user can read next to a number."""
+    def describe(self, auto: bool = False) -> str:
+        """One paragraph a user can read next to a number (``auto``: say that ``auto`` chose it)."""
         gain = {"exp2": "2^l - 1", "linear": "l (linear)"}[self.gain]
         if self.label_max is not None:
             gain += f" for labels 0-{self.label_max}, 0 above"
@@ -120,7 +125,7 @@ class Convention:
         ap = "AP" if self.ap_cutoff is None else f"AP@{self.ap_cutoff}"
         denominator = "all relevant documents" if self.ap_denominator == "relevant" else "relevant documents found in the cut-off"
         return (
-            f"{self.name} ({self.tool}): gain {gain}; discount {discount}; relevant = label "
+            f"{self.name} ({self.tool}{', chosen by auto from the range of the labels' if auto else ''}): gain {gain}; discount {discount}; relevant = label "
             f"{f'>= {self.relevant_from}' if self.label_max is None else f'in {self.relevant_from}..{self.label_max}'}; "
             f"ties {ties}; NDCG@k of a query with n < k documents "
             f"{'is 0' if self.ndcg_short_zero else 'uses its n documents'}; P@k with n < k "
@@ -145,11 +150,47 @@ CONVENTIONS: dict[str, Convention] = {
 }
 
 
+#: what ``auto`` resolves to: the first convention whose tables credit every label up to its bound
+AUTO = "auto"
+_AUTO_RANGES = ((2, "letor4"), (4, "mslr"))
+_AUTO_ABOVE = "trec"
+#: every name a user may give (``--convention``'s choices): ``auto`` and the named conventions
+CONVENTION_NAMES = (AUTO, *CONVENTIONS)
+
+
+def is_auto(convention) -> bool:
+    return isinstance(convention, str) and convention.lower() == AUTO
+
+
+def auto_convention(labels) -> Convention:
+    """The convention ``auto`` picks for these labels: letor4 when every label is 0-2, mslr when the
+    largest is 3 or 4, trec above (whose linear gain credits any label).
+
+    >>> auto_convention([0, 1, 2]).name, auto_convention([0, 4]).name, auto_convention([0, 7]).name
+    ('letor4', 'mslr', 'trec')
+    """
+    labels = np.asarray(labels)
+    top = int(labels.max()) if labels.size else 0
+    for bound, name in _AUTO_RANGES:
+        if top <= bound:
+            return CONVENTIONS[name]
+    return CONVENTIONS[_AUTO_ABOVE]
+
+
+def resolve_convention(convention, labels) -> tuple[Convention, bool]:
+    """``(Convention, whether auto chose it)``: a named convention as it is, ``auto`` from ``labels``."""
+    if is_auto(convention):
+        return auto_convention(labels), True
+    return get_convention(convention), False
+
+
 def get_convention(convention) -> Convention:
-    """A Convention from its name (or itself)."""
+    """A Convention from its name (or itself); ``auto`` needs the labels (``resolve_convention``)."""
     if isinstance(convention, Convention):
         return convention
+    if is_auto(convention):
+        raise ValueError("convention 'auto' is chosen from the labels: use resolve_convention(name, labels)")
     try:
         return CONVENTIONS[str(convention).lower()]
     except KeyError:
-        raise ValueError(f"unknown convention {convention!r}; known: {', '.join(CONVENTIONS)}") from None
+        raise ValueError(f"unknown convention {convention!r}; known: {', '.join(CONVENTION_NAMES)}") from None

@@ -19,7 +19,7 @@ import numpy as np
 
 from structrank.data.labels import check_labels, check_qid
 from structrank.errors import ConventionWarning, DataValidationError
-from structrank.metrics.conventions import Convention, get_convention
+from structrank.metrics.conventions import AUTO, Convention, auto_convention, get_convention, is_auto
 
 _METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|r|success|rprec|bpref|auc)(?:@(\d+))?$")
 # trec_eval's names with a cut-off (ndcg_cut_10, map_cut_10, P_10, recall_100, success_1) and without
@@ -87,6 +87,10 @@ class EvaluationResult:
     per_query : dict {name: ndarray, aligned with ``qids``}
     qids : ndarray, each query's id in order of first appearance
     convention : str
+        The convention the values were computed under (what ``auto`` resolved to, when it did).
+    auto : bool
+        Whether ``auto`` chose the convention from the labels; ``convention_label`` says so
+        ("mslr (auto)").
 
     Examples
     --------
@@ -105,10 +109,16 @@ class EvaluationResult:
     per_query: dict
     qids: np.ndarray
     convention: str
+    auto: bool = False
     n_queries: int = field(init=False)
 
     def __post_init__(self):
         self.n_queries = int(self.qids.shape[0])
+
+    @property
+    def convention_label(self) -> str:
+        """The convention as reports print it: its name, and "(auto)" when ``auto`` chose it."""
+        return f"{self.convention} (auto)" if self.auto else self.convention
 
     def mean_of(self, metrics=None) -> float:
         """The mean of some of the metrics (each a mean over queries; all of them by default): what a
@@ -122,7 +132,8 @@ class EvaluationResult:
 
     def to_dict(self, per_query: bool = True) -> dict:
         """The JSON form of ``structrank evaluate --json``."""
-        out = {"convention": self.convention, "queries": self.n_queries, "metrics": dict(self.metrics)}
+        out = {"convention": self.convention, "convention_auto": self.auto, "queries": self.n_queries,
+               "metrics": dict(self.metrics)}
         if per_query:
             names = list(self.per_query)
             out["per_query"] = {
@@ -231,7 +242,8 @@ def _warn_uncredited(conv, labels):
     if above:
         warnings.warn(f"{above} documents have labels above {conv.label_max}, which the {conv.name} convention "
                       f"counts as gain 0 and not relevant (as its official script does); for labels up to 4 use "
-                      "convention='mslr', for any label 'trec'", ConventionWarning, stacklevel=3)
+                      "convention='mslr', for any label 'trec', or 'auto' (the default) to follow the labels",
+                      ConventionWarning, stacklevel=3)
 
 
 # Labels up to this take the counting sort of the ideal gains (a table of one gain per level)
@@ -251,7 +263,7 @@ def _ideal_gains(kernels, conv, labels, gains, offsets):
     return kernels.ideal_gains_by_level(rank[labels.astype(np.int64)], table[by_gain], offsets)
 
 
-def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docids=None) -> EvaluationResult:
+def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=None) -> EvaluationResult:
     """Per-query and mean ranking metrics of ``scores`` under a named convention.
 
     Parameters
@@ -264,11 +276,15 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
         Query of each row; rows of a query need not be contiguous.
     metrics : iterable of str
         Names such as ``"map"``, ``"mrr"``, ``"mrr@10"``, ``"ndcg@10"``, ``"ndcg"``, ``"p@5"``, ``"recall@10"``, ``"auc"``.
-    convention : str or Convention
+    convention : str or Convention, default "auto"
         ``"letor4"``, ``"letor3"``, ``"mslr"``, ``"trec"`` or ``"semeval"`` (see
-        ``structrank.metrics.CONVENTIONS``).
+        ``structrank.metrics.CONVENTIONS``), or ``"auto"``: the one the labels allow
+        (``conventions.auto_convention``: letor4 for labels 0-2, mslr up to 4, trec above), so that a
+        perfect ranking scores 1 on any label range. The result names what was used.
     docids : array of str, optional
-        Needed by conventions that break ties by document id ("trec").
+        Needed by conventions that break ties by document id ("trec"); when ``auto`` picks trec
+        without them, the rows' numbers from 1, in the order given, stand in (for a file whose
+        queries are contiguous, the line numbers ``structrank predict --format trec`` writes).
 
     Returns
     -------
@@ -292,14 +308,22 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
     >>> r = evaluate([2, 0, 1, 0, 0], [5, 4, 3, 2, 1], [1] * 5, ["ndcg@3"], "trec", docids=list("abcde"))
     >>> round(r.metrics["ndcg@3"], 4)
     0.9502
+    >>> r = evaluate([4, 3, 0, 1], [4, 3, 0, 1], [1] * 4, ["ndcg@3", "map"])  # auto: labels 0-4 -> mslr
+    >>> r.convention_label, r.metrics
+    ('mslr (auto)', {'ndcg@3': 1.0, 'map': 1.0})
     """
-    conv: Convention = get_convention(convention)
+    auto = is_auto(convention)
+    conv: Convention | None = None if auto else get_convention(convention)
     if isinstance(metrics, str):  # one name, not its letters
         metrics = [metrics]
     names = [canonical_name(m) for m in metrics]
     from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
 
     y, scores, qid = _check_inputs(y, scores, qid, docids)
+    if auto:
+        conv = auto_convention(y)
+        if conv.ties == "docid_desc" and docids is None:
+            docids = np.arange(1, y.shape[0] + 1)
     order, offsets, query_ids = rank_order(scores, qid, docids, conv.ties)
     labels = y[order]
     _warn_uncredited(conv, labels)
@@ -338,4 +362,4 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention="letor4", docid
             values = kernels.auc_kernel(relevant, offsets, conv.empty_value)
         per_query[name] = values
     means = {name: float(v.sum() / v.size) if v.size else float("nan") for name, v in per_query.items()}  # np.mean
-    return EvaluationResult(means, per_query, query_ids, conv.name)
+    return EvaluationResult(means, per_query, query_ids, conv.name, auto)

@@ -49,7 +49,8 @@ from structrank.structures import dorm_decay, po_star
 LOSSES = ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo")
 DEFAULT_FEATURE_MAP = {"auc": "po", "map": "po", "ndcg": "po", "ndcg-nc": "po", "mrr": "mrr"}
 # discount name -> (the convention of its metric, its table in structrank.discounts)
-DISCOUNTS = {"letor": ("letor4", "letor"), "log2": ("trec", "log2_rank_plus_1")}
+# ("auto": letor4 or mslr, which share the LETOR discount, as the labels allow)
+DISCOUNTS = {"letor": ("auto", "letor"), "log2": ("trec", "log2_rank_plus_1")}
 # SVM-combo's components: DEFAULT_COMBO (structrank.losses.combo). MRR enters with phi_po: phi_mrr
 # is a count of documents, not scaled by 1/(n+ n-), and in a shared w it would outweigh the others.
 
@@ -195,8 +196,9 @@ class StructuredLoss(RankingLoss):
 
     @property
     def convention(self) -> str:
-        # graded gains 2^label - 1 on labels 0-4 are the MSLR script's; the discount names its convention
-        return "mslr" if self.gain == "exp2" else DISCOUNTS[self.discount][0]
+        # graded gains 2^label - 1: the MSLR script's on labels 0-4, letor4's on 0-2 (auto picks between
+        # them); otherwise the discount names the convention
+        return "auto" if self.gain == "exp2" else DISCOUNTS[self.discount][0]
 
     @property
     def _cut(self) -> int:
