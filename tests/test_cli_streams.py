@@ -231,8 +231,9 @@ def test_train_draws_progress_bars_when_asked_and_stays_quiet_in_a_pipe(setup, t
     epochs = ["lsp-ap", "--train", data, "--out", tmp_path / "e.npz", "--set", "max_epochs=3"]
     piped = _train_stderr(*grid)  # standard error is a pipe: the messages only, as before
     assert piped.returncode == 0 and "\r" not in piped.stderr and "grid" not in piped.stderr
-    assert [line.split("  vali")[0].strip() for line in piped.stderr.splitlines()[:4]] == \
-        [str({"alpha": a}) for a in (0.0, 0.1, 1.0, 10.0)]
+    lines = piped.stderr.splitlines()
+    assert lines[0].startswith("choosing on ") and " under letor4 (auto)" in lines[0]
+    assert [line.split("  vali")[0].strip() for line in lines[1:5]] == [str({"alpha": a}) for a in (0.0, 0.1, 1.0, 10.0)]
     bars = _train_stderr(*grid, "--progress")
     assert bars.returncode == 0 and "grid: 100%" in bars.stderr and "4/4" in bars.stderr
     assert "chose {'alpha'" in bars.stderr and "wrote " in bars.stderr  # the messages are still there
