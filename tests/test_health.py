@@ -223,3 +223,18 @@ def test_the_reproductions_train_the_literal_formulations():
     assert own_metric.MODELS["SVM-ndcg"][0] == "svm-ndcg-ideal" and own_metric.MODELS["DORM sparse"][0] == "dorm-ideal"
     assert any_scorer.LINEAR["ndcg"] == "svm-ndcg-ideal" and croce2016.LETOR_ROWS["SVM-ndcg"] == "svm-ndcg-ideal"
     assert linear_model_name("ndcg") == "svm-ndcg-ideal" and linear_model_name("map") == "svm-map"
+
+
+def test_a_letor_cache_fit_records_the_in_memory_health(tmp_path):
+    """Shard by shard on a memory-mapped file, the health reads as on the same rows read in memory."""
+    from structrank.data import open_letor_cache, read_letor
+
+    path = tmp_path / "train.txt"
+    write_letor(path, make_ranking_dataset(n_queries=40, no_relevant_fraction=0.2, random_state=0))
+    cache, read = open_letor_cache(path), read_letor(path, dtype=np.float32)  # the cache holds float32 values
+    # one shard: the cache perceptron is Alg. 1 as in memory (several mix their weights: another model)
+    for make, rows in ((lambda **kw: LatentPerceptronRanker(C=10.0, max_epochs=3, **kw), 10**9),
+                       (lambda **kw: StructSVMRanker(loss="map", C=10.0, **kw), 100)):
+        mapped, memory = make(shard_rows=rows).fit(cache).health_, make().fit(read).health_
+        for field in ("slack", "zero_slack", "objective_ratio", "w_norm2", "score_range"):
+            assert getattr(mapped, field) == pytest.approx(getattr(memory, field), rel=1e-6), field

@@ -171,13 +171,13 @@ def _hinge_sums(X, y, offsets, w, loss, positional, C):
     whose scores are then taken as they are)."""
     scale = C if C > 0 else 1.0
     sums = []
-    for weights in (w, np.zeros_like(w)):
-        scores = matvec(X, weights)
+    at_w = matvec(X, w)
+    for scores in (at_w, np.zeros_like(at_w)):
         # the positional oracle scales its loss itself; the others see s / C (``_loss_epoch``)
         c_hat, delta = loss.batch(scores if positional else scores / scale, y, offsets)
         margins = delta + np.add.reduceat(scores / scale * (c_hat - loss.star(scores, y, offsets)), offsets[:-1])
         sums.append(float(margins.sum()))
-    return [sums[0]], [sums[1]], query_ranges(matvec(X, w) / scale, offsets)
+    return [sums[0]], [sums[1]], query_ranges(at_w / scale, offsets)
 
 
 def _shard_hinge(shard, w, loss, positional, C, relevant_from):
