@@ -347,6 +347,8 @@ def cmd_train(args):
             say(f"chose {params}: vali {spec.metric_label} {value:.6f} under {label}")
         else:
             model = spec.make(**fixed).fit(train)
+    if hasattr(model, "health_"):  # structural and perceptron fits: how far the optimiser moved from w = 0
+        _say(args, f"optimiser health: {model.health_}")
     save_model(model, args.out)
     _say(args, f"wrote {args.out}")
     return 0
@@ -451,12 +453,14 @@ def cmd_predict(args):
     import numpy as np
 
     from structrank.data import read_letor, write_scores
+    from structrank.learners.base import warn_if_every_query_ties
     from structrank.model_io import load_model
 
     check_output(args.out, {"--model": args.model, "--data": args.data})
     model = load_model(args.model)
     ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
     scores = model.predict(ds.X)
+    warn_if_every_query_ties(model, scores, ds.qid)
     if args.format == "trec":
         from structrank.metrics import write_run
 

@@ -10,7 +10,7 @@ The types:
   naming the file, the line and the field;
 - ``DataValidationError``: arrays that do not fit together (lengths, groups, values);
 - ``DegenerateDataWarning``: training data that leave nothing to learn (one relevance level,
-  no feature that varies within a query); ``ConventionWarning``: labels a metric convention does
+  no feature that varies within a query), and predictions that all tie; ``ConventionWarning``: labels a metric convention does
   not credit.
 """
 

@@ -59,18 +59,18 @@ LATENT_C_GRID = {"C": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]}
 ROWS = {
     "AUC": ("svm-auc", {}, C_GRID),
     "MAP": ("svm-map", {}, C_GRID),
-    "NDCG": ("svm-ndcg", {}, C_GRID),
-    "NDCG-graded": ("svm-ndcg", {"gain": "exp2"}, C_GRID),  # not in the paper: gains 2^label - 1
+    "NDCG": ("svm-ndcg-ideal", {}, C_GRID),
+    "NDCG-graded": ("svm-ndcg-ideal", {"gain": "exp2"}, C_GRID),  # not in the paper: gains 2^label - 1
     "NDCG-NC": ("svm-ndcg-nc", {}, C_GRID),
-    "MRR": ("svm-mrr", {}, MRR_C_GRID),
+    "MRR": ("svm-mrr-ideal", {}, MRR_C_GRID),
     "COMBO": ("svm-combo", {}, C_GRID),
-    "DORM": ("dorm", {}, C_GRID),
+    "DORM": ("dorm-ideal", {}, C_GRID),
     "McRank": ("mcrank", {"n_estimators": 30}, {"num_leaves": [7, 31]}),
     "RankSVM": ("ranksvm", {}, {"C": [0.001, 0.01, 0.1]}),  # larger C takes minutes per fit on OHSUMED
     "LambdaMART": ("lambdamart", {}, None),
-    "MRR-po": ("svm-mrr", {"feature_map": "po"}, C_GRID),  # Fig. 7
+    "MRR-po": ("svm-mrr-ideal", {"feature_map": "po"}, C_GRID),  # Fig. 7
     # not in the paper's Fig. 9: the variants its text describes, and the latent targets
-    "DORM sparse": ("dorm", {"dorm_cut": 30}, C_GRID),  # Sec. 4.4: A(.) cut after rank 30
+    "DORM sparse": ("dorm-ideal", {"dorm_cut": 30}, C_GRID),  # Sec. 4.4: A(.) cut after rank 30
     "COMBO shared": ("svm-combo", {"slacks": "shared"}, C_GRID),  # Sec. 3.7: one slack per query
     "COMBO phi_mrr": ("svm-combo", {"components": ("map", "ndcg", "ndcg-nc", "mrr")}, C_GRID),  # MRR with phi_mrr
     "NDCG latent": ("svm-ndcg-latent", {}, LATENT_C_GRID),
@@ -97,7 +97,7 @@ PAPER_FIG9 = {
 }
 
 # Figs. 4-6: the C sweep. phi_mrr is not scaled by 1/(n+ n-), so its C range is lower.
-SWEEP = {"AUC": "svm-auc", "MAP": "svm-map", "NDCG": "svm-ndcg", "MRR": "svm-mrr", "DORM": "dorm",
+SWEEP = {"AUC": "svm-auc", "MAP": "svm-map", "NDCG": "svm-ndcg-ideal", "MRR": "svm-mrr-ideal", "DORM": "dorm-ideal",
          "NDCG latent": "svm-ndcg-latent", "MRR latent": "svm-mrr-latent", "DORM latent": "dorm-latent"}
 SWEEP_C = {"po": [0.01, 0.1, 1.0, 10.0, 100.0], "scaled": [1e-4, 0.001, 0.01, 0.1, 1.0],
            "latent": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]}
@@ -106,10 +106,10 @@ SWEEP_FIXED = {"DORM latent": {"dorm_cut": 30}}
 FIGURE = {"avg_slack": "fig4-avg-slack", "objective_ratio": "fig5-objective-ratio", "w_norm2": "fig6-w-norm"}
 # Figs. 8 and 10: training time at one C
 TIMING = {
-    "SVM-ndcg": ("svm-ndcg", {"C": 1.0}),
-    "SVM-mrr": ("svm-mrr", {"C": 0.001}),
-    "DORM": ("dorm", {"C": 1.0}),
-    "DORM sparse A (cut 30)": ("dorm", {"C": 1.0, "dorm_cut": 30}),
+    "SVM-ndcg": ("svm-ndcg-ideal", {"C": 1.0}),
+    "SVM-mrr": ("svm-mrr-ideal", {"C": 0.001}),
+    "DORM": ("dorm-ideal", {"C": 1.0}),
+    "DORM sparse A (cut 30)": ("dorm-ideal", {"C": 1.0, "dorm_cut": 30}),
     "McRank": ("mcrank", {"n_estimators": 30}),
 }
 

@@ -9,7 +9,7 @@ hold are in ``structrank.learners.registry``.
 import importlib
 
 _LAZY = {
-    "BaseRanker": "base", "LinearRankerMixin": "base",
+    "BaseRanker": "base", "LinearRankerMixin": "base", "OptimiserHealth": "base", "StayedAtZeroWarning": "base",
     "LinearRegressionRanker": "baselines", "PolySVCRanker": "baselines", "RankSVM": "baselines",
     "preference_pairs": "baselines",
     "BoostingReranker": "boosting",

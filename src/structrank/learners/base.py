@@ -15,8 +15,11 @@ What it holds:
   ``RankingDataset``, or a DataFrame whose ``qid`` column gives the queries), the grouping of rows
   by qid, and ``score`` under the ranker's metric (``sample_weight`` must be None:
   ``Pipeline.score`` passes it). ``_finish_fit`` turns non-finite learned arrays into a
-  ``DataValidationError`` and an all-zero ``coef_`` into a ``DegenerateDataWarning``;
-  ``_checked_scores`` makes predict refuse NaN/inf scores;
+  ``DataValidationError``, an all-zero ``coef_`` into a ``DegenerateDataWarning``, and a fit whose
+  ``health_`` (``OptimiserHealth``: slack, obj/obj(w=0), |w|^2) says it stayed at w = 0 into one
+  ``StayedAtZeroWarning`` line naming the cause and the cure;
+  ``_checked_scores`` makes predict refuse NaN/inf scores and warn (``DegenerateDataWarning``) when every
+  score ties (``warn_if_every_query_ties``: when they tie within every query, for ``structrank predict``);
 - ``LinearRankerMixin.predict``: rows summed in a fixed order (``parallel.rows.matvec``);
 - ``EvalSetMixin``: the dev set of the learners that choose their epoch on it (``dev_metric`` may
   be a list, whose mean is used);
@@ -34,11 +37,13 @@ What it holds:
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError, Interval, StrOptions, _Constraint, make_constraint
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -132,6 +137,99 @@ def unpack(X, y=None, qid=None):
     return X, y, qid
 
 
+class StayedAtZeroWarning(ConvergenceWarning):
+    """A structural or perceptron fit that ended where it started, at w = 0 (``OptimiserHealth.stayed_at_zero``):
+    its objective is that of w = 0, so the model ranks by what is left of rounding. The message names the
+    cause and the formulation that learns instead.
+
+    Examples
+    --------
+    A C this small keeps w at 0 (the warning can be filtered by its class):
+
+    >>> import warnings
+    >>> from structrank.data import make_ranking_dataset
+    >>> from structrank.learners import StructSVMRanker
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = StructSVMRanker(loss="map", C=1e-6).fit(make_ranking_dataset(n_queries=20, random_state=0))
+    >>> model.health_.stayed_at_zero, [w.category.__name__ for w in caught]
+    (True, ['StayedAtZeroWarning'])
+    """
+
+
+#: A fit "stayed at w = 0" when its objective is within this fraction of its value at w = 0 ...
+ZERO_OBJECTIVE_TOL = 1e-3
+#: ... and its scores spread, within every training query, over less than this (in the hinge's units: the
+#: losses are in [0, 1], so such scores move no constraint of a scaled feature map by more than this).
+ZERO_SCORE_RANGE = 0.05
+
+
+@dataclass(frozen=True)
+class OptimiserHealth:
+    """How far a structural or perceptron fit moved from w = 0, as Chakrabarti et al. (2008, Sec. 4.2, Figs. 4-6)
+    read an optimiser: the final average slack against its value at w = 0, obj / obj(w = 0) and |w|^2.
+
+    Fields
+    ------
+    slack : float
+        The average slack over the training queries used, at the learned w (an upper bound on the
+        training loss; the perceptron's: its loss-augmented hinge, in units of the loss).
+    zero_slack : float
+        The same at w = 0: the mean loss of the max-violating ranking at zero scores.
+    objective_ratio : float
+        obj / obj(w = 0), obj = 1/2 |w|^2 + C x slack (the perceptron has no regulariser: slack /
+        zero_slack). 1 means the optimiser found nothing better than w = 0; NaN when obj(w = 0) is 0.
+    w_norm2 : float
+        |w|^2.
+    score_range : float
+        The largest spread (max - min) of the training scores within one query, in the hinge's units
+        (the perceptron's scores divided by its loss scaling C).
+
+    ``stayed_at_zero``: objective_ratio >= 1 - ``ZERO_OBJECTIVE_TOL`` and score_range <
+    ``ZERO_SCORE_RANGE``: the objective did not move off its w = 0 value and the scores are too close
+    together to move any constraint (relative thresholds: the losses are in [0, 1]).
+
+    Examples
+    --------
+    >>> health = OptimiserHealth(slack=0.6, zero_slack=1.0, objective_ratio=0.65, w_norm2=0.09, score_range=0.8)
+    >>> health.stayed_at_zero
+    False
+    >>> print(health)
+    slack 0.6000 (1.0000 at w = 0), obj/obj(w=0) 0.6500, |w|^2 0.09, score range 0.8
+    """
+
+    slack: float
+    zero_slack: float
+    objective_ratio: float
+    w_norm2: float
+    score_range: float
+
+    @property
+    def stayed_at_zero(self) -> bool:
+        return bool(self.objective_ratio >= 1.0 - ZERO_OBJECTIVE_TOL and self.score_range < ZERO_SCORE_RANGE)
+
+    def __str__(self):
+        return (f"slack {self.slack:.4f} ({self.zero_slack:.4f} at w = 0), obj/obj(w=0) {self.objective_ratio:.4f}, "
+                f"|w|^2 {self.w_norm2:.3g}, score range {self.score_range:.3g}")
+
+
+def optimiser_health(w, slack, zero_slack, C, scores, offsets) -> OptimiserHealth:
+    """The ``OptimiserHealth`` of weights ``w`` with average slack ``slack`` (``zero_slack`` at w = 0): obj =
+    1/2 |w|^2 + C slack (C None: no regulariser, the perceptron's), ``scores`` the training scores (in the
+    hinge's units) of the queries ``offsets``, or their per-query ranges already taken."""
+    w_norm2 = float(w @ w)
+    objective, zero = (slack, zero_slack) if C is None else (0.5 * w_norm2 + C * slack, C * zero_slack)
+    ranges = scores if offsets is None else query_ranges(scores, offsets)
+    return OptimiserHealth(float(slack), float(zero_slack), float(objective / zero) if zero > 0 else float("nan"),
+                           w_norm2, float(np.max(ranges, initial=0.0)))
+
+
+def query_ranges(scores, offsets) -> np.ndarray:
+    """max - min of ``scores`` within each query of ``offsets`` (non-empty queries)."""
+    starts = offsets[:-1]
+    return np.maximum.reduceat(scores, starts) - np.minimum.reduceat(scores, starts)
+
+
 class BaseRanker(BaseEstimator):
     """Base class of structrank's rankers (not used directly).
 
@@ -190,7 +288,24 @@ class BaseRanker(BaseEstimator):
         if coef is not None and not np.any(coef) and not getattr(self, "_said_degenerate", False):
             self._warn_degenerate("training gave all-zero weights: the model scores every document alike and ranks "
                                   "nothing (features too large or too small, C too small, or too few iterations)", 3)
+        health = getattr(self, "health_", None)
+        if health is not None and health.stayed_at_zero and not getattr(self, "_said_degenerate", False):
+            warnings.warn(self.stayed_at_zero_message(), StayedAtZeroWarning, stacklevel=3)
         return self
+
+    def stayed_at_zero_message(self) -> str:
+        """One line for a fit whose ``health_`` says it stayed at w = 0: the model, the figures, the cause and the cure."""
+        return (f"{self._formulation()} stayed at w = 0 (obj/obj(w=0) {self.health_.objective_ratio:.4f}, slack "
+                f"{self.health_.slack:.4f} against {self.health_.zero_slack:.4f} at w = 0): {self._zero_advice()}")
+
+    def _formulation(self) -> str:
+        """The class with the parameters that choose its formulation, for messages (``Class(loss='mrr')``)."""
+        return type(self).__name__
+
+    def _zero_advice(self) -> str:
+        """Why a fit of this class stays at w = 0, and what learns instead (the message's second half)."""
+        return (f"the hinge is lowest near w = 0 for every w that C={self.C:g} allows; a larger C, or a loss that "
+                "gives the optimiser a signal here, learns")
 
     def _checked_scores(self, scores):
         """``scores`` when every one is finite; else a DataValidationError saying how many are not, and where."""
@@ -199,6 +314,10 @@ class BaseRanker(BaseEstimator):
             raise DataValidationError(
                 f"{type(self).__name__}.predict: {int(bad.sum())} of {bad.size} scores are NaN or infinite (the first "
                 f"at row index {int(np.flatnonzero(bad)[0])} of X): the features are too large for this model; scale them")
+        if scores.size > 1 and not np.any(scores != scores[0]):
+            warnings.warn(f"{type(self).__name__}.predict: all {scores.size} scores are equal ({scores[0]:.6g}): the model "
+                          "ranks nothing here (its weights are 0, or no feature it uses varies in these rows)",
+                          DegenerateDataWarning, stacklevel=3)
         return scores
 
     def _warn_degenerate(self, message, stacklevel):
@@ -303,6 +422,21 @@ class BaseRanker(BaseEstimator):
         tags.input_tags.sparse = True
         tags.target_tags.required = True
         return tags
+
+
+def warn_if_every_query_ties(model, scores, qid) -> None:
+    """DegenerateDataWarning when the scores tie within every query of ``qid`` but not all alike (all alike:
+    ``predict`` said so): the model orders no query's documents (``structrank predict``)."""
+    scores, qid = np.asarray(scores), np.asarray(qid)
+    if scores.size < 2 or not np.any(scores != scores[0]):
+        return
+    order = np.argsort(qid, kind="stable")
+    s, q = scores[order], qid[order]
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    if np.all(np.maximum.reduceat(s, starts) == np.minimum.reduceat(s, starts)):
+        warnings.warn(f"{type(model).__name__}: the scores tie within every one of the {starts.size} queries: the model "
+                      "ranks no query's documents (no feature it uses varies within a query)", DegenerateDataWarning,
+                      stacklevel=2)
 
 
 def _check_csr(X, where):

@@ -40,8 +40,8 @@ from sklearn.utils._param_validation import StrOptions
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
-                                      LinearRankerMixin, informative_queries)
-from structrank.learners.ssvm import cccp
+                                      LinearRankerMixin, informative_queries, optimiser_health, query_ranges)
+from structrank.learners.ssvm import cccp, cccp_health
 from structrank.numba_cache import njit
 from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
@@ -147,6 +147,39 @@ def _loss_epoch(X, y, offsets, visit, loss, scale, w, w_sum):
             n_updates += 1
         w_sum += w
     return n_updates, total
+
+
+def _hinge_sums(X, y, offsets, w, loss, positional, C):
+    """([summed hinge at w], [summed hinge at w = 0], per-query score ranges) of the perceptron's loss-augmented
+    hinge over the queries ``offsets`` of rows X, in units of the loss: ``Delta(r_hat) + (s / C) . (c_hat -
+    c_star)``, r_hat the oracle's ranking at the scores s (its loss scaled by C; the plain argmax at C = 0,
+    whose scores are then taken as they are)."""
+    scale = C if C > 0 else 1.0
+    sums = []
+    at_w = matvec(X, w)
+    for scores in (at_w, np.zeros_like(at_w)):
+        # the positional oracle scales its loss itself; the others see s / C (``_loss_epoch``)
+        c_hat, delta = loss.batch(scores if positional else scores / scale, y, offsets)
+        margins = delta + np.add.reduceat(scores / scale * (c_hat - loss.star(scores, y, offsets)), offsets[:-1])
+        sums.append(float(margins.sum()))
+    return [sums[0]], [sums[1]], query_ranges(at_w / scale, offsets)
+
+
+def _shard_hinge(shard, w, loss, positional, C, relevant_from):
+    """``_hinge_sums`` of one shard of a LetorCache, over its queries with a good and a bad document."""
+    y, offsets = np.asarray(shard["y"]), np.asarray(shard["offsets"], dtype=np.int64)
+    if queries_with_both(y, offsets, relevant_from).size == 0:
+        return 0.0, 0.0, np.zeros(0)
+    X, y, offsets = informative_queries(shard["X"], y, offsets, relevant_from)
+    total, zero, ranges = _hinge_sums(X, y, offsets, w, loss, positional, C)
+    return total[0], zero[0], ranges
+
+
+def _perceptron_health(w, totals, zeros, ranges):
+    """The perceptron's ``OptimiserHealth`` from its hinge's sums (over queries, ``ranges`` one per query):
+    no regulariser, so obj / obj(w = 0) is the mean hinge over its value at w = 0."""
+    n = max(len(ranges), 1)
+    return optimiser_health(w, ordered_sum(totals) / n, ordered_sum(zeros) / n, None, np.asarray(ranges), None)
 
 
 def _shard_epoch(shard, w, v, scale, exact, relevant_from, visit):
@@ -255,6 +288,9 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         Mean loss of the inferred rankings in each epoch.
     n_updates_ : int
     n_queries_used_ : int
+    health_ : OptimiserHealth
+        The kept weights' loss-augmented hinge (in units of the loss: the scores divided by C) against
+        its value at w = 0, their ratio (no regulariser) and |w|^2; a fit that stayed at w = 0 warns.
 
     Examples
     --------
@@ -360,6 +396,14 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             self.n_updates_ += int(n_updates)
             losses.append(total / n_queries)
             best.offer(epoch, w_sum / steps if self.average else w.copy())
+        if serves_shards(X):  # the mapped file, shard by shard
+            parts = shards.map(_shard_hinge, best.iterate, loss, positional, float(self.C), self.relevant_from,
+                               n_jobs=self.n_jobs)
+            self.health_ = _perceptron_health(best.iterate, [p[0] for p in parts], [p[1] for p in parts],
+                                              np.concatenate([p[2] for p in parts]))
+        else:
+            self.health_ = _perceptron_health(best.iterate, *_hinge_sums(X, y, offsets, best.iterate, loss, positional,
+                                                                         float(self.C)))
         if shards is not None:
             shards.close()
         self.coef_ = best.iterate
@@ -368,6 +412,13 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.train_loss_curve_ = np.array(losses)
         self.n_queries_used_ = int(n_queries)
         return self._finish_fit()
+
+    def _formulation(self):
+        return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"
+
+    def _zero_advice(self):
+        return ("its averaged weights give the training queries the hinge of w = 0: more epochs, another epoch on "
+                "--vali, or inference with the loss (not 'none') learns")
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default), scaled by C."""
@@ -463,6 +514,9 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         weighting of the slacks.
     n_queries_used_ : int
         The queries with a good and a bad document: the ``|Q|`` of Eq. 4.
+    health_ : OptimiserHealth
+        Eq. 4's average slack against its value at w = 0, obj / obj(w = 0) and |w|^2 (each with the
+        latent truth imputed at its own weights); a fit that stayed at w = 0 warns.
 
     Examples
     --------
@@ -520,12 +574,16 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
 
         result = cccp(X, y, offsets, impute, C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
                       self.n_jobs, self.shard_rows)
+        self.health_ = cccp_health(X, y, offsets, impute, result.w, C)[0]
         self.coef_ = result.w
         self.n_outer_ = result.n_outer
         self.converged_ = result.converged
         self.objective_history_ = np.array(result.history)
         self.n_queries_used_ = int(n_queries)
         return self._finish_fit()
+
+    def _formulation(self):
+        return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default)."""

@@ -39,9 +39,16 @@ _LINEAR_STARTS: dict = {}  # (data and loss) -> the linear learner's weights and
 
 
 def linear_model_name(loss) -> str:
-    """The command-line linear learner of a loss (``structrank.learners.registry``): ``svm-<loss>`` for a hinge,
-    the permutation CRF of the same objective (``crf-kl``) for a CRF objective."""
-    return loss if get_entry(loss).kind == PROBABILISTIC else f"svm-{loss}"
+    """The command-line linear learner of a loss (``structrank.learners.registry``): ``svm-<loss>`` for a hinge
+    (``svm-<loss>-ideal`` where there is one: the network's hinge is the ideal target's with the loss's own
+    feature map, while ``svm-ndcg`` and ``svm-mrr`` train a latent target), the permutation CRF of the same
+    objective (``crf-kl``) for a CRF objective."""
+    if get_entry(loss).kind == PROBABILISTIC:
+        return loss
+    # deferred: the model registry sits above the learners (docs/ARCHITECTURE.md)
+    from structrank.learners.registry import MODELS
+
+    return f"svm-{loss}-ideal" if f"svm-{loss}-ideal" in MODELS else f"svm-{loss}"
 
 
 def _digest(*arrays) -> str:

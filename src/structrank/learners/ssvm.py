@@ -32,11 +32,11 @@ from sklearn.utils._param_validation import StrOptions
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin,
-                                      informative_queries, informative_rows, unpack)
+                                      informative_queries, informative_rows, optimiser_health, query_ranges, unpack)
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
-from structrank.oracles.latent import ImputedTarget, check_latent
+from structrank.oracles.latent import ImputedTarget, check_latent, has_latent_target
 from structrank.parallel.rows import dense_view, dot, matvec, rmatvec
 from structrank.parallel.scratch import scratch, shard_memo
 from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
@@ -103,6 +103,11 @@ def _shard_step(shard, w, losses):
         diff = np.subtract(star, c_hat, out=c_hat)
         out.append((rmatvec(X, diff), float(np.sum(delta))))
     return out
+
+
+def _shard_ranges(shard, w):
+    """The spread (max - min) of one shard's scores within each of its queries."""
+    return query_ranges(matvec(shard["X"], w), np.asarray(shard["offsets"]))
 
 
 def _imputed_for_shard(shard, target):
@@ -249,6 +254,18 @@ def latent_objective(w, scores, target, y, offsets, C):
     c_hat, delta = target.batch(scores, y, offsets)
     margins = delta + np.add.reduceat(scores * (c_hat - target.star(scores, y, offsets)), offsets[:-1])
     return float(0.5 * dot(w, w) + C * margins.mean())
+
+
+def cccp_health(X, y, offsets, impute, w, C):
+    """(``OptimiserHealth``, objective, objective at w = 0) of a latent structural SVM's weights ``w``: each
+    objective (``latent_objective``) with the target imputed at its own weights; the slack is the objective
+    less the regulariser, over C."""
+    scores = matvec(X, w)
+    zero_w, zero_scores = np.zeros_like(w), np.zeros_like(scores)
+    zero = latent_objective(zero_w, zero_scores, impute(zero_w, zero_scores), y, offsets, C)
+    objective = latent_objective(w, scores, impute(w, scores), y, offsets, C)
+    health = optimiser_health(w, (objective - 0.5 * dot(w, w)) / C, zero / C, C, scores, offsets)
+    return health, objective, zero
 
 
 def cccp(X, y, offsets, impute, C, tol=1e-4, max_iter=1000, max_outer=30, outer_tol=1e-3, n_jobs=None,
@@ -408,6 +425,11 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         Time spent in loss-augmented inference and in the QP (Fig. 8).
     gain_ : {"binary", "exp2"}
         The NDCG gain the fit used (``gain="auto"`` resolved on the training labels).
+    health_ : OptimiserHealth
+        How far the optimiser moved from w = 0 (Sec. 4.2): ``slack_`` against its value at w = 0,
+        ``objective_ / zero_objective_``, |w|^2 and the training scores' spread. A fit that stayed at
+        w = 0 (``health_.stayed_at_zero``) warns in one line (``StayedAtZeroWarning``) naming the
+        formulation that learns (with the ideal target, SVM-mrr and SVM-ndcg stay there on OHSUMED).
 
     Examples
     --------
@@ -503,7 +525,9 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
             X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
             w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol, self.max_iter,
                                                                rows=rows)
-            return self._set_fitted(w, alpha, n_iter, converged, trace)
+            scores = matvec(X, w)
+            return self._set_fitted(w, alpha, n_iter, converged, trace,
+                                    query_ranges(scores if rows is None else scores[rows], offsets))
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)  # only these can be violated
         self.n_queries_used_ = int(offsets.size - 1)
         if self.target == "latent":
@@ -514,7 +538,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
             step = sharded_oracle_step(shards, losses, self.n_jobs)
             w, alpha, n_iter, converged, trace = cutting_plane(X, y, offsets, losses, self.C, self.tol,
                                                                self.max_iter, step=step)
-        return self._set_fitted(w, alpha, n_iter, converged, trace)
+        return self._set_fitted(w, alpha, n_iter, converged, trace, query_ranges(matvec(X, w), offsets))
 
     def _fit_latent(self, X, y, offsets, losses):
         if len(losses) != 1:
@@ -528,16 +552,13 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         result = cccp(X, y, offsets, impute, self.C, self.tol, self.max_iter, self.max_outer, self.outer_tol,
                       self.n_jobs, self.shard_rows)
         w = result.w
-        scores = matvec(X, w)
-        zero = latent_objective(np.zeros_like(w), np.zeros_like(scores), impute(np.zeros_like(w), np.zeros_like(scores)),
-                                y, offsets, self.C)
-        objective = latent_objective(w, scores, impute(w, scores), y, offsets, self.C)
+        self.health_, objective, zero = cccp_health(X, y, offsets, impute, w, self.C)
         self.coef_ = w
         self.n_iter_ = result.n_iter
         self.n_outer_ = result.n_outer
         self.converged_ = result.converged
         self.n_constraints_ = 0 if result.trace is None else len(result.trace.dual)
-        self.slack_ = (objective - 0.5 * dot(w, w)) / self.C
+        self.slack_ = self.health_.slack
         self.objective_, self.zero_objective_ = objective, zero
         trace = result.trace or CuttingPlaneTrace()
         self.dual_history_ = np.array(trace.dual)
@@ -561,9 +582,11 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         shards = ShardedQueries.from_cache(cache, self.shard_rows)
         step = sharded_oracle_step(shards, losses, self.n_jobs, self.n_queries_used_)
         fitted = cutting_plane(cache.X, y, offsets, losses, self.C, self.tol, self.max_iter, step=step)
-        return self._set_fitted(*fitted)
+        ranges = [np.max(r, initial=0.0) for r in shards.map(_shard_ranges, fitted[0], n_jobs=self.n_jobs)]
+        return self._set_fitted(*fitted, np.array(ranges))
 
-    def _set_fitted(self, w, alpha, n_iter, converged, trace):
+    def _set_fitted(self, w, alpha, n_iter, converged, trace, ranges):
+        """The fitted attributes of a cutting-plane run (``ranges``: the training scores' spread in each query)."""
         self.coef_ = w
         self.n_iter_ = n_iter
         self.converged_ = converged
@@ -577,4 +600,23 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.qp_seconds_ = trace.qp_seconds
         self.qp_steps_ = trace.qp_steps
         self.n_outer_ = 1
+        # the first oracle call is at w = 0 (cutting_plane starts there): its violations are the slack at w = 0
+        self.health_ = optimiser_health(w, self.slack_, np.maximum(np.array(trace.violation[0]), 0.0).sum(), self.C,
+                                        ranges, None)
         return self
+
+    def _formulation(self):
+        options = "".join(f", {k}={v!r}" for k, v in (("feature_map", self.feature_map), ("dorm_cut", self.dorm_cut))
+                          if v is not None)  # the parameters that choose the formulation, when set
+        return f"{type(self).__name__}(loss={self.loss!r}{options}, target={self.target!r}, C={self.C:g})"
+
+    def _zero_advice(self):
+        if self.loss == "ndcg" and self.feature_map in (None, "po"):  # phi_po stays there with either target
+            return ("with phi_po the NDCG@k hinge gives the optimiser no signal on lists this long (it is lowest at w = 0, "
+                    "with either target); feature_map='dorm' with target='latent' (svm-ndcg) learns on such lists")
+        if self.target == "ideal" and has_latent_target(get_loss(self.loss, **self._loss_options(), gain="binary")):
+            name = "svm-mrr" if self.loss == "mrr" else "dorm"
+            return ("with the ideal target (every good document above every bad one) the loss gives the optimiser no "
+                    f"signal on lists this long (its hinge is lowest at w = 0); target='latent' ({name}) learns on such "
+                    "lists")
+        return super()._zero_advice()
