@@ -289,8 +289,8 @@ def _add_train(sub, details=True):
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
-                   help="the vali metric's convention (and score()'s, for models with that parameter; --set "
-                        "convention=X is the same); default auto: letor4 for labels 0-2, mslr up to 4, trec above")
+                   help="the vali metric's convention (default auto: from the labels); --set convention=X "
+                        "is the same")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
     p.add_argument("--progress", action="store_true",
                    help="progress bars (grid points, epochs; with ETA) on standard error even when it is not a "

@@ -387,7 +387,7 @@ def _phrase(spec) -> str:
     return spec.help.split("; ")[0]
 
 
-def models_overview(width: int = 76) -> str:
+def models_overview(width: int = 72) -> str:
     """Every registered model on one line (its name and a phrase, clipped to ``width``), grouped by
     the class that trains it under that class's first docstring line: the model list of ``structrank
     train --help``. Read from the sources; no learner is imported."""
