@@ -83,7 +83,34 @@ def test_feature_names_and_errors(trained, tmp_path, capsys):
     (tmp_path / "short.txt").write_text("a\n")
     assert main(["export", str(models["svm-map"]), "--format", "json", "--feature-names", str(tmp_path / "short.txt")]) == 2
     assert "give as many different names" in capsys.readouterr().err
+    (tmp_path / "dup.txt").write_text("a\nb\na\n")
+    assert main(["export", str(models["svm-map"]), "--format", "json", "--feature-names", str(tmp_path / "dup.txt")]) == 2
+    assert "dup.txt, line 3, name: feature name 'a' is given twice (lines 1 and 3)" in capsys.readouterr().err
     assert main(["train", "lambdamart", "--train", str(folder / "train.txt"), "--out", str(tmp_path / "t.npz"),
                  "--set", "n_estimators=3", "--quiet"]) == 0
     assert main(["export", str(tmp_path / "t.npz"), "--format", "json"]) == 2
     assert "not a linear ranker" in capsys.readouterr().err
+
+
+def test_feature_names_are_read_with_the_data_files_grammar(tmp_path):
+    import codecs
+    import gzip
+
+    from structrank.errors import DataFormatError
+    from structrank.export import read_feature_names
+
+    path = tmp_path / "names.txt"
+    path.write_bytes(codecs.BOM_UTF8 + b"# the MQ2008 features\r\nbm25\r\ntf idf\r\n\r\n\r\n")
+    assert read_feature_names(path) == ["bm25", "tf idf"]  # BOM, CRLF, a comment and the trailing blank lines
+    with gzip.open(tmp_path / "names.txt.gz", "wb") as fh:
+        fh.write(b"bm25\ntf\n")
+    assert read_feature_names(tmp_path / "names.txt.gz") == ["bm25", "tf"]
+    path.write_text("bm25\n\ntf\n")
+    with pytest.raises(DataFormatError, match=r"names.txt, line 2, name: a blank line between feature names"):
+        read_feature_names(path)
+    path.write_text("bm25\ntf\n# a comment\nbm25\n")
+    with pytest.raises(DataFormatError, match=r"line 4, name: feature name 'bm25' is given twice \(lines 1 and 4\)"):
+        read_feature_names(path)
+    path.write_bytes(b"bm25\n\xff\n")
+    with pytest.raises(DataFormatError, match="not UTF-8"):
+        read_feature_names(path)

@@ -601,14 +601,11 @@ def _add_export(sub):
 
 
 def cmd_export(args):
-    from structrank.export import export_text
+    from structrank.export import export_text, read_feature_names
     from structrank.model_io import load_model
 
     check_output(args.out, {"MODEL_FILE": args.model, "--feature-names": args.feature_names})
-    names = None
-    if args.feature_names:
-        names = [line.strip() for line in Path(args.feature_names).read_text(encoding="utf-8").splitlines()
-                 if line.strip()]
+    names = read_feature_names(args.feature_names) if args.feature_names else None
     text = export_text(load_model(args.model), args.format, names, args.name)
     write_text_atomic(args.out, text)
     if args.out != "-":

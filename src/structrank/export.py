@@ -14,7 +14,8 @@ their LETOR index (1-based, as in the files) unless names are given.
   ``svm_rank_classify`` reads to score ``w . x - b``.
 
 ``export_text(model, fmt)`` writes them (``structrank export``); each format is read back in
-tests/test_export.py by a reader written from its documentation.
+tests/test_export.py by a reader written from its documentation. ``read_feature_names`` reads
+``--feature-names`` with the data files' grammar.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+
+from structrank.data import grammar
+from structrank.errors import DataFormatError
+from structrank.files import read_bytes
 
 #: the formats ``export_text`` writes (``structrank export --format``)
 FORMATS = ("json", "opensearch-ltr", "svmrank")
@@ -50,6 +55,35 @@ def feature_names(n_features, names=None) -> list:
     return names
 
 
+def read_feature_names(path) -> list:
+    """One feature name per line, in feature order, read with the data files' grammar (docs/GRAMMAR.md):
+    plain or gzip, UTF-8 with its BOM dropped, LF or CRLF line ends, ``#`` lines are comments and the
+    blank lines ending the file are nothing. A blank line between names is an error, since every name
+    after it would move to the next feature, and so is a name given twice (naming both lines)."""
+    raw = read_bytes(path)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(str(path), None, f"not UTF-8 text ({exc.reason})") from None
+    numbered = list(grammar.lines(str(path), raw))
+    while numbered and not numbered[-1][1].strip():
+        numbered.pop()
+    names, first_line = [], {}
+    for number, line in numbered:
+        name = line.decode("utf-8").strip()
+        if name.startswith("#"):
+            continue
+        if not name:
+            raise DataFormatError(str(path), number, "a blank line between feature names: each line names the next "
+                                  "feature, so every name after it would name the wrong one", "name")
+        if name in first_line:
+            raise DataFormatError(str(path), number, f"feature name {name!r} is given twice (lines "
+                                  f"{first_line[name]} and {number})", "name")
+        first_line[name] = number
+        names.append(name)
+    return names
+
+
 def export_text(model, fmt, names=None, model_name="structrank") -> str:
     """The model in format ``fmt`` (one of FORMATS) as text."""
     w, b = linear_weights(model)
@@ -74,4 +108,4 @@ def export_text(model, fmt, names=None, model_name="structrank") -> str:
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
-__all__ = ["FORMATS", "export_text", "feature_names", "linear_weights"]
+__all__ = ["FORMATS", "export_text", "feature_names", "linear_weights", "read_feature_names"]
