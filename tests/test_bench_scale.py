@@ -124,7 +124,8 @@ def test_the_cluster_pair_times_one_process_and_the_cluster_in_one_child(tmp_pat
         one, on_cluster, account = _paired_cluster_task("lsp-ap", str(path), (2, 1), local.scheduler_address,
                                                         epochs=2)
     assert one > 0 and on_cluster > 0
-    assert account["iterations"] == 2 and account["calls"] == 2  # an epoch is one map, a call to each worker
+    # an epoch is one map, a call to each worker; one more map measures the kept weights' health (slack at w)
+    assert account["iterations"] == 2 + 1 and account["calls"] == 2
     assert account["kb_out"] > 0 and account["kb_back"] > 0 and 0 < account["work_ms"] < 1e3 * on_cluster
     assert account["trip_ms"] >= 0 and account["skew_ms"] >= 0 and account["client_ms"] >= 0
 
