@@ -260,10 +260,56 @@ def test_the_issue_s_trec_cases_end_right_on_the_command_line(tmp_path, capsys):
         assert (code, out) == (2, "") and message in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_standard_input_is_read_once(capsys):
+def test_standard_input_is_read_once(tmp_path, capsys):
     from structrank.cli import main
 
     assert main(["evaluate", "--qrels", "-", "--run", "-"]) == 2
     assert "--qrels and --run both read standard input" in capsys.readouterr().err
-    assert main(["compare", "--qrels", "q", "-", "-"]) == 2
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    assert main(["compare", "--qrels", str(tmp_path / "q"), "-", "-"]) == 2
     assert "system 1 and system 2 both read standard input" in capsys.readouterr().err
+
+
+#: bad inputs, each as files (qrels text, run text) and as the dicts a user would pass, with the words both give
+BAD_INPUTS = [
+    ("a NaN score", ("1 0 a 1\n", "1 Q0 a 1 nan t\n"), ({"1": {"a": 1}}, {"1": {"a": float("nan")}}), "score nan is not finite"),
+    ("an infinite score", ("1 0 a 1\n", "1 Q0 a 1 inf t\n"), ({"1": {"a": 1}}, {"1": {"a": float("inf")}}),
+     "score inf is not finite"),
+    ("a fractional label", ("1 0 a 1.5\n", "1 Q0 a 1 2 t\n"), ({"1": {"a": 1.5}}, {"1": {"a": 2.0}}), "is not an integer"),
+    ("a score that is no number", ("1 0 a 1\n", "1 Q0 a 1 None t\n"), ({"1": {"a": 1}}, {"1": {"a": None}}),
+     "is not a number"),
+]
+
+
+@pytest.mark.parametrize("case, files, dicts, words", BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
+def test_files_and_dicts_are_held_to_the_same_rules(tmp_path, case, files, dicts, words):
+    from structrank.errors import StructRankError
+
+    (tmp_path / "q").write_text(files[0])
+    (tmp_path / "r").write_text(files[1])
+    for qrels, run in ((tmp_path / "q", tmp_path / "r"), dicts):
+        with pytest.raises(StructRankError, match=words):
+            evaluate_run(qrels, run, ["map"])
+
+
+def test_a_document_twice_in_a_file_or_a_dataframe_names_both_places(tmp_path):
+    pd = pytest.importorskip("pandas", reason="pandas is an optional input type")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n1 Q0 a 3 0 t\n")
+    with pytest.raises(DataFormatError, match=r"line 3, docno: document 'a' of query 1 is retrieved twice \(lines 1 and 3\)"):
+        read_run(tmp_path / "r")
+    run = pd.DataFrame({"qid": [1, 1, 1], "docno": ["a", "b", "a"], "score": [2.0, 1.0, 0.0]})
+    with pytest.raises(DataValidationError, match=r"the run DataFrame, row 2: document 'a' of query 1 is retrieved "
+                                                  r"twice \(also the run DataFrame, row 0\)"):
+        evaluate_run({"1": {"a": 1}}, run, ["map"])
+
+
+def test_qids_read_alike_from_floats_integers_and_strings():
+    pd = pytest.importorskip("pandas", reason="pandas is an optional input type")
+    qrels = pd.DataFrame({"query_id": [1.0, 2.0], "doc_id": ["a", "b"], "relevance": [1.0, 1.0]})  # numeric columns
+    run = {"1": {"a": 1.0}, 2: {"b": np.float32(3.0)}}
+    assert list(evaluate_run(qrels, run, ["map"]).qids) == ["1", "2"]
+    for bad, words in (({1.5: {"a": 1}}, "qid 1.5 is neither a string nor an integer"),
+                       ({"1": {"a b": 1}}, "docno 'a b' is not one word"),
+                       ({"1": [("a", 1)]}, "maps to a list, not a dict")):
+        with pytest.raises(DataValidationError, match=words):
+            evaluate_run(bad, run, ["map"])

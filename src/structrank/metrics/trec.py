@@ -31,6 +31,7 @@ complete, truncated, tied and partly judged runs and on random ones.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +84,7 @@ def read_qrels(path) -> dict:
 
 def read_run(path) -> dict:
     """``{qid: {docno: score}}`` from a TREC run file (``qid Q0 docno rank score tag``); the rank is ignored."""
-    run = {}
+    run, first_line = {}, {}
     for line, fields in _lines(path):
         if len(fields) != 6:
             raise DataFormatError(str(path), line, "a run line has 6 fields (qid Q0 docno rank score tag), got "
@@ -91,7 +92,9 @@ def read_run(path) -> dict:
         qid, docno = _text(fields[0]), _text(fields[2])
         docs = run.setdefault(qid, {})
         if docno in docs:
-            raise DataFormatError(str(path), line, f"document {docno!r} is retrieved twice for query {qid}", "docno")
+            raise DataFormatError(str(path), line, f"document {docno!r} of query {qid} is retrieved twice (lines "
+                                  f"{first_line[qid, docno]} and {line})", "docno")
+        first_line[qid, docno] = line
         docs[docno] = grammar.finite(str(path), line, fields[4], "score")
     return run
 
@@ -132,21 +135,69 @@ def _column(frame, names, what):
 
 
 def _as_dict(source, value_columns, read, what) -> dict:
-    """A dict ``{qid: {docno: value}}`` from a file path, a dict or a DataFrame; qids and docnos as strings."""
+    """A dict ``{qid: {docno: value}}`` from a file path, a dict or a DataFrame; qids and docnos as strings.
+
+    Dicts and DataFrames are held to the file readers' rules, with the same words: a qid or docno is a
+    string or an integer (a whole float, as a DataFrame's numeric column holds one, reads as that
+    integer), one word; a judgement is an integer, a score a finite number; a document appears once per
+    query (a dict cannot repeat one, a DataFrame can: both rows are named).
+    """
     if isinstance(source, (str, Path)):
         return read(source)
+    kind = "rel" if what == "qrels" else "score"
     if hasattr(source, "columns"):  # a pandas DataFrame
-        queries = _column(source, _QUERY_COLUMNS, what).astype(str).to_numpy()
-        docs = _column(source, _DOC_COLUMNS, what).astype(str).to_numpy()
-        values = _column(source, value_columns, what).to_numpy()
-        out = {}
-        for q, d, v in zip(queries, docs, values):
-            out.setdefault(q, {})[d] = v
-        return out
-    if isinstance(source, dict):
-        return {str(q): {str(d): v for d, v in docs.items()} for q, docs in source.items()}
-    raise DataValidationError(f"{what} must be a file path, a dict {{qid: {{docno: value}}}} or a DataFrame, got "
-                              f"{type(source).__name__}")
+        columns = [_column(source, names, what).to_numpy() for names in (_QUERY_COLUMNS, _DOC_COLUMNS, value_columns)]
+        entries = ((f"the {what} DataFrame, row {i}", q, d, v) for i, (q, d, v) in enumerate(zip(*columns)))
+    elif isinstance(source, dict):
+        entries = ((f"the {what} dict", q, d, v) for q, docs in source.items() for d, v in _items(docs, what, q))
+    else:
+        raise DataValidationError(f"{what} must be a file path, a dict {{qid: {{docno: value}}}} or a DataFrame, got "
+                                  f"{type(source).__name__}")
+    out, first = {}, {}
+    for where, q, d, v in entries:
+        q, d = _identifier(q, where, "qid"), _identifier(d, where, "docno")
+        docs = out.setdefault(q, {})
+        if d in docs:
+            verb = "judged" if kind == "rel" else "retrieved"
+            raise DataValidationError(f"{where}: document {d!r} of query {q} is {verb} twice (also {first[q, d]})")
+        first[q, d] = where
+        docs[d] = _value(v, f"{where}, query {q}, document {d!r}", kind)
+    return out
+
+
+def _items(docs, what, qid):
+    if not isinstance(docs, dict):
+        raise DataValidationError(f"the {what} dict: query {qid!r} maps to a {type(docs).__name__}, not a dict "
+                                  "{docno: value}")
+    return docs.items()
+
+
+def _identifier(value, where, field) -> str:
+    """A qid or docno of a dict or DataFrame as the file readers hold it: its text, one word."""
+    if isinstance(value, (str, np.str_)):
+        text = str(value)
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        text = str(int(value))
+    elif isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+        text = str(int(value))  # a numeric DataFrame column holds integers as floats
+    else:
+        raise DataValidationError(f"{where}: {field} {value!r} is neither a string nor an integer")
+    if not text or any(c.isspace() for c in text):
+        raise DataValidationError(f"{where}: {field} {text!r} is not one word, as a TREC file holds it")
+    return text
+
+
+def _value(value, where, kind):
+    """A judgement (an integer) or a score (a finite number), as the file readers take them."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise DataValidationError(f"{where}: {kind} {value!r} is not a number")
+    if not math.isfinite(value):
+        raise DataValidationError(f"{where}: {kind} {value} is not finite")
+    if kind == "rel":
+        if not float(value).is_integer():
+            raise DataValidationError(f"{where}: rel {value!r} is not an integer")
+        return int(value)
+    return float(value)
 
 
 def _ranked(docs: dict) -> list:
