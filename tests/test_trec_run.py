@@ -313,3 +313,14 @@ def test_qids_read_alike_from_floats_integers_and_strings():
                        ({"1": [("a", 1)]}, "maps to a list, not a dict")):
         with pytest.raises(DataValidationError, match=words):
             evaluate_run(bad, run, ["map"])
+
+
+def test_the_trec_convention_on_a_file_without_docids_names_the_file(tmp_path, capsys):
+    from structrank.cli import main
+
+    (tmp_path / "d.txt").write_text("1 qid:1 1:1\n0 qid:1 1:0\n")
+    (tmp_path / "s.txt").write_text("1\n0\n")
+    assert main(["evaluate", "--data", str(tmp_path / "d.txt"), "--scores", str(tmp_path / "s.txt"),
+                 "--convention", "trec"]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'd.txt'}, docid: --convention trec breaks ties by document id" in err

@@ -122,9 +122,17 @@ def _evaluate_inputs(args):
     from structrank.data import read_letor
 
     ds = read_letor(args.data)
+    check_docids_for(args.convention, ds, args.data)
     scores = _scores_in_row_order(ds, args.scores, args.data)
     result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
     return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
+
+
+def check_docids_for(convention, ds, path) -> None:
+    """``--convention trec`` breaks ties by document id: a data file without them is named in the error."""
+    if convention == "trec" and ds.docids is None:
+        raise DataFormatError(path, None, "--convention trec breaks ties by document id (trec_eval's rule), and "
+                              "this file's rows carry no '#docid = ...' comment", "docid")
 
 
 def check_relevance_level(level: int) -> None:
@@ -236,6 +244,7 @@ def cmd_compare(args):
         from structrank.data import read_letor
 
         ds = read_letor(args.data)
+        check_docids_for(args.convention, ds, args.data)
         for name, path in zip(names, args.systems):
             scores = _scores_in_row_order(ds, path, args.data)
             results[name] = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
