@@ -48,6 +48,7 @@ def test_permission_denied_names_the_file(letor, tmp_path, capsys, monkeypatch):
     import structrank.data
 
     secret = tmp_path / "secret.txt"
+    secret.write_text("")  # there, so that the paths checked before the command pass it to the (denied) reader
 
     def denied(path, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(path))

@@ -853,7 +853,7 @@ def _main(argv):
     command = _command_of(argv)
     try:
         check_input_paths(command, argv)
-    except DataFormatError as exc:
+    except (DataFormatError, OSError) as exc:  # OSError: a path under a file, too long, a loop, no permission
         print(f"structrank {command}: {error_line(exc)}", file=sys.stderr)
         return 2
     # "" or an unknown name: every command a stub
