@@ -104,7 +104,7 @@ def test_ctrl_c_exits_130_without_a_traceback(setup):
     assert _blocked_reading_stdin(proc.pid), "the command never waited on its standard input"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and b"Traceback" not in err and b"interrupted" in err and out == b""
+    assert proc.returncode == 130 and b"Traceback" not in err and b"interrupted" in err and out == b"", err
 
 
 def test_warnings_print_as_one_line(capsys):

@@ -59,7 +59,9 @@ def test_bad_set_values_are_refused_naming_the_parameter_and_value(model, text, 
 
 def test_the_command_refuses_a_bad_set_in_one_line_before_reading_data(tmp_path, capsys):
     out = tmp_path / "m.npz"
-    code = main(["train", "svm-map", "--train", str(tmp_path / "absent.txt"), "--set", "C=Infinity", "--out", str(out)])
+    unreadable = tmp_path / "train.txt"  # there (its path is checked first), but never read: not LETOR at all
+    unreadable.write_bytes(b"\x00 not a LETOR file")
+    code = main(["train", "svm-map", "--train", str(unreadable), "--set", "C=Infinity", "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and not out.exists()
     assert err.strip() == "structrank train: error: svm-map: C must be a float in the range (0.0, inf), got inf"

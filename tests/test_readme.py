@@ -16,6 +16,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+import sklearn
 
 from structrank.cli import build_parser, main
 
@@ -65,7 +66,8 @@ def test_the_readme_examples_run(tmp_path, monkeypatch, capsys, data_root):
     ran, parsed = [], []
     for index, (language, code) in enumerate(code_blocks(README.read_text())[1:], start=2):
         if language == "python":
-            exec(compile(code, f"{README}, block {index}", "exec"), {"__name__": f"readme_block_{index}"})
+            with sklearn.config_context():  # a block's sklearn.set_config (metadata routing) ends with it
+                exec(compile(code, f"{README}, block {index}", "exec"), {"__name__": f"readme_block_{index}"})
             ran.append(f"python block {index}")
             continue
         for line in shell_lines(code):
