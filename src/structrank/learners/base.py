@@ -340,7 +340,6 @@ class BaseRanker(BaseEstimator):
         # a ranking needs two documents; scikit-learn's message names the row count
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True, ensure_min_samples=2)
         _check_csr(X, f"{type(self).__name__}.fit")
-        _check_magnitude(X, f"{type(self).__name__}.fit")
         y = check_labels(y)
         qid = check_qid(qid, X.shape[0])
         order = contiguous_order(qid)
@@ -438,26 +437,6 @@ def warn_if_every_query_ties(model, scores, qid) -> None:
         warnings.warn(f"{type(model).__name__}: the scores tie within every one of the {starts.size} queries: the model "
                       "ranks no query's documents (no feature it uses varies within a query)", DegenerateDataWarning,
                       stacklevel=2)
-
-
-#: the largest |feature| a fit takes: float64's largest value is about 1.8e308, so a square (a norm, a Gram
-#: matrix, least squares) of a value past its square root overflows and the model would be garbage
-LARGEST_FEATURE = 1e154
-
-
-def _check_magnitude(X, where):
-    """DataValidationError naming the row and feature of the first value past ``LARGEST_FEATURE``."""
-    values = X.data if sp.issparse(X) else X
-    if values.size == 0 or np.max(np.abs(values)) <= LARGEST_FEATURE:
-        return
-    if sp.issparse(X):
-        entry = int(np.argmax(np.abs(X.data) > LARGEST_FEATURE))
-        row, column = int(np.searchsorted(X.indptr, entry, side="right") - 1), int(X.indices[entry])
-    else:
-        row, column = (int(i) for i in np.argwhere(np.abs(X) > LARGEST_FEATURE)[0])
-    raise DataValidationError(f"{where}: feature {column + 1} of row {row + 1} is {float(X[row, column]):g}, past "
-                              f"{LARGEST_FEATURE:g}, where squares overflow float64: scale the features (e.g. log or "
-                              "divide by a constant)")
 
 
 def _check_csr(X, where):
