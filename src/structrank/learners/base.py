@@ -16,7 +16,7 @@ What it holds:
   by qid, and ``score`` under the ranker's metric (``sample_weight`` must be None:
   ``Pipeline.score`` passes it). ``_finish_fit`` turns non-finite learned arrays into a
   ``DataValidationError``, an all-zero ``coef_`` into a ``DegenerateDataWarning``, and a fit whose
-  ``health_`` (``OptimiserHealth``: slack, obj/obj(w=0), |w|^2) says it stayed at w = 0 into one
+  ``health_`` (``OptimiserHealth``: slack, obj/obj(w=0), ``|w|^2``) says it stayed at w = 0 into one
   ``StayedAtZeroWarning`` line naming the cause and the cure;
   ``_checked_scores`` makes predict refuse NaN/inf scores and warn (``DegenerateDataWarning``) when every
   score ties (``warn_if_every_query_ties``: when they tie within every query, for ``structrank predict``);
@@ -167,20 +167,20 @@ ZERO_SCORE_RANGE = 0.05
 @dataclass(frozen=True)
 class OptimiserHealth:
     """How far a structural or perceptron fit moved from w = 0, as Chakrabarti et al. (2008, Sec. 4.2, Figs. 4-6)
-    read an optimiser: the final average slack against its value at w = 0, obj / obj(w = 0) and |w|^2.
+    read an optimiser: the final average slack against its value at w = 0, obj / obj(w = 0) and ``|w|^2``.
 
-    Fields
-    ------
+    Attributes
+    ----------
     slack : float
         The average slack over the training queries used, at the learned w (an upper bound on the
         training loss; the perceptron's: its loss-augmented hinge, in units of the loss).
     zero_slack : float
         The same at w = 0: the mean loss of the max-violating ranking at zero scores.
     objective_ratio : float
-        obj / obj(w = 0), obj = 1/2 |w|^2 + C x slack (the perceptron has no regulariser: slack /
+        obj / obj(w = 0), obj = ``1/2 |w|^2`` + C x slack (the perceptron has no regulariser: slack /
         zero_slack). 1 means the optimiser found nothing better than w = 0; NaN when obj(w = 0) is 0.
     w_norm2 : float
-        |w|^2.
+        ``|w|^2``.
     score_range : float
         The largest spread (max - min) of the training scores within one query, in the hinge's units
         (the perceptron's scores divided by its loss scaling C).
@@ -215,7 +215,7 @@ class OptimiserHealth:
 
 def optimiser_health(w, slack, zero_slack, C, scores, offsets) -> OptimiserHealth:
     """The ``OptimiserHealth`` of weights ``w`` with average slack ``slack`` (``zero_slack`` at w = 0): obj =
-    1/2 |w|^2 + C slack (C None: no regulariser, the perceptron's), ``scores`` the training scores (in the
+    ``1/2 |w|^2`` + C slack (C None: no regulariser, the perceptron's), ``scores`` the training scores (in the
     hinge's units) of the queries ``offsets``, or their per-query ranges already taken."""
     w_norm2 = float(w @ w)
     objective, zero = (slack, zero_slack) if C is None else (0.5 * w_norm2 + C * slack, C * zero_slack)

@@ -290,7 +290,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     n_queries_used_ : int
     health_ : OptimiserHealth
         The kept weights' loss-augmented hinge (in units of the loss: the scores divided by C) against
-        its value at w = 0, their ratio (no regulariser) and |w|^2; a fit that stayed at w = 0 warns.
+        its value at w = 0, their ratio (no regulariser) and ``|w|^2``; a fit that stayed at w = 0 warns.
 
     Examples
     --------
@@ -515,7 +515,7 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     n_queries_used_ : int
         The queries with a good and a bad document: the ``|Q|`` of Eq. 4.
     health_ : OptimiserHealth
-        Eq. 4's average slack against its value at w = 0, obj / obj(w = 0) and |w|^2 (each with the
+        Eq. 4's average slack against its value at w = 0, obj / obj(w = 0) and ``|w|^2`` (each with the
         latent truth imputed at its own weights); a fit that stayed at w = 0 warns.
 
     Examples

@@ -427,7 +427,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         The NDCG gain the fit used (``gain="auto"`` resolved on the training labels).
     health_ : OptimiserHealth
         How far the optimiser moved from w = 0 (Sec. 4.2): ``slack_`` against its value at w = 0,
-        ``objective_ / zero_objective_``, |w|^2 and the training scores' spread. A fit that stayed at
+        ``objective_ / zero_objective_``, ``|w|^2`` and the training scores' spread. A fit that stayed at
         w = 0 (``health_.stayed_at_zero``) warns in one line (``StayedAtZeroWarning``) naming the
         formulation that learns (with the ideal target, SVM-mrr and SVM-ndcg stay there on OHSUMED).
 
