@@ -43,8 +43,7 @@ def test_predict_writes_a_trec_run_that_evaluates_like_the_scores(setup, capsys)
     ds = read_letor(data)
     run = read_run(setup / "r.txt")
     # docnos from the #docid comments, else the rows' line numbers
-    lines_no = (ds.row_order if ds.row_order is not None else np.arange(ds.n_rows)) + 1
-    docids = ds.docids if ds.docids is not None else lines_no.astype(str)
+    docids = ds.docids if ds.docids is not None else ds.line_numbers.astype(str)
     qrels = {}
     for q, d, label in zip(ds.qid, docids, ds.y):
         qrels.setdefault(str(q), {})[str(d)] = int(label)

@@ -238,3 +238,14 @@ def test_evaluate_says_auto_chose_the_convention(graded_files, tmp_path, capsys)
         code, out, err = run(capsys, "evaluate", "--data", graded_files["vali"], "--scores", scores,
                              "--convention", "letor4", "--metric", "map")
     assert code == 0 and CONVENTIONS["letor4"].describe() in out and "chosen by auto from" not in out
+
+
+def test_trec_ties_compare_docids_as_trec_eval_s_strcmp_compares_their_bytes():
+    # a docid read from bytes that are not UTF-8 holds a surrogate (U+DCC3 for the byte 0xC3); 'ह' is
+    # E0 A4 B9 in UTF-8. strcmp puts 0xE0 above 0xC3, code points would put U+DCC3 above U+0939
+    docids = ["\udcc3x", "\u0939", "a"]
+    result = evaluate([1, 0, 0], [1.0, 1.0, 1.0], [1, 1, 1], ["mrr"], "trec", docids=docids)
+    assert result.metrics["mrr"] == 0.5  # ties ranked by docid descending, bytewise: 'ह', '\xc3x', 'a'
+    # valid UTF-8 alone keeps code point order, which is its byte order
+    assert evaluate([0, 1, 0], [1.0, 1.0, 1.0], [1, 1, 1], ["mrr"], "trec", docids=["é", "\u0939", "a"]).metrics == {
+        "mrr": 1.0}

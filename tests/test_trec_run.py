@@ -230,8 +230,44 @@ def test_a_run_is_not_written_when_two_rows_of_a_query_share_a_docno(tmp_path, c
     capsys.readouterr()
     assert main(["predict", "--model", str(tmp_path / "m.npz"), "--data", str(tmp_path / "c.txt"), "--format", "trec",
                  "--out", str(tmp_path / "run.txt")]) == 2
-    assert "rows 1 and 2 of query 1 have the same docno 'my'" in capsys.readouterr().err
+    assert "c.txt: lines 1 and 2 of query 1 have the same docno 'my'" in capsys.readouterr().err
     assert not (tmp_path / "run.txt").exists()
+
+
+def test_rows_without_docids_are_named_by_their_lines_in_the_file(tmp_path, capsys):
+    from structrank.cli import main
+
+    # a comment line, a blank line and a query whose rows are apart: row positions and line numbers differ
+    (tmp_path / "d.txt").write_text("# made by hand\n2 qid:1 1:0.9\n\n0 qid:2 1:0.1\n1 qid:1 1:0.5\n"
+                                    "0 qid:1 1:0.2\n1 qid:2 1:0.7\n")
+    with pytest.warns(UserWarning, match="not contiguous"):
+        assert main(["train", "linreg", "--train", str(tmp_path / "d.txt"), "--out", str(tmp_path / "m.npz")]) == 0
+        assert main(["predict", "--model", str(tmp_path / "m.npz"), "--data", str(tmp_path / "d.txt"), "--format",
+                     "trec", "--out", str(tmp_path / "run.txt")]) == 0
+    capsys.readouterr()
+    run = read_run(tmp_path / "run.txt")
+    assert {q: sorted(docs, key=int) for q, docs in run.items()} == {"1": ["2", "5", "6"], "2": ["4", "7"]}
+    # the feature is the score's order, and each docno is the line of its row
+    assert [line.split()[2] for line in (tmp_path / "run.txt").read_text().splitlines()] == ["2", "5", "6", "7", "4"]
+
+
+def test_docids_round_trip_byte_for_byte(tmp_path, capsys):
+    from structrank.cli import main
+    from structrank.data import read_letor, write_letor
+
+    # bytes that are not UTF-8 (Latin-1 e-acute and e-grave) beside the UTF-8 e-acute: three documents
+    docids = [b"caf\xe9", b"caf\xe8", "café".encode()]
+    data = b"".join(b"%d qid:1 1:%d #docid = %s\n" % (i % 2, 3 - i, d) for i, d in enumerate(docids))
+    (tmp_path / "d.txt").write_bytes(data)
+    assert main(["train", "linreg", "--train", str(tmp_path / "d.txt"), "--out", str(tmp_path / "m.npz")]) == 0
+    assert main(["predict", "--model", str(tmp_path / "m.npz"), "--data", str(tmp_path / "d.txt"), "--format", "trec",
+                 "--out", str(tmp_path / "run.txt")]) == 0
+    capsys.readouterr()
+    written = [line.split()[2] for line in (tmp_path / "run.txt").read_bytes().splitlines()]
+    assert sorted(written) == sorted(docids)
+    # and the data file writes back as it was read
+    write_letor(tmp_path / "back.txt", read_letor(tmp_path / "d.txt"))
+    assert (tmp_path / "back.txt").read_bytes() == data
 
 
 def _evaluate(tmp_path, capsys, qrels, run, *options):

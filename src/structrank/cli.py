@@ -459,8 +459,6 @@ def _add_predict(sub):
 
 
 def cmd_predict(args):
-    import numpy as np
-
     from structrank.data import read_letor, write_scores
     from structrank.learners.base import warn_if_every_query_ties
     from structrank.model_io import load_model
@@ -473,11 +471,8 @@ def cmd_predict(args):
     if args.format == "trec":
         from structrank.metrics import write_run
 
-        if ds.docids is not None:
-            docids = ds.docids
-        else:  # the row's line number in the file
-            docids = (ds.row_order if ds.row_order is not None else np.arange(ds.n_rows)) + 1
-        write_run(args.out, ds.qid, docids, scores, args.run_tag, source=args.data)
+        docids = ds.docids if ds.docids is not None else ds.line_numbers  # no #docid: the row's line in the file
+        write_run(args.out, ds.qid, docids, scores, args.run_tag, source=args.data, line_numbers=ds.line_numbers)
     else:
         write_scores(args.out, ds.to_file_order(scores))
     _say(args, f"wrote {ds.n_rows} {'scores' if args.format == 'scores' else 'ranked documents'} to {args.out}")

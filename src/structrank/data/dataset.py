@@ -99,6 +99,10 @@ class RankingDataset:
     row_order : array of int, optional
         When the rows were regrouped on reading, ``row_order[i]`` is the position in the source
         file of row i; used to write scores back in the file's order.
+    line_numbers : array of int, optional
+        The line of the source file that held each row (1-based; read_letor sets it), so that rows
+        without a document id can still be named (``predict --format trec``) and messages can point
+        at a line.
 
     Examples
     --------
@@ -115,6 +119,7 @@ class RankingDataset:
     comments: np.ndarray | None = None
     source: str | None = None
     row_order: np.ndarray | None = None
+    line_numbers: np.ndarray | None = None
     offsets: np.ndarray = field(init=False, repr=False)
     query_ids: np.ndarray = field(init=False, repr=False)
 
@@ -138,6 +143,11 @@ class RankingDataset:
                 if arr.shape != (n,):
                     raise DataValidationError(f"{name} must have one entry per row of X ({n}), got shape {arr.shape}")
                 setattr(self, name, arr)
+        if self.line_numbers is not None:
+            self.line_numbers = np.asarray(self.line_numbers, dtype=np.int64)
+            if self.line_numbers.shape != (n,):
+                raise DataValidationError(f"line_numbers must have one entry per row of X ({n}), got shape "
+                                          f"{self.line_numbers.shape}")
         self.y = check_labels(self.y)
         values = self.X.data if issparse(self.X) else self.X
         if values.size and not np.all(np.isfinite(values)):
@@ -145,14 +155,14 @@ class RankingDataset:
         self.offsets, self.query_ids = group_offsets(self.qid)
 
     @classmethod
-    def from_arrays(cls, X, y, qid, docids=None, comments=None, source=None, warn=True):
+    def from_arrays(cls, X, y, qid, docids=None, comments=None, source=None, warn=True, line_numbers=None):
         """Build a dataset from rows in any order, grouping each query's rows stably.
 
         Queries keep the order of their first appearance; a warning says when rows moved.
         """
         order = contiguous_order(qid)
         if order is None:
-            return cls(X, y, qid, docids=docids, comments=comments, source=source)
+            return cls(X, y, qid, docids=docids, comments=comments, source=source, line_numbers=line_numbers)
         if warn:
             warnings.warn(
                 f"{source or 'data'}: the rows of some queries are not contiguous; "
@@ -163,7 +173,8 @@ class RankingDataset:
             return None if a is None else np.asarray(a, dtype=object)[order]
 
         return cls(X[order], np.asarray(y)[order], np.asarray(qid)[order], docids=pick(docids),
-                   comments=pick(comments), source=source, row_order=order)
+                   comments=pick(comments), source=source, row_order=order,
+                   line_numbers=None if line_numbers is None else np.asarray(line_numbers)[order])
 
     # -- shape -------------------------------------------------------------------------------
     @property
@@ -200,6 +211,7 @@ class RankingDataset:
             docids=None if self.docids is None else self.docids[rows],
             comments=None if self.comments is None else self.comments[rows],
             source=self.source,
+            line_numbers=None if self.line_numbers is None else self.line_numbers[rows],
         )
 
     def take_queries(self, query_index) -> "RankingDataset":
@@ -212,7 +224,7 @@ class RankingDataset:
     def with_X(self, X) -> "RankingDataset":
         """The same rows with another feature matrix (after a transformer, say)."""
         return RankingDataset(X, self.y, self.qid, docids=self.docids, comments=self.comments,
-                              source=self.source, row_order=self.row_order)
+                              source=self.source, row_order=self.row_order, line_numbers=self.line_numbers)
 
     def to_file_order(self, values) -> np.ndarray:
         """Per-row values (scores) put back in the order of the source file's rows."""

@@ -54,13 +54,11 @@ MAX_LABEL = 2**31 - 1
 
 
 def _decode_comment(comment: bytes) -> str:
-    """A comment's text: UTF-8, else Latin-1 (every byte string is Latin-1, and distinct bytes
-    stay distinct: replacing bad bytes by U+FFFD would make docids such as 'caf\\xe9' and
-    'caf\\xe8' equal)."""
-    try:
-        return comment.decode("utf-8")
-    except UnicodeDecodeError:
-        return comment.decode("latin-1")
+    """A comment's text: UTF-8, a byte that is not UTF-8 held as a lone surrogate (Python's
+    ``surrogateescape``, as ``os.fsdecode``): distinct bytes stay distinct (U+FFFD would make docids
+    such as 'caf\\xe9' and 'caf\\xe8' equal) and writing with ``surrogateescape`` gives back the
+    file's very bytes (``write_run``, ``write_letor``)."""
+    return comment.decode("utf-8", errors="surrogateescape")
 
 
 def feature_index_limit(value=None) -> int:
@@ -349,7 +347,8 @@ def read_letor(path, n_features=None, dtype=np.float64, query_file=None, zero_ba
     if sparse not in (True, False, "auto"):
         raise ValueError(f"sparse must be 'auto', True or False, got {sparse!r}")
     X = X.toarray() if sparse is False or (sparse == "auto" and X.mostly_filled()) else X.tocsr()
-    return RankingDataset.from_arrays(X, y, qid, docids=docids, comments=comments, source=str(path))
+    return RankingDataset.from_arrays(X, y, qid, docids=docids, comments=comments, source=str(path),
+                                      line_numbers=line_numbers)
 
 
 def _decode_spans(raw: bytes, starts, ends) -> np.ndarray:
@@ -433,7 +432,8 @@ def write_letor(path, dataset: RankingDataset, zero_features=None, query_file=Fa
         elif dataset.docids is not None:
             parts.append(f"#docid = {dataset.docids[row]}")
         lines.append(" ".join(parts))
-    text = ("\n".join(lines) + "\n").encode("utf-8")
+    # surrogateescape: a comment's bytes that were not UTF-8 are written back as they were read
+    text = ("\n".join(lines) + "\n").encode("utf-8", errors="surrogateescape")
     if path.name.endswith(".gz"):
         text = gzip.compress(text, mtime=0)
     with atomic_open(path, "wb") as fh:

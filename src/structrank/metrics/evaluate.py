@@ -206,7 +206,13 @@ def _docid_keys(docids) -> np.ndarray:
     width = max(ids.dtype.itemsize // 4, 1)
     if ids.dtype.itemsize == 0:
         return np.zeros((ids.shape[0], 1), np.uint32)
-    return ids.view(np.uint32).reshape(ids.shape[0], width)
+    points = ids.view(np.uint32).reshape(ids.shape[0], width)
+    if points.size and points.max() < 128:  # ASCII: code points are the bytes
+        return points
+    # trec_eval compares docnos with strcmp, byte by byte: code point order is UTF-8's byte order, but not
+    # for a byte that was not UTF-8 (held as a surrogate by the readers), so compare the bytes themselves
+    raw = np.array([d.encode("utf-8", errors="surrogateescape") for d in ids.tolist()], dtype=np.bytes_)
+    return raw.view(np.uint8).reshape(ids.shape[0], max(raw.dtype.itemsize, 1)).astype(np.uint32)
 
 
 def _check_inputs(y, scores, qid, docids):

@@ -99,31 +99,37 @@ def read_run(path) -> dict:
     return run
 
 
-def write_run(path, qid, docids, scores, tag="structrank", source=None) -> None:
+def write_run(path, qid, docids, scores, tag="structrank", source=None, line_numbers=None) -> None:
     """Write a TREC run (``qid Q0 docno rank score tag``), each query's documents ranked as trec_eval
     ranks them (score, then docno descending), atomically (``"-"``: standard output).
 
     Every row is written: two rows of a query with the same docno (which a run cannot tell apart) are an
-    error naming both rows (1-based, in the order given; ``source`` names where they came from).
+    error naming both rows (1-based, in the order given), or their lines when ``line_numbers`` gives
+    each row's line in ``source``, the file they came from.
     """
     if not str(tag) or any(c.isspace() for c in str(tag)):
         raise ValueError(f"a run tag is one word without spaces, got {tag!r}")
+    rows = "lines" if line_numbers is not None else "rows"
+    numbers = np.asarray(line_numbers) if line_numbers is not None else range(1, len(np.asarray(qid)) + 1)
     queries, first_row = {}, {}
-    for row, (q, d, s) in enumerate(zip(np.asarray(qid), np.asarray(docids), np.asarray(scores, dtype=np.float64)), 1):
+    scores = np.asarray(scores, dtype=np.float64)
+    for row, q, d, s in zip(numbers, np.asarray(qid), np.asarray(docids), scores):
         q, d = str(q), str(d)
         if not d or any(c.isspace() for c in d):
-            raise DataValidationError(f"{source or 'the rows'}: row {row}: docno {d!r} is not one word, as a TREC run "
-                                      "line needs")
+            raise DataValidationError(f"{source or 'the rows'}: {rows[:-1]} {row}: docno {d!r} is not one word, as a "
+                                      "TREC run line needs")
         docs = queries.setdefault(q, {})
         if d in docs:
-            raise DataValidationError(f"{source or 'the rows'}: rows {first_row[q, d]} and {row} of query {q} have the "
-                                      f"same docno {d!r}: a TREC run names each document of a query once")
+            raise DataValidationError(f"{source or 'the rows'}: {rows} {first_row[q, d]} and {row} of query {q} have "
+                                      f"the same docno {d!r}: a TREC run names each document of a query once")
         first_row[q, d] = row
         docs[d] = float(s)
-    with atomic_open(path, "w") as fh:
+    # surrogateescape: a docid read from bytes that were not UTF-8 is written back as those bytes
+    with atomic_open(path, "wb") as fh:
         for q in sorted(queries, key=_qid_key):
             docs = queries[q]
-            fh.write("".join(f"{q} Q0 {d} {rank} {docs[d]!r} {tag}\n" for rank, d in enumerate(_ranked(docs), 1)))
+            text = "".join(f"{q} Q0 {d} {rank} {docs[d]!r} {tag}\n" for rank, d in enumerate(_ranked(docs), 1))
+            fh.write(text.encode("utf-8", errors="surrogateescape"))
 
 
 def _column(frame, names, what):
