@@ -194,3 +194,30 @@ def test_the_library_refuses_impossible_test_options(bad):
     values = {"a": {"map": {1: 0.1, 2: 0.2}}, "b": {"map": {1: 0.3, 2: 0.1}}}
     with pytest.raises(ValueError, match=next(iter(bad))):
         compare_values(values, **bad)
+
+
+def test_compare_holds_python_values_to_the_file_rules():
+    from structrank.errors import DataValidationError
+    from structrank.metrics.compare import compare_values
+
+    good = {"1": 0.5, "2": 0.25, "3": 1.0}
+    for bad, words in (({"1": float("nan"), "2": 0.1}, r"system 'B', map, query '1': value nan is not finite"),
+                       ({"1": None, "2": 0.1}, "value None is not a number"),
+                       ({1: 0.5, "1": 0.25, 2: 0.1}, "query 1 is given twice")):
+        with pytest.raises(DataValidationError, match=words):
+            compare_values({"A": {"map": good}, "B": {"map": bad}})
+    # query 1.0 of a float qid array is query 1 of a TREC run
+    comparison = compare_values({"A": {"map": good}, "B": {"map": {1.0: 0.5, 2.0: 0.5, 3.0: 0.5}}})
+    assert comparison.rows[0].queries == 3
+
+
+def test_compare_results_pairs_float_and_string_query_ids():
+    from structrank.metrics import evaluate
+
+    y, qid = np.array([1, 0, 0, 1, 1, 0]), np.array([1.0, 1.0, 2.0, 2.0, 3.0, 3.0])
+    by_arrays = evaluate(y, [1.0, 0.0, 0.0, 1.0, 1.0, 0.0], qid, ["map"])
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 0, "d": 1}, "3": {"e": 1, "f": 0}}
+    by_run = evaluate_run(qrels, {"1": {"a": 0.0, "b": 1.0}, "2": {"c": 1.0, "d": 0.0}, "3": {"e": 1.0, "f": 0.0}},
+                          ["map"])
+    comparison = compare_results({"arrays": by_arrays, "run": by_run})
+    assert comparison.rows[0].queries == 3 and comparison.left_out == {"arrays": 0, "run": 0}

@@ -161,7 +161,7 @@ def test_dataset_validation():
         RankingDataset(np.zeros((3, 2)), [0, 1], [1, 1, 1])
     with pytest.raises(DataValidationError, match="not contiguous"):
         RankingDataset(np.zeros((3, 2)), [0, 1, 0], [1, 2, 1])
-    with pytest.raises(DataValidationError, match="non-negative integers"):
+    with pytest.raises(DataValidationError, match="row 0: label 0.5 is not a non-negative integer"):
         RankingDataset(np.zeros((2, 2)), [0.5, 1], [1, 1])
     with pytest.raises(DataValidationError, match="NaN or infinite"):
         RankingDataset(np.array([[np.nan]]), [0], [1])

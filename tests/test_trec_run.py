@@ -184,9 +184,9 @@ def test_a_relevance_level_below_1_is_refused(level):
 
 
 @pytest.mark.parametrize("qrels, run, message", [
-    ({"1": {"a": 1}}, {"001": {"a": 2.0}}, "no query of the run is in the qrels"),
-    ({"1": {"a": 1}}, {}, "no retrieved document in the run"),
-    ({}, {"1": {"a": 1.0}}, "no judgement in the qrels"),
+    ({"1": {"a": 1}}, {"001": {"a": 2.0}}, "no query of the run dict is in the qrels dict"),
+    ({"1": {"a": 1}}, {}, "no retrieved document in the run dict"),
+    ({}, {"1": {"a": 1.0}}, "no judgement in the qrels dict"),
 ])
 def test_nothing_to_evaluate_is_an_error_never_a_nan(qrels, run, message):
     for complete in (False, True):

@@ -169,7 +169,7 @@ def test_bad_input_is_refused(cls, ds, fitted):
         cls().fit(ds.X, qid=ds.qid)
     with pytest.raises(DataValidationError, match="one entry per row"):
         cls().fit(ds.X, ds.y, qid=ds.qid[:-1])
-    with pytest.raises(DataValidationError, match="non-negative integers"):
+    with pytest.raises(DataValidationError, match="not a non-negative integer"):
         cls().fit(ds.X, ds.y - 1, qid=ds.qid)
     with pytest.raises(ValueError, match="features"):
         fitted[cls].predict(ds.X[:, :-1])

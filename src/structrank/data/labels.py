@@ -7,27 +7,55 @@ import numpy as np
 from structrank.errors import DataValidationError
 
 
-def check_labels(y) -> np.ndarray:
-    """Relevance labels as int64, or DataValidationError if any is negative, fractional, not finite or too large.
+#: Largest relevance label accepted, by the file readers and the estimators alike: labels are stored as
+#: int32 (the cache) or int64, and a larger value (1e20) would wrap around silently when cast.
+MAX_LABEL = 2**31 - 1
 
-    Too large: 2**63 and above, which int64 cannot hold (the cast would wrap them to negative numbers).
-    """
+
+def label_text(value) -> str:
+    """A label as the messages print it, alike from a file and from an array: 3 (not 3.0 or 3e+00), 0.5, nan."""
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and value == value and abs(value) != float("inf") and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def check_labels(y, where: str | None = None) -> np.ndarray:
+    """Relevance labels as int64, or DataValidationError if any is negative, fractional, not finite or
+    above ``MAX_LABEL``, in the words of the file readers' messages (``where``: who checks, for them)."""
+    at = f"{where}: " if where else ""
     y = np.asarray(y)
-    if y.dtype.kind == "i":
-        bad = np.flatnonzero(y < 0)
-    elif y.dtype.kind == "u":
-        bad = np.flatnonzero(y > np.iinfo(np.int64).max)
-    elif y.dtype.kind == "f":
-        bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y != np.round(y)) | (y >= 2.0**63))
-    elif y.dtype.kind == "b":
+    if y.dtype.kind == "b":
         return y.astype(np.int64)
-    else:
-        raise DataValidationError(f"labels must be numbers, got dtype {y.dtype}")
+    if y.dtype.kind not in "iuf":
+        raise DataValidationError(f"{at}labels must be numbers, got dtype {y.dtype}")
+    bad = np.flatnonzero(y < 0) if y.dtype.kind == "i" else np.zeros(0, dtype=np.int64)
+    if y.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y != np.round(y)))
     if bad.size:
-        raise DataValidationError(
-            f"relevance labels must be non-negative integers below 2**63; row {int(bad[0])} has {y[bad[0]].item()!r}"
-        )
+        raise DataValidationError(f"{at}row {int(bad[0])}: label {label_text(y[bad[0]])} is not a non-negative integer")
+    big = np.flatnonzero(y > MAX_LABEL)
+    if big.size:
+        raise DataValidationError(f"{at}row {int(big[0])}: label {label_text(y[big[0]])} is too large (at most {MAX_LABEL})")
     return y.astype(np.int64)
+
+
+def check_finite_features(X, where: str) -> None:
+    """DataValidationError naming the row and the feature (1-based, as in LETOR files) of the first NaN
+    or infinite value of X (an ndarray or a CSR matrix), in the words of the file readers' message."""
+    values = X.data if hasattr(X, "indptr") else np.asarray(X)
+    if values.dtype.kind not in "fc" or np.isfinite(values).all():
+        return
+    if hasattr(X, "indptr"):
+        position = int(np.flatnonzero(~np.isfinite(values))[0])
+        row = int(np.searchsorted(X.indptr, position, side="right") - 1)
+        column, value = int(X.indices[position]), float(values[position])
+    else:
+        row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
+        value = float(values[row, column])
+    kind = "NaN" if value != value else "inf"
+    raise DataValidationError(f"{where}: X holds {kind} at row {row}, feature {column + 1}: value {value} is not "
+                              "finite")
 
 
 def check_qid(qid, n_rows=None) -> np.ndarray:

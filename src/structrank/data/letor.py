@@ -33,6 +33,7 @@ import numpy as np
 from structrank.atomic import atomic_open
 from structrank.data import grammar
 from structrank.data.dataset import RankingDataset
+from structrank.data.labels import MAX_LABEL, label_text
 from structrank.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
 from structrank.errors import DataFormatError
 
@@ -47,9 +48,6 @@ MAX_FEATURE_INDEX_ENV = "STRUCTRANK_MAX_FEATURE_INDEX"
 #: The most any setting allows: indices are held as int32 by the parser and the cache.
 INDEX_CEILING = 2**31 - 1
 
-#: Largest relevance label accepted: labels are stored as int32 (the cache) or int64, and a
-#: larger value (1e20) would wrap around silently when cast, so it is refused instead.
-MAX_LABEL = 2**31 - 1
 
 
 
@@ -372,12 +370,12 @@ def _check_labels(path, y, line_numbers):
     if bad.size:
         row = int(bad[0])
         raise DataFormatError(
-            path, int(line_numbers[row]), f"label {float(y[row]):g} is not a non-negative integer", "label"
+            path, int(line_numbers[row]), f"label {label_text(y[row])} is not a non-negative integer", "label"
         )
     big = np.flatnonzero(y > MAX_LABEL)
     if big.size:
         row = int(big[0])
-        raise DataFormatError(path, int(line_numbers[row]), f"label {float(y[row]):g} is too large "
+        raise DataFormatError(path, int(line_numbers[row]), f"label {label_text(y[row])} is too large "
                               f"(at most {MAX_LABEL})", "label")
 
 

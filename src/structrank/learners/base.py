@@ -48,7 +48,7 @@ from sklearn.utils._param_validation import InvalidParameterError, Interval, Str
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
-from structrank.data.labels import check_qid
+from structrank.data.labels import check_finite_features, check_qid
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.epochs import BestEpoch
@@ -338,7 +338,11 @@ class BaseRanker(BaseEstimator):
                 "cross_val_score, enable metadata routing: sklearn.set_config(enable_metadata_routing=True)"
             )
         # a ranking needs two documents; scikit-learn's message names the row count
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True, ensure_min_samples=2)
+        if np.asarray(y).dtype.kind in "fiub":  # a NaN or fractional label in the file readers' words
+            check_labels(y, f"{type(self).__name__}.fit")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=dtype, y_numeric=True, ensure_min_samples=2,
+                             ensure_all_finite=False)
+        check_finite_features(X, f"{type(self).__name__}.fit")
         _check_csr(X, f"{type(self).__name__}.fit")
         y = check_labels(y)
         qid = check_qid(qid, X.shape[0])
@@ -367,7 +371,9 @@ class BaseRanker(BaseEstimator):
     def _validate_predict_data(self, X):
         X, _, _ = unpack(X)
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False,
+                          ensure_all_finite=False)
+        check_finite_features(X, f"{type(self).__name__}.predict")
         _check_csr(X, f"{type(self).__name__}.predict")
         return X
 

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from structrank.errors import DataValidationError
 from structrank.figures import new_figure, save_figure
 from structrank.metrics.significance import paired_test, per_query_pairs
 
@@ -208,7 +209,7 @@ def compare_results(results: dict, n_resamples: int = 10_000, seed: int = 0, alp
     if not metrics:
         raise ValueError("the systems share no measure")
     # every mean and every test over the same queries: those all systems answer
-    queries = {s: list(map(str, r.qids)) for s, r in results.items()}
+    queries = {s: [query_text(q) for q in r.qids] for s, r in results.items()}
     common = set.intersection(*map(set, queries.values()))
     if len(common) < 2:
         raise ValueError(f"the systems share {len(common)} quer{'y' if len(common) == 1 else 'ies'}: a paired test "
@@ -243,6 +244,7 @@ def compare_values(values: dict, means: dict | None = None, n_resamples: int = 1
     check_test_options(n_resamples, seed, alpha)
     baseline = systems[0]
     metrics = list(values[baseline])
+    values = {s: {m: _checked_values(v, s, m) for m, v in by_metric.items()} for s, by_metric in values.items()}
     if means is None:
         means = {s: {m: float(np.mean(list(values[s][m].values()))) for m in metrics} for s in systems}
     rows, differences = [], {}
@@ -261,6 +263,36 @@ def compare_values(values: dict, means: dict | None = None, n_resamples: int = 1
             rows.append(PairedRow(system, metric, t.mean_a, t.mean_b, t.mean_diff, t.n, t.t_p, t.rand_p, float(th),
                                   float(rh), t.ci_low, t.ci_high))
     return Comparison(baseline, systems, metrics, means, rows, differences, n_resamples, seed, alpha)
+
+
+def query_text(qid) -> str:
+    """A query id as text, alike whichever input it came from: a whole float (a pandas column or a
+    float qid array) reads as the integer, so that query 1.0 of one system is query 1 of another."""
+    if isinstance(qid, (float, np.floating)) and np.isfinite(qid) and float(qid).is_integer():
+        return str(int(qid))
+    return str(qid)
+
+
+def _checked_values(by_query, system, metric) -> dict:
+    """``{query: value}`` with query ids as ``query_text`` and every value a finite number, or
+    DataValidationError naming the system, the measure and the query (a NaN would make every mean and
+    p-value of the row NaN)."""
+    if not isinstance(by_query, dict):
+        raise DataValidationError(f"system {system!r}, {metric}: the values are a {type(by_query).__name__}, not a "
+                                  "dict {query: value}")
+    out = {}
+    for qid, value in by_query.items():
+        where = f"system {system!r}, {metric}, query {qid!r}"
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise DataValidationError(f"{where}: value {value!r} is not a number")
+        if not np.isfinite(value):
+            raise DataValidationError(f"{where}: value {value} is not finite")
+        query = query_text(qid)
+        if query in out:
+            raise DataValidationError(f"{where}: query {query} is given twice (as {qid!r} and another id of that "
+                                      "value)")
+        out[query] = float(value)
+    return out
 
 
 __all__ = ["Comparison", "PairedRow", "against_baseline", "compare_results", "compare_values", "holm"]

@@ -241,7 +241,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     if isinstance(relevant_from, bool) or not isinstance(relevant_from, (int, np.integer)) or relevant_from < 1:
         raise ValueError(f"relevant_from (trec_eval -l) must be an integer >= 1, got {relevant_from!r}: a lower level "
                          "would make every unjudged document relevant")
-    names_of = {"qrels": _source_name(qrels, "the qrels"), "run": _source_name(run, "the run")}
+    names_of = {"qrels": _source_name(qrels, "qrels"), "run": _source_name(run, "run")}
     qrels = _as_dict(qrels, ("relevance", "rel"), read_qrels, "qrels")
     run = _as_dict(run, ("score",), read_run, "run")
     names = [canonical_name(m) for m in metrics]
@@ -294,8 +294,11 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     return EvaluationResult(means, per_query, np.array(queries, dtype=object), "trec")
 
 
-def _source_name(source, default: str) -> str:
-    return str(source) if isinstance(source, (str, Path)) else default
+def _source_name(source, what: str) -> str:
+    """How messages name an input: its path, else the Python object it is (the run dict, the qrels DataFrame)."""
+    if isinstance(source, (str, Path)):
+        return str(source)
+    return f"the {what} {'DataFrame' if hasattr(source, 'columns') else type(source).__name__}"
 
 
 def _qid_key(qid: str):
