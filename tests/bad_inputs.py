@@ -1150,10 +1150,12 @@ def corpus() -> list:
              + jacana_cases("read_jacana") + train_all_cases("read_trec_train_all") + semeval_cases("read_semeval")
              + conllu_cases("read_conllu") + model_cases("load_model") + featurize_cases("featurize qa"))
     # deferred: that module builds on this one's cases; its readers join READERS here
+    from bad_inputs_cli import CLI_READERS, cli_cases
     from bad_inputs_routes import ROUTE_READERS, route_cases
 
     READERS.update(ROUTE_READERS)
-    cases += route_cases()
+    READERS.update(CLI_READERS)
+    cases += route_cases() + cli_cases()
     ids = [case.id for case in cases]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     assert not duplicates, f"duplicate case ids: {duplicates}"
