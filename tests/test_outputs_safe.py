@@ -302,3 +302,58 @@ def test_every_reproduction_claims_its_folder_before_computing_anything(name, da
     with pytest.raises(StructRankError, match=f"holds the runs of experiment other2000, not {name}"):
         EXPERIMENTS[name](out=out, data_dir=data_root, quick=True)
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith("results.sqlite")) == []
+
+
+# -- an output that cannot be written names the user's path, never the temporary file ------------------------------
+
+
+def test_an_out_in_a_folder_that_takes_no_file_names_the_out_given(letor, capsys):
+    import pathlib
+
+    if not pathlib.Path("/proc/self").is_dir():
+        pytest.skip("needs /proc")
+    data, model = letor
+    for out in ("/proc/scores.txt", "/proc/no-such-folder/scores.txt"):
+        line = refused(capsys, ["predict", "--model", model, "--data", data, "--out", out], f"error: {out}: ")
+        assert ".tmp" not in line and "cannot create a file in " in line, line
+    line = refused(capsys, ["train", "ranksvm", "--train", data, "--out", "/proc/m.npz", "--quiet"], "/proc/m.npz: ")
+    assert ".tmp" not in line
+
+
+def test_every_write_error_of_atomic_open_names_the_path_given(tmp_path, monkeypatch):
+    import errno
+    import tempfile
+
+    target = tmp_path / "out.txt"
+
+    def no_temporary_file(prefix, suffix, dir):
+        raise PermissionError(errno.EACCES, "Permission denied", os.path.join(dir, f"{prefix}abc{suffix}"))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tempfile, "mkstemp", no_temporary_file)
+        with pytest.raises(PermissionError) as info:
+            write_text_atomic(target, "x")
+    assert info.value.filename == str(target) and ".tmp" not in str(info.value)
+    assert info.value.strerror == f"Permission denied (cannot create a file in {tmp_path})"
+
+    def no_rename(src, dst):
+        raise OSError(errno.EXDEV, "Invalid cross-device link", src, dst)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "replace", no_rename)
+        with pytest.raises(OSError) as info:
+            write_text_atomic(target, "x")
+    assert (info.value.filename, info.value.filename2, info.value.strerror) == (
+        str(target), None, "Invalid cross-device link (cannot replace it)")
+
+    with pytest.raises(OSError) as info:  # a full disk while the caller writes
+        with atomic_open(target) as fh:
+            fh.write("x")
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert (info.value.errno, info.value.filename) == (errno.ENOSPC, str(target))
+
+    with pytest.raises(FileNotFoundError) as info:  # the caller's own error (an input it reads) passes as it is
+        with atomic_open(target) as fh:
+            open(tmp_path / "missing-input.txt")
+    assert info.value.filename == str(tmp_path / "missing-input.txt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no temporary file left behind

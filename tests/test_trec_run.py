@@ -356,7 +356,10 @@ def test_the_trec_convention_on_a_file_without_docids_names_the_file(tmp_path, c
 
     (tmp_path / "d.txt").write_text("1 qid:1 1:1\n0 qid:1 1:0\n")
     (tmp_path / "s.txt").write_text("1\n0\n")
-    assert main(["evaluate", "--data", str(tmp_path / "d.txt"), "--scores", str(tmp_path / "s.txt"),
-                 "--convention", "trec"]) == 2
-    err = capsys.readouterr().err
-    assert f"{tmp_path / 'd.txt'}, docid: --convention trec breaks ties by document id" in err
+    (tmp_path / "t.txt").write_text("0\n1\n")
+    for argv in (["evaluate", "--data", str(tmp_path / "d.txt"), "--scores", str(tmp_path / "s.txt")],
+                 ["compare", "--data", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), str(tmp_path / "t.txt")]):
+        assert main(argv + ["--convention", "trec"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"structrank {argv[0]}: error: {tmp_path / 'd.txt'}, docid: --convention trec breaks ties by "
+                       "document id (trec_eval's rule), and this file's rows carry no '#docid = ...' comment"]

@@ -11,11 +11,17 @@ place and never replaced; a folder is an ``IsADirectoryError``. ``check_output(o
 input})`` is every command's one check, before any work, that an output is not one of its inputs:
 paths are compared as files (``os.path.samefile``: symlinks, hard links and ``..`` resolve), and
 the error names both options.
+
+An error of a write names the path the user gave, never the temporary file or a resolved link: a
+folder that takes no new file (``--out /proc/x``: "/proc/x: No such file or directory (cannot create a
+file in /proc)"), a full disk, a failed rename. An OSError of the caller's own inside the block
+(reading an input) passes as it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import sys
@@ -48,22 +54,53 @@ def atomic_open(path, mode="w", encoding="utf-8"):
         with open(path, mode, **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
             yield fh
         return
+    given = path
     # a symlink's target is replaced, never the link (renaming over it would cut it off)
     path = Path(os.path.realpath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # every error of our own steps names the path the user gave, never the folder or the temporary file
+    with _naming(given, f"cannot create a file in {path.parent}"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        # mkstemp makes the file private (0600); give it the mode an ordinary open() would
-        os.chmod(tmp, _file_mode(path))
-        with os.fdopen(fd, mode, **({} if binary else {"encoding": encoding, "newline": ""})) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        with _naming(given):
+            # mkstemp makes the file private (0600); give it the mode an ordinary open() would
+            os.chmod(tmp, _file_mode(path))
+            fh = os.fdopen(fd, mode, **({} if binary else {"encoding": encoding, "newline": ""}))
+        with fh:
+            try:
+                yield fh
+            except OSError as exc:  # a write of the caller's that failed (a full disk) names the user's path too
+                if exc.filename == tmp or (exc.filename is None and exc.errno in _WRITE_ERRORS):
+                    raise _named(exc, given) from exc
+                raise  # the caller's own (an input it reads), as it is
+            with _naming(given):
+                fh.flush()
+                os.fsync(fh.fileno())
+        with _naming(given, "cannot replace it"):
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+#: errno values of a write that could not be done (the disk, the quota, the file size limit, the device)
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def _named(exc: OSError, given, why=None) -> OSError:
+    """An OSError of ``exc``'s type and errno naming ``given``, the path the user gave, with ``why`` after its reason."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return type(exc)(exc.errno, f"{reason} ({why})" if why else reason, str(given))
+
+
+@contextlib.contextmanager
+def _naming(given, why=None):
+    """OSErrors inside the block re-raised by ``_named``."""
+    try:
+        yield
+    except OSError as exc:
+        raise _named(exc, given, why) from exc
 
 
 def _existing_kind(path: Path) -> str | None:

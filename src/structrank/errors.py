@@ -10,8 +10,9 @@ The types:
   naming the file, the line and the field;
 - ``DataValidationError``: arrays that do not fit together (lengths, groups, values);
 - ``DegenerateDataWarning``: training data that leave nothing to learn (one relevance level,
-  no feature that varies within a query), and predictions that all tie; ``ConventionWarning``: labels a metric convention does
-  not credit.
+  no feature that varies within a query), and predictions that all tie; ``FeatureScaleWarning``: a fit on a feature whose
+  square overflows float64 (past 1e154) that ended with finite scores; ``ConventionWarning``: labels a metric convention
+  does not credit.
 """
 
 from __future__ import annotations
@@ -103,6 +104,29 @@ class DegenerateDataWarning(UserWarning):
     """
 
 
+class FeatureScaleWarning(UserWarning):
+    """A fit on a feature too large for float64's arithmetic that ended with finite scores.
+
+    A value past 1e154 has a square past float64's largest number (about 1.8e308), so least squares,
+    norms, Gram matrices and standardisation that touch it overflow or see nothing beside it. A fit
+    whose model scores the rows holding such a value NaN or infinite is an error; one whose scores stay
+    finite warns with this class, naming the feature (tree learners split on thresholds and do not).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from structrank.data import make_ranking_dataset
+    >>> from structrank.learners import LinearRegressionRanker
+    >>> ds = make_ranking_dataset(n_queries=5, random_state=0)
+    >>> X = ds.X.copy(); X[1, 2] = 1e300
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = LinearRegressionRanker().fit(X, ds.y, qid=ds.qid)
+    >>> print(caught[0].category.__name__, str(caught[0].message).split(": ")[1], sep=": ")
+    FeatureScaleWarning: feature 3 of row 2 is 1e+300, past 1e+154, where squares overflow float64
+    """
+
+
 class ConventionWarning(UserWarning):
     """Labels a metric convention does not credit: under ``letor4`` (LETOR 4.0's eval script) a label
     above 2 has gain 0 and is not relevant, so graded data of another scale scores as if unjudged.
@@ -121,4 +145,5 @@ class ConventionWarning(UserWarning):
     """
 
 
-__all__ = ["ConventionWarning", "DataFormatError", "DataValidationError", "DegenerateDataWarning", "StructRankError"]
+__all__ = ["ConventionWarning", "DataFormatError", "DataValidationError", "DegenerateDataWarning", "FeatureScaleWarning",
+           "StructRankError"]

@@ -54,8 +54,8 @@ from structrank.data import letor_folds, read_letor
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, ordered, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import (Measurement, RunSpec, SpecRun, claim_folder, letor_roots, paper_model,
-                                          run_experiment, wall_time)
+from structrank.experiments.runner import (Measurement, RunSpec, SpecRun, claim_folder, dataset_inputs, letor_roots,
+                                          paper_model, run_experiment, wall_time)
 from structrank.learners.registry import select_on_vali
 from structrank.metrics import evaluate
 from structrank.model_io import read_archive, write_archive
@@ -419,7 +419,8 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     out = Path(out)
     load_semeval("dev", data_dir=data_dir)  # a clear error now if the SemEval data is absent
     # the kernel cache in OUT/data was computed from the SemEval files: refuse other data before using it
-    claim_folder(out, EXPERIMENT, [Path(data_dir or paths.data_dir(required=True)) / FOLDER])
+    semeval = Path(data_dir or paths.data_dir(required=True)) / FOLDER
+    claim_folder(out, EXPERIMENT, [semeval])
     print(f"{EXPERIMENT}: pair objects and kernel columns (cached in {out / 'data'})", file=sys.stderr)
     tic = time.perf_counter()
     folder, computed = prepare(out, data_dir, n_jobs=n_jobs)
@@ -429,7 +430,8 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     except FileNotFoundError as exc:
         print(f"{exc}; the MQ2008 part is skipped", file=sys.stderr)
         roots = {}
-    rows = run_experiment(out, plan(roots, quick), SpecRun(_run, folder, roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun(_run, folder, roots), n_jobs, EXPERIMENT, data=roots.values(),
+                          inputs=dataset_inputs(roots, others=[semeval]))
     if computed == len(_block_paths(folder, load_pairs(str(folder))[0]["n_train"])):  # all in this call
         write_text_atomic(out / "prepare_time.json", json.dumps({"seconds": prepare_seconds, "jobs": n_jobs}))
     write_report(out / "report.md", report_sections(rows, out), title="Croce, Filice & Basili (2016), reproduced")

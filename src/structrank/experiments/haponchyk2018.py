@@ -365,7 +365,8 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     out = Path(out)
     root = Path(data_dir) if data_dir is not None else paths.data_dir(required=True)
     # the features cached in OUT/features were computed from these files: refuse other data before using them
-    claim_folder(out, EXPERIMENT, [root / "wikiqa"] if quick else [root / "wikiqa", root / "trecqa"])
+    folders = {"wikiqa": root / "wikiqa", "trec13": root / "trecqa"}  # what each data set's runs read
+    claim_folder(out, EXPERIMENT, [folders["wikiqa"]] if quick else list(folders.values()))
     feature_sets = ["sim"] if quick else list(TEXT_SETS)
     if not quick:
         if embeddings_available():
@@ -383,7 +384,8 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     specs = plan(feature_sets, quick)
     n_queries = _load(str(_feature_path(out, "wikiqa", "sim", "train"))).n_queries
     while True:
-        rows = run_experiment(out, specs, SpecRun(_run, str(out)), n_jobs, EXPERIMENT)
+        rows = run_experiment(out, specs, SpecRun(_run, str(out)), n_jobs, EXPERIMENT,
+                              inputs=lambda spec: [folders[spec.dataset]])
         if quick:
             break
         known = set(specs)

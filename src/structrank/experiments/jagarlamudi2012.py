@@ -388,21 +388,24 @@ def plan(langs, quick=False):
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Prepare every language (``quick``: French, the smallest, one setting) and run the rerankers; write the report."""
     out = Path(out)
-    paths = {}
+    paths, treebanks = {}, {}
     for lang in ("fr",) if quick else LANGUAGES:
         try:
             files = [treebank_file(lang, split, data_dir) for split in SPLITS]
         except FileNotFoundError as exc:
             print(f"{LANGUAGE_NAMES[lang]}: {exc}; skipped", file=sys.stderr)
             continue
-        claim_folder(out, EXPERIMENT, files)  # OUT/data caches the tagged treebank: refuse other data first
+        # OUT/data caches the tagged treebank: refuse other data first (the folder, so that a split renamed or
+        # decompressed is other data too: treebank_file reads .conllu or .conllu.gz)
+        treebanks[lang] = sorted({f.parent for f in files})
+        claim_folder(out, EXPERIMENT, treebanks[lang])
         print(f"{EXPERIMENT}: tagging and featurising {LANGUAGE_NAMES[lang]}", file=sys.stderr)
         for base in (HMM,) if quick else TAGGERS:
             paths[lang, base] = str(prepare(out, lang, data_dir, n_jobs=n_jobs, base=base))
     if not paths:
         raise FileNotFoundError("no Universal Dependencies treebank of the paper's languages in the data folder")
     rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), SpecRun(_run, paths),
-                          n_jobs, EXPERIMENT)
+                          n_jobs, EXPERIMENT, inputs=lambda spec: treebanks[spec.dataset])
     sections = [("Claims", claims_section(claims(rows)))] + report_sections(rows, out)
     write_report(out / "report.md", sections, title="Jagarlamudi & Daumé III (2012), reproduced")
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)

@@ -20,7 +20,7 @@ import numpy as np
 from structrank.data import letor_folds, letor_root, read_letor
 from structrank.experiments.report import markdown_table, write_report
 from structrank.figures import cutoff_line, new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, SpecRun, run_experiment
+from structrank.experiments.runner import Measurement, RunSpec, SpecRun, dataset_inputs, run_experiment
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 
@@ -103,7 +103,8 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     if not specs:
         raise FileNotFoundError("no LETOR data set found (looked for MQ2008 and OHSUMED under the data folder)")
     out.mkdir(parents=True, exist_ok=True)
-    rows = run_experiment(out, specs, SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, specs, SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values(),
+                          inputs=dataset_inputs(roots))
     sections = []
     for dataset in roots:
         part = [r for r in rows if r["dataset"] == dataset and not r["metric"].startswith(NONEMPTY_PREFIX)]

@@ -47,7 +47,8 @@ from structrank.atomic import write_text_atomic
 from structrank.data import letor_folds, letor_root
 from structrank.errors import StructRankError
 from structrank.experiments.report import write_report
-from structrank.experiments.store import ResultStore, RunKey, _measurement, data_identity
+from structrank.experiments.store import (ResultStore, RunKey, _measurement, data_identity, identity_change,
+                                          run_identity)
 
 #: A run to do is fully described by its key: the parameters say everything the run needs.
 RunSpec = RunKey
@@ -167,6 +168,7 @@ def run_all(
     progress: bool = True,
     desc: str | None = None,
     backend: str | None = None,
+    identity: Callable[[RunKey], str] | None = None,
 ) -> list[dict]:
     """Run every spec not yet in ``store``, record each as it finishes, return all results.
 
@@ -190,6 +192,10 @@ def run_all(
     backend : str, optional
         joblib backend (``"loky"`` by default, ``"threading"`` for run functions that release
         the GIL).
+    identity : callable, optional
+        ``identity(spec)``: what the run is made from (:func:`~structrank.experiments.store.run_identity`),
+        stored with it. A recorded run whose identity differs (or that has none) is run again and
+        replaced, and one line on stderr says how many and why. Without it a recorded key is done.
 
     Returns
     -------
@@ -220,11 +226,10 @@ def run_all(
     (2, [0, 1])
     """
     specs = _unique(specs)
-    done = store.completed_keys()
-    todo = [spec for spec in specs if spec not in done]
     if desc is None:
         names = sorted({spec.experiment for spec in specs})
         desc = names[0] if len(names) == 1 else "runs"
+    todo, identities = _to_do(specs, store, identity, desc)
     # disable=None lets tqdm switch itself off when stderr is not a terminal (logs, CI).
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc=desc, unit="run",
                disable=None if progress else True)
@@ -232,11 +237,28 @@ def run_all(
         for outcome in _outcomes(run_fn, todo, n_jobs, backend):
             if outcome.error is not None:
                 raise RunFailedError(outcome.spec, outcome.detail, outcome.error) from outcome.error
-            store.record(outcome.spec, outcome.rows, outcome.seconds)
+            store.record(outcome.spec, outcome.rows, outcome.seconds, identities.get(outcome.spec))
             bar.update(1)
     finally:
         bar.close()
     return store.rows(specs)
+
+
+def _to_do(specs, store, identity, desc, say=True):
+    """(the specs to run, {spec: its identity}): those not recorded, and those recorded from something else
+    (said on stderr in one line when ``say``)."""
+    recorded = store.identities()
+    if identity is None:
+        return [spec for spec in specs if spec not in recorded], {}
+    identities = {spec: identity(spec) for spec in specs}
+    stale = {spec: identity_change(recorded[spec], identities[spec]) for spec in specs
+             if spec in recorded and recorded[spec] != identities[spec]}
+    if stale and say:
+        first = next(iter(stale))
+        reasons = sorted(set(stale.values()))
+        print(f"{desc}: {len(stale)} recorded run{'s' if len(stale) > 1 else ''} made from something else, run again "
+              f"({'; '.join(reasons)}; the first: {first.label()})", file=sys.stderr)
+    return [spec for spec in specs if spec not in recorded or spec in stale], identities
 
 
 def letor_roots(names: Iterable[str], data_dir=None, only: str | None = None) -> dict:
@@ -289,21 +311,35 @@ def claim_folder(out, experiment: str, data=()) -> None:
         store.claim(experiment, data_identity(data, known=store.recorded_data()))
 
 
-def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=()) -> list[dict]:
+def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None, config=None) -> list[dict]:
     """``run_all`` into ``out/results.sqlite``, then ``out/results.csv``; returns the rows.
 
     ``data``: the files or folders the runs read; the store is claimed for them and the experiment
-    (:func:`claim_folder`). When every run was done by this call, its wall time goes to
+    (:func:`claim_folder`). Each run is recorded with its identity (``store.run_identity``): the content
+    of what it read, ``inputs(spec)`` (files or folders; all of ``data`` by default), and the
+    experiment's name and ``config`` (a JSON mapping of what changes values but not keys); a recorded run
+    whose identity differs is run again. ``results.csv`` holds the values of ``specs`` only, never other
+    runs the store keeps. When every run was done by this call, its wall time goes to
     ``out/wall_time.json`` ({"seconds", "runs", "jobs"}) for the report to quote.
     """
     out = Path(out)
     specs = _unique(specs)
-    claim_folder(out, ",".join(sorted({spec.experiment for spec in specs})) or desc or "runs", data)
+    experiment = ",".join(sorted({spec.experiment for spec in specs})) or desc or "runs"
+    claim_folder(out, experiment, data)
+    sources = (lambda spec: data) if inputs is None else inputs
+    known = {}
+
+    def identity(spec):  # the folds' specs share their inputs: each set is hashed once
+        paths = tuple(str(p) for p in sources(spec))
+        if paths not in known:
+            known[paths] = run_identity(experiment, paths, config)
+        return known[paths]
+
     start = time.perf_counter()
     with ResultStore(out / "results.sqlite") as store:
-        todo = len(set(specs) - store.completed_keys())
-        rows = run_all(specs, run_fn, store, n_jobs=n_jobs, desc=desc)
-        store.to_csv(out / "results.csv")
+        todo = len(_to_do(specs, store, identity, desc, say=False)[0])
+        rows = run_all(specs, run_fn, store, n_jobs=n_jobs, desc=desc, identity=identity)
+        store.to_csv(out / "results.csv", keys=specs)
     seconds = time.perf_counter() - start
     print(f"{desc or 'runs'}: {todo} runs done in {seconds:.0f} s", file=sys.stderr)
     if todo == len(specs):
@@ -339,6 +375,20 @@ class SpecRun:
         return cls(_on_dataset_root, run, roots)
 
 
+def dataset_inputs(roots, others=()):
+    """``inputs(spec)`` for :func:`run_experiment` when a run reads one data set of ``roots`` ({name: folder}):
+    the fold folder ``spec.fold`` names (a LETOR fold reads its train, vali and test files), else the data
+    set's folder; ``others`` for a spec of no data set in ``roots``."""
+    def inputs(spec):
+        root = roots.get(spec.dataset)
+        if root is None:
+            return list(others)
+        fold = Path(root) / str(spec.fold)
+        return [fold if str(spec.fold) and fold.is_dir() else Path(root)]
+
+    return inputs
+
+
 def _on_dataset_root(spec, run, roots):
     return run(spec, roots[spec.dataset])
 
@@ -368,7 +418,8 @@ def reproduce_letor_experiment(out, experiment, datasets, plan, run, report_sect
     ``plan(roots, quick)`` with ``SpecRun.per_dataset(run, roots)``, write ``report.md`` from ``report_sections``."""
     out = Path(out)
     roots = letor_roots(datasets, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(run, roots), n_jobs, experiment, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(run, roots), n_jobs, experiment, data=roots.values(),
+                          inputs=dataset_inputs(roots))
     write_report(out / "report.md", report_sections(rows, out), title=title)
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows

@@ -9,14 +9,25 @@ experiment can skip exactly the runs that finished.
 SQLite runs in WAL mode with a busy timeout, so several processes may open the same file and
 record runs into it (readers never block the writer).
 
-A store belongs to one experiment and one set of data files: :meth:`ResultStore.claim` records
-the experiment's name and each data file's path, size, time stamp and SHA-256 (``data_identity``),
-and refuses a store made by another experiment or from files whose content differs, so resuming
-never mixes runs on other data into the tables.
+A store knows what it was made from, at two levels:
 
-A file's identity is its name below the data set's folder, its path, size, mtime and full SHA-256;
-the hash is reused while path, size and mtime match, so a resume does not reread large data.
-SQLite's errors (not a database, malformed, a folder) name the file.
+- the store: :meth:`ResultStore.claim` records the experiment's name and each data file's path,
+  size, time stamp and SHA-256 (``data_identity``), and refuses a store that holds another
+  experiment's runs, or whose data differ from the files given now: a file of the same name with
+  other content, or a file gone from a data folder given again (renamed, decompressed, deleted).
+  Files not seen before are added (a quick run, then the full one with more data sets, resumes).
+  Refusing rather than rerunning keeps a wrong ``--data-dir`` from replacing hours of runs, and
+  protects the caches some experiments compute from the data; ``reproduce --fresh`` starts afresh.
+- each run: :meth:`ResultStore.record` stores the run's identity (:func:`run_identity`): a digest of
+  the content of the files the run read (SHA-256 of their bytes, with their names below the folder
+  given; never the folder's own name or path) and a digest of the experiment (its name and
+  configuration). A resumed experiment runs again every recorded run whose identity differs from
+  the one it would have now, and a run recorded without one (a store written before run
+  identities, schema version 1) counts as differing: it cannot be checked, so it is run again.
+
+A file's SHA-256 is computed once per process for a given (path, size, mtime) (``content_digest``),
+and a store's earlier record is trusted while path, size and mtime match, so a resume does not
+reread large data. SQLite's errors (not a database, malformed, a folder) name the file.
 
 Example
 -------
@@ -57,7 +68,8 @@ COLUMNS = (
 )
 KEY_FIELDS = ("experiment", "dataset", "split", "fold", "seed", "model", "params")
 
-_SCHEMA_VERSION = 1
+#: 2: ``runs.identity`` (a run's :func:`run_identity`; NULL in a run that version 1 recorded)
+_SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id      INTEGER PRIMARY KEY,
@@ -70,6 +82,7 @@ CREATE TABLE IF NOT EXISTS runs (
     params      TEXT NOT NULL,       -- canonical JSON (sorted keys), part of the identity
     seconds     REAL NOT NULL,
     finished_at TEXT NOT NULL,
+    identity    TEXT,                -- run_identity(): what the run read and which experiment made it
     UNIQUE (experiment, dataset, split, fold, seed, model, params)
 );
 CREATE TABLE IF NOT EXISTS meta (     -- the store's owner: experiment name, data identity (JSON)
@@ -86,6 +99,26 @@ CREATE TABLE IF NOT EXISTS measurements (
 """
 
 
+#: (real path, size, mtime_ns) -> SHA-256 of the file's bytes, for this process
+_DIGESTS: dict[tuple, str] = {}
+
+
+def _stat_key(path: Path) -> tuple:
+    info = path.stat()
+    return os.path.realpath(path), info.st_size, info.st_mtime_ns
+
+
+def content_digest(path) -> str:
+    """The SHA-256 (hex) of a file's bytes, computed once per process while its size and mtime stay."""
+    key = _stat_key(Path(path))
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        with open(path, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        _DIGESTS[key] = digest
+    return digest
+
+
 def file_identity(path, known: Mapping[str, Any] | None = None) -> dict:
     """{"path", "size", "mtime_ns", "sha256"} of one file.
 
@@ -97,10 +130,8 @@ def file_identity(path, known: Mapping[str, Any] | None = None) -> dict:
     info = path.stat()
     identity = {"path": str(path.resolve()), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
     if known and all(known.get(k) == v for k, v in identity.items()) and known.get("sha256"):
-        return {**identity, "sha256": known["sha256"]}
-    with open(path, "rb") as fh:
-        digest = hashlib.file_digest(fh, "sha256").hexdigest()
-    return {**identity, "sha256": digest}
+        _DIGESTS.setdefault((os.path.realpath(path), info.st_size, info.st_mtime_ns), known["sha256"])
+    return {**identity, "sha256": content_digest(path)}
 
 
 def data_files(sources: Iterable) -> dict[str, Path]:
@@ -127,6 +158,72 @@ def data_identity(sources: Iterable, known: Mapping[str, Mapping] | None = None)
     """{name: file_identity} of every data file in ``sources`` (``known``: a store's earlier record)."""
     known = known or {}
     return {name: file_identity(path, known.get(name)) for name, path in data_files(sources).items()}
+
+
+def inputs_digest(sources: Iterable) -> str:
+    """A digest of the content of the files in ``sources`` (files, or folders walked as :func:`data_files`).
+
+    What counts is each file's bytes and its name below the folder given (a file given alone: its own
+    name), never the folder's name or where it is: the same files copied elsewhere give the same
+    digest, other content under the same names another one.
+
+    >>> import tempfile, pathlib
+    >>> a, b = pathlib.Path(tempfile.mkdtemp()), pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (a / "train.txt").write_text("1 qid:1 1:0.5"), (b / "train.txt").write_text("1 qid:1 1:0.5")
+    >>> inputs_digest([a]) == inputs_digest([b])
+    True
+    >>> _ = (b / "train.txt").write_text("0 qid:1 1:0.5")
+    >>> inputs_digest([a]) == inputs_digest([b])
+    False
+    """
+    items = []
+    for source in sources:
+        source = Path(source)
+        files = data_files([source])
+        prefix = "" if source.is_file() else source.name + "/"
+        items += sorted((name[len(prefix):], content_digest(path)) for name, path in files.items())
+    return hashlib.sha256(json.dumps(items, separators=(",", ":")).encode()).hexdigest()
+
+
+def experiment_digest(experiment: str, config: Mapping[str, Any] | None = None) -> str:
+    """A digest of an experiment's name and configuration (``config``: what changes its runs' values
+    but not their keys; canonical JSON, so the order of its items does not matter)."""
+    text = json.dumps({"experiment": experiment, "config": json.loads(canonical_params(config))},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def run_identity(experiment: str, sources: Iterable = (), config: Mapping[str, Any] | None = None) -> str:
+    """What a run was made from, as stored with it: ``{"data": inputs_digest(sources), "experiment":
+    experiment_digest(experiment, config)}`` as canonical JSON text.
+
+    >>> import json
+    >>> sorted(json.loads(run_identity("demo2024")))
+    ['data', 'experiment']
+    """
+    return json.dumps({"data": inputs_digest(sources), "experiment": experiment_digest(experiment, config)},
+                      sort_keys=True, separators=(",", ":"))
+
+
+def identity_change(recorded: str | None, current: str) -> str:
+    """Why a recorded run's identity differs from ``current``, in words ("" when it does not)."""
+    if recorded == current:
+        return ""
+    if recorded is None:
+        return "recorded without the identity of its data (a store older than run identities)"
+    try:
+        old, new = json.loads(recorded), json.loads(current)
+    except ValueError:
+        return "recorded with an identity that cannot be read"
+    parts = [words for key, words in (("data", "the files it read differ"),
+                                       ("experiment", "the experiment's configuration differs"))
+             if old.get(key) != new.get(key)]
+    return " and ".join(parts) or "recorded with another identity"
+
+
+def _data_folder(name: str) -> str:
+    """The folder (or the file given alone) a :func:`data_files` name belongs to."""
+    return name.split("/", 1)[0]
 
 
 def _named_errors(method):
@@ -329,7 +426,7 @@ class ResultStore:
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, _SCHEMA_VERSION):
+            if version not in (0, 1, _SCHEMA_VERSION):
                 raise StructRankError(
                     f"{self.path}: result store schema version {version}, expected "
                     f"{_SCHEMA_VERSION}; move the old file away to start afresh")
@@ -337,6 +434,8 @@ class ResultStore:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            if version == 1:  # its runs have no identity (NULL): a resume runs them again
+                conn.execute("ALTER TABLE runs ADD COLUMN identity TEXT")
             conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
@@ -380,18 +479,19 @@ class ResultStore:
     def claim(self, experiment: str, data: Mapping[str, Mapping] | None = None) -> None:
         """Tie the store to ``experiment`` and the files of ``data`` (``data_identity``).
 
-        Raises StructRankError, recording nothing, when the store holds another experiment's runs
-        or a file of the same name whose content (SHA-256) differs. Files not seen before are
-        added, so a quick run followed by the full one (more data sets) resumes.
+        Raises StructRankError, recording nothing, when the store holds another experiment's runs,
+        a file of the same name whose content (SHA-256) differs, or a file of a data folder given
+        now that the folder no longer holds (renamed, decompressed or deleted). Files not seen
+        before are added, so a quick run followed by the full one (more data sets) resumes.
         """
         data = dict(data or {})
         conn = self._connect()
         conn.execute("BEGIN IMMEDIATE")
         try:
             owner = conn.execute("SELECT value FROM meta WHERE name = 'experiment'").fetchone()
-            # a store written before ownership was recorded: its runs say whose it is
-            owners = {owner[0]} if owner else {r[0] for r in conn.execute("SELECT DISTINCT experiment FROM runs")}
-            others = sorted(owners - {experiment})
+            # the owner, and whoever made its runs (a store written before ownership was recorded has only those)
+            owners = {r[0] for r in conn.execute("SELECT DISTINCT experiment FROM runs")} | ({owner[0]} if owner else set())
+            others = sorted(owners - {experiment, *experiment.split(",")})  # run_experiment's "a,b": both
             if others:
                 raise StructRankError(f"{self.path}: holds the runs of experiment {', '.join(others)}, not "
                                       f"{experiment}; give another --out, or --fresh to discard them")
@@ -404,6 +504,14 @@ class ResultStore:
                         f"{self.path}: its runs were made from other data: {name} was {old['path']} "
                         f"(sha256 {old['sha256'][:12]}), now {new['path']} (sha256 {new['sha256'][:12]}); "
                         "give another --out, or --fresh to discard them")
+            given = {_data_folder(name) for name in data}  # a folder given again must still hold what it held
+            gone = sorted(name for name in set(recorded) - set(data) if _data_folder(name) in given)
+            if gone:
+                raise StructRankError(
+                    f"{self.path}: its runs were made from other data: {gone[0]} (was {recorded[gone[0]]['path']}, "
+                    f"sha256 {recorded[gone[0]]['sha256'][:12]}) is not in the {_data_folder(gone[0])} given now"
+                    f"{f' (nor are {len(gone) - 1} more of its files)' if len(gone) > 1 else ''}; "
+                    "give another --out, or --fresh to discard them")
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('experiment', ?)", (experiment,))
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('data', ?)",
                          (json.dumps({**recorded, **data}, sort_keys=True),))
@@ -415,7 +523,7 @@ class ResultStore:
     # -- writing -------------------------------------------------------------------------------
 
     @_named_errors
-    def record(self, key, rows: Iterable, seconds: float) -> bool:
+    def record(self, key, rows: Iterable, seconds: float, identity: str | None = None) -> bool:
         """Record one finished run: all its measured values, its seconds and the time, at once.
 
         Parameters
@@ -427,12 +535,15 @@ class ResultStore:
             those keys, or an object with those attributes. NaN values are kept as NaN.
         seconds : float
             Wall-clock seconds the run took.
+        identity : str, optional
+            What the run was made from (:func:`run_identity`). A run recorded under the same key
+            with another identity (or none) is replaced by this one, in the same transaction.
 
         Returns
         -------
         bool
-            True when recorded; False when the run was already recorded (by another process,
-            say) -- the first finished result is kept, the new one dropped.
+            True when recorded; False when the run was already recorded with the same identity (by
+            another process, say) -- the first finished result is kept, the new one dropped.
 
         Raises
         ------
@@ -453,10 +564,13 @@ class ResultStore:
         # interleaved with another process's insert of the same key.
         conn.execute("BEGIN IMMEDIATE")
         try:
+            if identity is not None:  # a run made from something else is replaced (its values go by CASCADE)
+                conn.execute("DELETE FROM runs WHERE experiment=? AND dataset=? AND split=? AND fold=? AND seed=?"
+                             " AND model=? AND params=? AND identity IS NOT ?", (*key.as_tuple(), identity))
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO runs (experiment, dataset, split, fold, seed, model, params,"
-                " seconds, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*key.as_tuple(), float(seconds), finished))
+                " seconds, finished_at, identity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key.as_tuple(), float(seconds), finished, identity))
             if cursor.rowcount == 0:
                 conn.execute("ROLLBACK")
                 return False
@@ -487,6 +601,13 @@ class ResultStore:
         cursor = self._connect().execute(
             "SELECT experiment, dataset, split, fold, seed, model, params FROM runs")
         return {RunKey(*row) for row in cursor}
+
+    @_named_errors
+    def identities(self) -> dict[RunKey, str | None]:
+        """{key: identity} of every recorded run (None: recorded without one)."""
+        cursor = self._connect().execute(
+            "SELECT experiment, dataset, split, fold, seed, model, params, identity FROM runs")
+        return {RunKey(*row[:7]): row[7] for row in cursor}
 
     @_named_errors
     def __len__(self) -> int:

@@ -42,7 +42,8 @@ from structrank.data import letor_folds, read_letor
 from structrank.experiments.claims import UNTESTABLE, Claim, hypothesis, not_run, verdict_of
 from structrank.experiments.report import write_report
 from structrank.figures import new_figure, save_figure
-from structrank.experiments.runner import Measurement, RunSpec, SpecRun, letor_roots, run_experiment, wall_time
+from structrank.experiments.runner import (Measurement, RunSpec, SpecRun, dataset_inputs, letor_roots, run_experiment,
+                                          wall_time)
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.metrics import evaluate
 from structrank.oracles.crf import energy_gradient, ndcg_losses, permutation_table
@@ -190,7 +191,8 @@ def plan(roots, quick=False):
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     """Run the sweeps (``quick``: MQ2008 Fold1, one seed, two settings) and write the report into ``out``."""
     roots = letor_roots(DATASETS, data_dir, only="MQ2008" if quick else None)
-    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values())
+    rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values(),
+                          inputs=dataset_inputs(roots))
     write_report(Path(out) / "report.md", report_sections(rows, out),
                  title="Volkovs, Larochelle & Zemel (2011), reproduced")
     print(f"wrote {Path(out) / 'results.csv'} and {Path(out) / 'report.md'}", file=sys.stderr)

@@ -17,7 +17,11 @@ What it holds:
   ``Pipeline.score`` passes it). ``_finish_fit`` turns non-finite learned arrays into a
   ``DataValidationError``, an all-zero ``coef_`` into a ``DegenerateDataWarning``, and a fit whose
   ``health_`` (``OptimiserHealth``: slack, obj/obj(w=0), ``|w|^2``) says it stayed at w = 0 into one
-  ``StayedAtZeroWarning`` line naming the cause and the cure;
+  ``StayedAtZeroWarning`` line naming the cause and the cure; a fit on a feature past ``LARGEST_FEATURE``
+  (1e154, whose square overflows float64) after the learner's own overflow errors: a ``DataValidationError``
+  when the model scores the rows holding it NaN or infinite, else a ``FeatureScaleWarning`` naming the
+  feature and its row (not for trees, ``_scale_sensitive``) -- a check after the fit, so that each
+  learner's own one-line overflow error still comes first;
   ``_checked_scores`` makes predict refuse NaN/inf scores and warn (``DegenerateDataWarning``) when every
   score ties (``warn_if_every_query_ties``: when they tie within every query, for ``structrank predict``);
 - ``LinearRankerMixin.predict``: rows summed in a fixed order (``parallel.rows.matvec``);
@@ -50,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
 from structrank.data.labels import check_finite_features, check_qid
 from structrank.data.filters import queries_with_both
-from structrank.errors import DataValidationError, DegenerateDataWarning
+from structrank.errors import DataValidationError, DegenerateDataWarning, FeatureScaleWarning
 from structrank.learners.epochs import BestEpoch
 from structrank.metrics import evaluate
 from structrank.metrics.conventions import AUTO
@@ -272,10 +276,15 @@ class BaseRanker(BaseEstimator):
     #: for ``fit``, ``structrank train --set`` (``learners.registry.ModelSpec.make``) and model files (``model_io``)
     _parameter_constraints: dict = {}
 
+    #: whether the model's scores follow the features' magnitudes (linear models, kernels, networks) rather than
+    #: only their order (trees split on thresholds): ``_finish_fit`` warns of a feature past ``LARGEST_FEATURE``
+    _scale_sensitive = True
+
     def _start_fit(self):
         """Every fit's first step: the parameters checked against ``_parameter_constraints`` before any work."""
         check_parameters(self)
         self._said_degenerate = False
+        self._too_large = None
 
     def _finish_fit(self):
         """``self``, every fit's last step: learned arrays with NaN or infinity are an error (a model file
@@ -291,7 +300,39 @@ class BaseRanker(BaseEstimator):
         health = getattr(self, "health_", None)
         if health is not None and health.stayed_at_zero and not getattr(self, "_said_degenerate", False):
             warnings.warn(self.stayed_at_zero_message(), StayedAtZeroWarning, stacklevel=3)
+        self._check_too_large()
         return self
+
+    def _too_large_where(self):
+        """"Class: feature j of row i is v, past 1e+154, where squares overflow float64" for the first value of the
+        training data past ``LARGEST_FEATURE`` (row and feature counted from 1, as in the file), or None."""
+        too_large = getattr(self, "_too_large", None)
+        if too_large is None:
+            return None
+        row, column, value = too_large[1]
+        return (f"{type(self).__name__}: feature {column + 1} of row {row + 1} is {value:g}, past {LARGEST_FEATURE:g}, "
+                "where squares overflow float64")
+
+    def _check_too_large(self):
+        """After a fit on a feature past ``LARGEST_FEATURE`` (``_validate_fit_data`` kept the rows that hold one):
+        DataValidationError when the model scores those rows NaN or infinite, else a FeatureScaleWarning (when
+        ``_scale_sensitive``), naming the first such value. The learners' own overflow errors come first."""
+        where, too_large, self._too_large = self._too_large_where(), getattr(self, "_too_large", None), None
+        if too_large is None:
+            return
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                finite = np.all(np.isfinite(self.predict(too_large[0])))
+            except DataValidationError:  # predict's refusal of non-finite scores
+                finite = False
+        if not finite:
+            raise DataValidationError(f"{where}: the fitted model scores that row NaN or infinite; scale the features "
+                                      "(a log, or a division by a constant)")
+        if self._scale_sensitive:
+            warnings.warn(f"{where}: sums of squares, norms and standardisation that touch it overflow or see nothing "
+                          "beside it, so the model may have lost the other features; scale the features (a log, or a "
+                          "division by a constant)", FeatureScaleWarning, stacklevel=4)
 
     def stayed_at_zero_message(self) -> str:
         """One line for a fit whose ``health_`` says it stayed at w = 0: the model, the figures, the cause and the cure."""
@@ -344,6 +385,7 @@ class BaseRanker(BaseEstimator):
                              ensure_all_finite=False)
         check_finite_features(X, f"{type(self).__name__}.fit")
         _check_csr(X, f"{type(self).__name__}.fit")
+        self._too_large = too_large_values(X)
         y = check_labels(y)
         qid = check_qid(qid, X.shape[0])
         order = contiguous_order(qid)
@@ -443,6 +485,29 @@ def warn_if_every_query_ties(model, scores, qid) -> None:
         warnings.warn(f"{type(model).__name__}: the scores tie within every one of the {starts.size} queries: the model "
                       "ranks no query's documents (no feature it uses varies within a query)", DegenerateDataWarning,
                       stacklevel=2)
+
+
+#: the largest |feature| whose square float64 holds (its largest number is about 1.8e308): past it, sums of
+#: squares, norms, Gram matrices and standardisation overflow or see nothing beside it
+LARGEST_FEATURE = 1e154
+
+
+def too_large_values(X, most_rows=64):
+    """None when every |value| of X is at most ``LARGEST_FEATURE``; else (the rows holding a larger one, at most
+    ``most_rows`` of them, as X's type, (row, column, value) of the first such value in row order)."""
+    values = X.data if sp.issparse(X) else X
+    # max and min, not abs: no temporary the size of X (a 10^7-row fit)
+    if values.size == 0 or max(values.max(), -values.min()) <= LARGEST_FEATURE:
+        return None
+    if sp.issparse(X):
+        entries = np.flatnonzero(np.abs(X.data) > LARGEST_FEATURE)
+        rows = np.searchsorted(X.indptr, entries, side="right") - 1
+        row, column = int(rows[0]), int(X.indices[entries[0]])
+    else:
+        rows, columns = np.nonzero(np.abs(X) > LARGEST_FEATURE)
+        row, column = int(rows[0]), int(columns[0])
+    keep = np.unique(rows)[:most_rows]
+    return X[keep], (row, column, float(X[row, column]))
 
 
 def _check_csr(X, where):

@@ -297,8 +297,11 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             else:
                 theta, total = _mixed_epoch(shards, visit, settings, theta, rng, self.n_jobs)
             if not np.all(np.isfinite(theta)):
+                where = self._too_large_where()  # a feature whose square overflows: the step size is not the cause
                 raise DivergedError(
-                    f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it")
+                    f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it" if where is None
+                    else f"{where}: the weights diverged in epoch {epoch}; scale the features (a log, or a division by "
+                         "a constant)")
             objective.append(total / max(visit.size, 1))
             best.offer(epoch, theta.copy())
         if shards is not None:

@@ -402,8 +402,9 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             self.health_ = _perceptron_health(best.iterate, [p[0] for p in parts], [p[1] for p in parts],
                                               np.concatenate([p[2] for p in parts]))
         else:
-            self.health_ = _perceptron_health(best.iterate, *_hinge_sums(X, y, offsets, best.iterate, loss, positional,
-                                                                         float(self.C)))
+            with np.errstate(over="ignore", invalid="ignore"):  # scores that overflow: _finish_fit's error says so
+                self.health_ = _perceptron_health(best.iterate, *_hinge_sums(X, y, offsets, best.iterate, loss,
+                                                                             positional, float(self.C)))
         if shards is not None:
             shards.close()
         self.coef_ = best.iterate

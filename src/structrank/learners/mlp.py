@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.deprecation import renamed_attribute
-from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
+from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning, FeatureScaleWarning
 from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       EvalSetMixin, Items, labels_vary_within_queries)
 from structrank.learners.epochs import BestEpoch, OneStandardErrorEpoch, SignificantGainEpoch
@@ -317,8 +317,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             best = None
             for params in (spec.candidates({}) if dev is not None else [{}]):
                 model = spec.cls(**{**options, **params})
-                with warnings.catch_warnings():  # the data's warnings: this fit has given them already
+                with warnings.catch_warnings():  # the data's warnings: this fit gives them itself
                     warnings.simplefilter("ignore", DegenerateDataWarning)
+                    warnings.simplefilter("ignore", FeatureScaleWarning)
                     model = model.fit(X, y, qid=qid, eval_set=eval_set) if spec.fit_with_vali and dev is not None \
                         else model.fit(X, y, qid=qid)
                 value = linear_value(model.predict(dev[0])) if dev is not None else 0.0

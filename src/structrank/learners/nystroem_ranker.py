@@ -18,8 +18,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from structrank.errors import DataFormatError, DegenerateDataWarning
-from structrank.learners.base import COUNT, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin
+from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
+from structrank.learners.base import COUNT, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, overflow_error
 
 
 def _dense(X):
@@ -103,7 +103,17 @@ class NystroemRanker(BaseRanker):
         self.gamma_ = float(1.0 / X.shape[1] if self.gamma is None else self.gamma)
         nys = NystroemFeatures(RBFKernel(gamma=self.gamma_), n_landmarks=int(self.n_landmarks),
                                random_state=self.random_state)
-        Z = nys.fit_transform(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # the error below says it in one line
+            try:
+                Z = nys.fit_transform(X)
+            except ValueError as exc:  # NystroemFeatures' refusal of a Gram matrix with NaN or infinity
+                if "NaN or infinite" not in str(exc):
+                    raise
+                where = self._too_large_where()
+                if where is None:
+                    raise overflow_error(self, "kernel values of the landmarks") from None
+                raise DataValidationError(f"{where}: the kernel values of the landmarks are NaN or infinite; scale the "
+                                          "features (a log, or a division by a constant)") from None
         self.landmarks_, self.normalization_ = np.asarray(nys.landmarks_, dtype=np.float64), nys.normalization_
         with warnings.catch_warnings():  # the rows' own check has warned already; the embedding adds nothing to say
             warnings.simplefilter("ignore", DegenerateDataWarning)

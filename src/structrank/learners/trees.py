@@ -122,6 +122,8 @@ def checked_model_text(text: str) -> str:
 class _LightGBMRanker(BaseRanker):
     """What the LightGBM rankers share: parameters, training call, booster kept as text."""
 
+    _scale_sensitive = False  # trees split on thresholds: a feature of 1e300 is as good as any other
+
     # LightGBM's own ranges: a tree has at least 2 leaves, a leaf at least 0 rows
     _parameter_constraints = {"n_estimators": COUNT, "learning_rate": POSITIVE,
                               "num_leaves": [Number(Integral, 2, None, closed="left")],
