@@ -48,15 +48,16 @@ def _command(folder, workdir):
 
     argv = [a.replace("{}", str(folder)) for a in json.loads((folder / "argv.json").read_text())]
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a warning is printed by the CLI as one line; the corpus judges the end
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         code = main(argv)
+    warned = [f"warning: {w.message}" for w in said]  # the command prints each as one line; here they are kept
     if code == 2:
         lines = err.getvalue().strip().splitlines()
         assert len(lines) == 1, f"not a one-line error: {lines}"
         raise StructRankError(lines[0])
     assert code == 0, f"exit code {code}: {err.getvalue()}"
-    return Output(out.getvalue(), err.getvalue(), folder)
+    return Output(out.getvalue(), "\n".join([err.getvalue(), *warned]), folder)
 
 
 CLI_READERS = {COMMAND: _command}
@@ -97,6 +98,7 @@ def _with_model(name, files, argv):
 
 QRELS, RUN = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 0\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 d 1 2 t\n2 Q0 c 2 1 t\n"
 DATA = "2 qid:1 1:0.9 2:0.1\n0 qid:1 1:0.1 2:0.3\n1 qid:2 1:0.5 2:0.5\n0 qid:2 1:0.2 2:0.8\n"
+HUGE = "2 qid:1 1:0.9 2:1e300\n0 qid:1 1:0.1 2:0.3\n1 qid:2 1:0.5 2:0.5\n0 qid:2 1:0.2 2:0.8\n"
 EVALUATE = ["evaluate", "--qrels", "{}/q", "--run", "{}/r", "--json"]
 COMPARE = ["compare", "--qrels", "{}/q", "{}/r", "{}/r2"]
 
@@ -203,6 +205,18 @@ def cli_cases() -> list:
             "d.txt": DATA, "names": "bm25\nbm25\n"},
             ["export", "{}/m.npz", "--format", "json", "--feature-names", "{}/names"]),
             "Two features of one name cannot be told apart.", words=["line 2", "'bm25'", "twice"], file="names"),
+        # a feature past what float64 can square, and an output where no file can be made
+        error(COMMAND, "train_feature_1e300_lsp", _case("train_feature_1e300_lsp", {"d.txt": HUGE},
+              ["train", "lsp", "--train", "{}/d.txt", "--out", "{}/m.npz"]),
+              "A score of 1e300 x w overflows: an error at fit, never a model that predicts garbage.",
+              words=["feature 2", "overflow"], file="row 1"),
+        loads(COMMAND, "train_feature_1e300_linreg", _case("train_feature_1e300_linreg", {"d.txt": HUGE},
+              ["train", "linreg", "--train", "{}/d.txt", "--out", "{}/m.npz"]), _says("feature 2"),
+              "linreg fits finite weights, so it warns that the feature swamps every other score."),
+        error(COMMAND, "predict_out_under_proc", _with_model("predict_out_under_proc", {"d.txt": DATA},
+              ["predict", "--model", "{}/m.npz", "--data", "{}/d.txt", "--out", "/proc/scores.txt"]),
+              "The error names the --out given, never a temporary file beside it.", words=["cannot create"],
+              file="/proc/scores.txt"),
     ]
     return cases
 
