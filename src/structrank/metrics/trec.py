@@ -446,8 +446,8 @@ def _distinct(entries):
 
 #: white space within a docno of a dict: what ``str.isspace`` calls white space but LF, the separator here
 _SPACE_BUT_LF = re.compile(r"[^\S\n]")
-_ASCII_SPACE = np.zeros(256, np.bool_)
-_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+#: the ASCII characters ``str.isspace`` calls white space
+_ASCII_SPACE = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 #: value types read as the strict path reads them (NumPy's unsigned 64-bit integers are not: they could wrap)
 _INTEGER_TYPES = {int, np.int64, np.int32, np.int16, np.int8, np.uint32, np.uint16, np.uint8}
 _NUMBER_TYPES = _INTEGER_TYPES | {float, np.float64, np.float32, np.float16}
@@ -493,12 +493,13 @@ def _dict_entries(source: dict, what: str):
     if not joined.isascii() and _SPACE_BUT_LF.search(joined):
         return None
     try:
-        buf = np.frombuffer(joined.encode("utf-8"), np.uint8)
+        raw = joined.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: no UTF-8 bytes to compare
         return None
+    if len(raw) - len(raw.translate(None, _ASCII_SPACE)) != max(len(docnos) - 1, 0):
+        return None  # white space inside a docno: more than the LF between each two
+    buf = np.frombuffer(raw, np.uint8)
     ends = np.flatnonzero(buf == 10)
-    if np.count_nonzero(_ASCII_SPACE[buf]) != ends.size or ends.size != max(len(docnos) - 1, 0):
-        return None  # white space inside a docno
     start = np.concatenate([[0], ends + 1]).astype(np.int64) if docnos else np.zeros(0, np.int64)
     end = np.append(ends, buf.size).astype(np.int64) if docnos else np.zeros(0, np.int64)
     if (end == start).any():
