@@ -45,7 +45,7 @@ def test_the_command_line_takes_the_sections_from_the_registry(capsys, monkeypat
     with pytest.raises(SystemExit):
         build_parser(only="bench").parse_args(["bench", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert bench.BENCH_SECTIONS == ("startup", "evaluate", "memory", "structured", "latent", "crf", "trees", "tagger",
-                                    "kernels", "scale")
+    assert bench.BENCH_SECTIONS == ("startup", "evaluate", "trec-run", "memory", "structured", "latent", "crf", "trees",
+                                    "tagger", "kernels", "scale")
     for section in bench.SECTIONS:
         assert f"{section.name}: {section.help}" in text

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structrank.data import grammar, svmlight
+from structrank.data import grammar, numbers
 from structrank.data.cache import build_letor_cache
 from structrank.data.letor import read_letor, read_scores
 from structrank.errors import DataFormatError
@@ -155,7 +155,7 @@ def test_scores_count_must_match_the_rows_naming_both(tmp_path):
 
 def _kernel_accepts(token: bytes) -> bool:
     buf = np.frombuffer(token, dtype=np.uint8)
-    return bool(svmlight._is_number(buf, 0, buf.size, svmlight._WORDS))
+    return bool(numbers.is_number(buf, 0, buf.size, numbers.WORDS))
 
 
 @settings(max_examples=3000, deadline=None)

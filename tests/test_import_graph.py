@@ -65,3 +65,21 @@ def test_the_train_command_line_imports_no_learner_until_it_trains(details):
     code = f"from structrank.cli import build_parser\nbuild_parser(only='train', details={details})"
     learners = [m for m in imported_after(code, HEAVY + ("structrank.learners.",)) if m != "structrank.learners.registry"]
     assert learners == []
+
+
+def test_the_evaluate_command_starts_numba_without_scipys_linear_algebra(tmp_path):
+    """numba's BLAS probe imports scipy.linalg (a tenth of a second of every evaluate); the command's process
+    skips it (``numba_cache.without_blas_probe``), and numba's linear algebra still works after it."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 0.9 x\n1 Q0 b 2 0.1 x\n")
+    command = (f"from structrank.cli import main\n"
+               f"assert main(['evaluate', '--qrels', {str(tmp_path / 'q.txt')!r}, '--run', "
+               f"{str(tmp_path / 'r.txt')!r}, '--json']) == 0")
+    assert imported_after(command, ("scipy.linalg",)) == []
+    dot = command + ("\nimport numpy as np\nfrom numba import njit\n"
+                     "assert njit(lambda a: np.dot(a, a))(np.ones(3)) == 3.0\n"
+                     "assert list(njit(lambda a: np.convolve(a, a))(np.ones(2))) == [1.0, 2.0, 1.0]")
+    assert imported_after(dot, ("scipy.linalg",)) != []  # np.dot imports it when it compiles
+    library = (f"from structrank.metrics import evaluate_run\n"
+               f"evaluate_run({str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r})")
+    assert imported_after(library, ("scipy.linalg",)) != []  # a library user's process keeps numba's own start

@@ -111,6 +111,7 @@ def _evaluate_inputs(args):
                              f"trec), not {args.convention}")
         check_one_stdin({"--qrels": args.qrels, "--run": args.run})
         check_relevance_level(args.relevant_from)
+        _kernels_alone()
         result = evaluate_run(args.qrels, args.run, metrics, relevant_from=args.relevant_from, complete=args.complete)
         return result, f"{args.run} against {args.qrels}"
     if not (args.data and args.scores):
@@ -121,11 +122,20 @@ def _evaluate_inputs(args):
                          "and --run: it would be ignored here")
     from structrank.data import read_letor
 
+    _kernels_alone()
     ds = read_letor(args.data)
     check_docids_for(args.convention, ds, args.data)
     scores = _scores_in_row_order(ds, args.scores, args.data)
     result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
     return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
+
+
+def _kernels_alone() -> None:
+    """This command's process runs structrank's kernels and no other numba code: numba starts without
+    its probe for SciPy's BLAS (``numba_cache.without_blas_probe``), once the arguments are checked."""
+    from structrank.numba_cache import without_blas_probe
+
+    without_blas_probe()
 
 
 def check_docids_for(convention, ds, path) -> None:
@@ -232,6 +242,7 @@ def cmd_compare(args):
     if len(names) != len(args.systems) or len(set(names)) != len(names):
         raise ValueError(f"--names must give {len(args.systems)} different names, got {args.names!r}")
     metrics = args.metric or ["map", "ndcg@10", "p@10"]
+    _kernels_alone()
     results = {}
     if args.qrels:
         from structrank.metrics import read_qrels

@@ -19,6 +19,9 @@ The locator is numba's documented extension point in practice (``_CacheLocator``
 in the order of ``CacheImpl._locator_classes``) but not a public API: when numba's internals move
 (a name gone), structrank's kernels fall back to numba's default places (``__pycache__`` beside the
 sources, or numba's user-wide folder), and everything still runs.
+
+``without_blas_probe`` starts numba without importing SciPy's linear algebra, for a command whose
+process runs structrank's kernels alone (``structrank evaluate``, ``compare``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -134,3 +138,28 @@ def _install_locator(folder):
 
 FOLDER = _make_folder()
 LOCATOR = None if FOLDER is None else _install_locator(FOLDER)
+
+
+#: the module ``numba.np.arraymath`` imports, when it is itself imported, to probe for BLAS
+_BLAS_PROBE = "scipy.linalg.cython_blas"
+
+
+def without_blas_probe() -> None:
+    """Import numba's array functions (``numba.np.arraymath``, which numba loads before it runs its first
+    kernel) without their probe for BLAS.
+
+    The probe imports SciPy's linear algebra (about a tenth of a second of every ``structrank evaluate``)
+    only to choose how a kernel's ``np.convolve`` and ``np.correlate`` multiply, and no structrank kernel
+    calls them. So a command whose process runs structrank's kernels alone (``evaluate``, ``compare``)
+    calls this first; a library user's process keeps numba's own start. ``np.dot`` and ``np.linalg``
+    still import SciPy when a kernel that uses them compiles. When numba moves the probe, this is only
+    the import numba would have made anyway.
+    """
+    if "numba.np.arraymath" in sys.modules or _BLAS_PROBE in sys.modules:
+        return
+    sys.modules[_BLAS_PROBE] = None  # an import of it now fails at once, loading no SciPy
+    try:
+        import numba.np.arraymath  # noqa: F401  # deferred: the point of the function, with the probe blocked
+    finally:
+        if _BLAS_PROBE in sys.modules and sys.modules[_BLAS_PROBE] is None:
+            del sys.modules[_BLAS_PROBE]

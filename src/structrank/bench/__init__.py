@@ -13,6 +13,11 @@ imported when it runs.
   P@1,5,10 under the trec, letor4 and letor3 conventions, beside pytrec_eval (trec_eval's C code;
   the same measures) and ranx when installed (test dependencies), in interleaved rounds. Reading
   the files is not timed; the numba kernels are compiled (or loaded from the cache) before timing.
+- trec-run (structrank.bench.trec_run): a seeded synthetic TREC run of 1,000 queries of 1,000
+  documents (10^6 run lines, 170,000 judgements) evaluated for map, ndcg@10, p@10 and recall@100,
+  as a whole ``structrank evaluate --qrels --run`` process beside a pytrec_eval script, and as the
+  library call ``evaluate_run`` on dicts beside ``RelevanceEvaluator(...).evaluate``, in interleaved
+  rounds.
 - memory (structrank.bench.memory): the peak memory a fit adds on MQ2008 x100 beside LightGBM's
   lambdarank, and a fit's time on dense, full CSR and sparse CSR rows.
 - structured (structrank.bench.structured): oracle calls on a query of 1,000 and of 10,000
@@ -76,6 +81,14 @@ def _evaluate(o):
     print("\n".join(lines))
     o["evaluated"] = bool(lines)
     return figures, ("```\n" + "\n".join(lines) + "\n```\n") if lines else None
+
+
+def _trec_run(o):
+    from structrank.bench import trec_run
+
+    figures = trec_run.bench_trec_run(o["repeat"])
+    print("\n" + "\n".join(trec_run.format_trec_run(figures)))
+    return figures, trec_run.markdown_section(figures)
 
 
 def _memory(o):
@@ -174,6 +187,7 @@ def _scale(o):
 SECTIONS = (
     Section("startup", "start-up and reading as whole processes", _startup),
     Section("evaluate", "metric evaluation", _evaluate),
+    Section("trec-run", "a TREC run of 10^6 lines read and evaluated beside pytrec_eval", _trec_run),
     Section("memory", "memory and sparse input", _memory),
     Section("structured", "the structural SVM oracles and training", _structured),
     Section("latent", "the positional MAP inference", _latent),

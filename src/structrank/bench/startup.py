@@ -10,8 +10,9 @@ with the range:
 - ``structrank evaluate`` of a scores file on MQ2008 Fold1's test file (the whole process, warm
   numba cache) against ``python -c pass``, which is the floor of any Python command, and against
   the floor of any command that runs a numba kernel: ``import numpy`` alone, and importing numba
-  and calling one cached kernel (one line through the parser), which sets up numba's compiler, then
-  ending as structrank's commands end (``gc.freeze``: no collections at shut-down);
+  (without its BLAS probe, as ``structrank evaluate`` starts it) and calling one cached kernel (one
+  line through the parser), which sets up numba's compiler, then ending as structrank's commands end
+  (``gc.freeze``: no collections at shut-down);
 - ``structrank train svm-auc`` on MQ2008 Fold1 (the whole process) against ``svm_rank_learn``
   (Joachims' SVM-rank, when it is on the PATH; the same C = 1 on the same file) and against
   ``svm_learn -z p`` (Joachims' SVMlight in ranking mode, the C ranker a package registry holds:
@@ -44,8 +45,10 @@ from structrank.files import read_bytes
 
 READ_SIZES = (10**6, 10**7)
 NUMBA_FLOOR = "import numba, one cached kernel"
-# ends as structrank's commands do (cli._spare_the_last_collections)
-_ONE_KERNEL = "import gc; from structrank.data import svmlight; svmlight.parse(b'1 qid:1 1:0.5\\n', 10); gc.freeze()"
+# starts numba as structrank evaluate does (cli._kernels_alone) and ends as structrank's commands do
+# (cli._spare_the_last_collections)
+_ONE_KERNEL = ("import gc; from structrank.numba_cache import without_blas_probe; without_blas_probe(); "
+               "from structrank.data import svmlight; svmlight.parse(b'1 qid:1 1:0.5\\n', 10); gc.freeze()")
 _ONE_THREAD = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}
 
 

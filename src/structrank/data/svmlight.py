@@ -7,7 +7,7 @@ without (10^6 LETOR rows: 131 s against 8 s here), and it reports a bad line wit
 Grammar of a line (docs/GRAMMAR.md; the reference is ``letor.line_problem``, which names the
 field of a bad line): ``label [qid:Q] index:value ... [# comment]`` with ASCII whitespace
 between tokens, blank lines and ``#`` lines skipped. Indices and qids are ``grammar.INTEGER``;
-labels and values ``grammar.NUMBER``, which ``_is_number`` mirrors here; a bare CR stops the
+labels and values ``grammar.NUMBER``, which ``is_number`` mirrors here; a bare CR stops the
 kernel at its line as ``grammar.check_line_ends`` would (in the kernel, so that the first problem
 in file order is the one reported).
 
@@ -25,153 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from structrank.data.numbers import INT64_MAX, POW10, WORDS, decimal, integer, is_number, space
 from structrank.numba_cache import njit
 
 # Error codes of the kernel: the line is then re-read in Python for the message.
 OK, BAD_TOKEN = 0, 1
-
-_TWO53 = 2**53
-_POW10 = np.array([10.0**i for i in range(23)])  # exact doubles: 10^22 = 2^22 * 5^22, 5^22 < 2^53
-_INT64_MAX = 2**63 - 1
-_WORDS = (np.frombuffer(b"inf", np.uint8), np.frombuffer(b"infinity", np.uint8), np.frombuffer(b"nan", np.uint8))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _space(b):
-    # bytes.split()'s whitespace: space, \t, \n, \v, \f, \r
-    return b == 32 or (9 <= b <= 13)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _digits(buf, p, end, mantissa, digits):
-    """Read the digits from p on into the mantissa (``digits``: its significant digits so far,
-    leading zeros not counted): ``(p after them, mantissa, digits, how many were read)``, the last
-    -1 when the mantissa would pass 18 digits (the fast path's limit)."""
-    start = p
-    while p < end and 48 <= buf[p] <= 57:
-        d = buf[p] - 48
-        if mantissa != 0 or d != 0:
-            digits += 1
-            if digits > 18:
-                return p, mantissa, digits, -1
-            mantissa = mantissa * 10 + d
-        p += 1
-    return p, mantissa, digits, p - start
-
-
-@njit(cache=True, nogil=True)
-def _decimal(buf, start, end, pow10):
-    """(value, ok): the fast path for ``[+-]digits[.digits][(e|E)[+-]digits]``; ok False otherwise."""
-    p = start
-    negative = False
-    if p < end and (buf[p] == 43 or buf[p] == 45):  # + -
-        negative = buf[p] == 45
-        p += 1
-    p, mantissa, digits, n_whole = _digits(buf, p, end, 0, 0)
-    if n_whole < 0:
-        return 0.0, False
-    n_fraction = 0
-    if p < end and buf[p] == 46:  # .
-        p, mantissa, digits, n_fraction = _digits(buf, p + 1, end, mantissa, digits)
-        if n_fraction < 0:
-            return 0.0, False
-    if n_whole + n_fraction == 0:
-        return 0.0, False
-    exponent = -n_fraction
-    if p < end and (buf[p] == 101 or buf[p] == 69):  # e E
-        p += 1
-        exp_negative = False
-        if p < end and (buf[p] == 43 or buf[p] == 45):
-            exp_negative = buf[p] == 45
-            p += 1
-        if p == end:
-            return 0.0, False
-        e = 0
-        while p < end and 48 <= buf[p] <= 57:
-            if e < 100000:
-                e = e * 10 + (buf[p] - 48)
-            p += 1
-        exponent += -e if exp_negative else e
-    if p != end:
-        return 0.0, False
-    if mantissa == 0:
-        return -0.0 if negative else 0.0, True
-    if mantissa > _TWO53 or exponent > 22 or exponent < -22:
-        return 0.0, False
-    value = float(mantissa)
-    value = value * pow10[exponent] if exponent >= 0 else value / pow10[-exponent]
-    return -value if negative else value, True
-
-
-@njit(cache=True, nogil=True)
-def _integer(buf, start, end, limit):
-    """(value, ok) for ``[+-]digits`` in [-limit - 1, limit] (int64's range for limit 2^63 - 1)."""
-    p = start
-    negative = False
-    if p < end and (buf[p] == 43 or buf[p] == 45):
-        negative = buf[p] == 45
-        p += 1
-    if p == end:
-        return 0, False
-    lowest = -limit - 1 if negative else -limit
-    value = 0  # -|x| so far: the negative range holds int64's lowest value, the positive one does not
-    while p < end:
-        d = buf[p] - 48
-        if d < 0 or d > 9:
-            return 0, False
-        bound = (lowest + d) // 10  # value * 10 - d >= lowest, without overflow: value >= ceil(...)
-        if bound * 10 != lowest + d:
-            bound += 1
-        if value < bound:
-            return 0, False
-        value = value * 10 - d
-        p += 1
-    return (value if negative else -value), True
-
-
-@njit(cache=True, nogil=True)
-def _word(buf, start, end, word):
-    """Whether buf[start:end] is ``word`` (lowercase ASCII letters) in any case."""
-    if end - start != word.shape[0]:
-        return False
-    for i in range(word.shape[0]):
-        if buf[start + i] | 32 != word[i]:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _is_number(buf, start, end, words):
-    """Whether buf[start:end] matches ``grammar.NUMBER`` (checked for the tokens the fast path
-    leaves to NumPy, whose conversion also reads ``1_5`` and ``+nan``): ASCII decimal digits with
-    an optional sign, point and exponent, or ``inf``/``infinity``/``nan`` in any case."""
-    p = start
-    if p < end and (buf[p] == 43 or buf[p] == 45):  # + -
-        p += 1
-    for w in range(len(words)):
-        if _word(buf, p, end, words[w]):
-            return True
-    n_digits = 0
-    while p < end and 48 <= buf[p] <= 57:
-        p += 1
-        n_digits += 1
-    if p < end and buf[p] == 46:  # .
-        p += 1
-        while p < end and 48 <= buf[p] <= 57:
-            p += 1
-            n_digits += 1
-    if n_digits == 0:
-        return False
-    if p < end and (buf[p] == 101 or buf[p] == 69):  # e E
-        p += 1
-        if p < end and (buf[p] == 43 or buf[p] == 45):
-            p += 1
-        if p == end:
-            return False
-        while p < end and 48 <= buf[p] <= 57:
-            p += 1
-    return p == end
-
 
 @njit(cache=True, nogil=True)
 def _grow(a, need):
@@ -189,15 +47,15 @@ def _docid(buf, start, end):
     while p + 5 <= end:
         if buf[p] == 100 and buf[p + 1] == 111 and buf[p + 2] == 99 and buf[p + 3] == 105 and buf[p + 4] == 100:
             q = p + 5
-            while q < end and _space(buf[q]):
+            while q < end and space(buf[q]):
                 q += 1
             if q < end and buf[q] == 61:  # =
                 q += 1
-                while q < end and _space(buf[q]):
+                while q < end and space(buf[q]):
                     q += 1
                 if q < end:
                     r = q
-                    while r < end and not _space(buf[r]):
+                    while r < end and not space(buf[r]):
                         r += 1
                     return q, r
         p += 1
@@ -230,7 +88,7 @@ def _count_rows(buf):
         elif b == 58:  # ':'
             colons += 1
             content = True
-        elif not _space(b):
+        elif not space(b):
             content = True
     return rows + content, colons, first_cr
 
@@ -268,17 +126,17 @@ def _parse(buf, max_index, pow10, words):
         while data_end < end and buf[data_end] != 35:  # '#'
             data_end += 1
         p = pos
-        while p < data_end and _space(buf[p]):
+        while p < data_end and space(buf[p]):
             p += 1
         if p == data_end:  # blank, or a comment line
             pos = end + 1
             continue
         # the label
         t = p
-        while t < data_end and not _space(buf[t]):
+        while t < data_end and not space(buf[t]):
             t += 1
-        value, ok = _decimal(buf, p, t, pow10)
-        if not ok and not _is_number(buf, p, t, words):
+        value, ok = decimal(buf, p, t, pow10)
+        if not ok and not is_number(buf, p, t, words):
             return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, line_numbers, \
                 line_starts, spans, indptr, indices, values, slow
         if not ok:
@@ -294,13 +152,13 @@ def _parse(buf, max_index, pow10, words):
         last = -1
         p = t
         while True:
-            while p < data_end and _space(buf[p]):
+            while p < data_end and space(buf[p]):
                 p += 1
             if p == data_end:
                 break
             t = p
             colon = -1
-            while t < data_end and not _space(buf[t]):
+            while t < data_end and not space(buf[t]):
                 if buf[t] == 58 and colon < 0:
                     colon = t
                 t += 1
@@ -309,22 +167,22 @@ def _parse(buf, max_index, pow10, words):
                 return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, line_numbers, \
                     line_starts, spans, indptr, indices, values, slow
             if colon - p == 3 and buf[p] == 113 and buf[p + 1] == 105 and buf[p + 2] == 100:  # qid
-                q, ok = _integer(buf, colon + 1, t, _INT64_MAX)
+                q, ok = integer(buf, colon + 1, t, INT64_MAX)
                 if not ok or position != 2:
                     return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, \
                         line_numbers, line_starts, spans, indptr, indices, values, slow
                 qids[row] = q
                 has_qid[row] = True
             else:
-                index, ok = _integer(buf, p, colon, max_index)
+                index, ok = integer(buf, p, colon, max_index)
                 if not ok or index < 0 or index <= last:
                     return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, \
                         line_numbers, line_starts, spans, indptr, indices, values, slow
                 last = index
                 lowest = min(lowest, index)
                 highest = max(highest, index)
-                value, ok = _decimal(buf, colon + 1, t, pow10)
-                if not ok and not _is_number(buf, colon + 1, t, words):
+                value, ok = decimal(buf, colon + 1, t, pow10)
+                if not ok and not is_number(buf, colon + 1, t, words):
                     return BAD_TOKEN, line, row, nnz, n_slow, lowest, highest, labels, qids, has_qid, \
                         line_numbers, line_starts, spans, indptr, indices, values, slow
                 if not ok:
@@ -339,9 +197,9 @@ def _parse(buf, max_index, pow10, words):
             p = t
         if data_end < end:  # the comment, stripped
             c0, c1 = data_end + 1, end
-            while c0 < c1 and _space(buf[c0]):
+            while c0 < c1 and space(buf[c0]):
                 c0 += 1
-            while c1 > c0 and _space(buf[c1 - 1]):
+            while c1 > c0 and space(buf[c1 - 1]):
                 c1 -= 1
             spans[row, 0], spans[row, 1] = c0, c1
             spans[row, 2], spans[row, 3] = _docid(buf, c0, c1)
@@ -359,7 +217,7 @@ def _tokens(buf, starts, width):
     for i in range(starts.shape[0]):
         p = starts[i]
         j = 0
-        while p < buf.shape[0] and not _space(buf[p]) and buf[p] != 35 and j < width:
+        while p < buf.shape[0] and not space(buf[p]) and buf[p] != 35 and j < width:
             out[i, j] = buf[p]
             p += 1
             j += 1
@@ -371,7 +229,7 @@ def _token_width(buf, starts):
     width = 1
     for i in range(starts.shape[0]):
         p = starts[i]
-        while p < buf.shape[0] and not _space(buf[p]) and buf[p] != 35:
+        while p < buf.shape[0] and not space(buf[p]) and buf[p] != 35:
             p += 1
         width = max(width, p - starts[i])
     return width
@@ -398,7 +256,7 @@ def parse(raw: bytes, max_index: int):
     """
     buf = np.frombuffer(raw, dtype=np.uint8)
     (status, line, rows, nnz, n_slow, lowest, highest, labels, qids, has_qid, line_numbers, line_starts, spans,
-     indptr, indices, values, slow) = _parse(buf, max_index, _POW10, _WORDS)
+     indptr, indices, values, slow) = _parse(buf, max_index, POW10, WORDS)
     if status != OK:
         raise ParseError(int(line), int(rows))
     if n_slow:

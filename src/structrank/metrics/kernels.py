@@ -20,6 +20,8 @@ The kernels:
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from structrank.numba_cache import njit
 from structrank.sorting import order_desc
@@ -43,27 +45,50 @@ def _key_greater(keys, x, y):
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _above(x, y, values, keys, by_key):
-    """Whether row x ranks strictly above row y: a larger value, or (``by_key``) a larger id."""
-    if by_key:
-        return _key_greater(keys, x, y)
-    return values[x] > values[y]
+def ranks_above(x, y, data):
+    """Whether row x ranks strictly above row y, by what ``data`` holds: the rows' values (1-D: the larger
+    value), their document ids (2-D code points: the larger id, ``_key_greater``), or a TREC run's
+    ``(scores, docno starts, docno ends, bytes)`` (the larger score, then the larger docno bytes).
+    Typed by ``data``'s type, so that one sort serves them all."""
+
+
+@overload(ranks_above, inline="always")
+def _ranks_above(x, y, data):
+    if isinstance(data, types.Array) and data.ndim == 1:
+        def by_value(x, y, data):
+            return data[x] > data[y]
+        return by_value
+    if isinstance(data, types.Array) and data.ndim == 2:
+        def by_id(x, y, data):
+            return _key_greater(data, x, y)
+        return by_id
+    if isinstance(data, types.BaseTuple) and len(data) == 4:
+        def by_score_then_docno(x, y, data):
+            scores, start, end, buf = data
+            if scores[x] != scores[y]:
+                return scores[x] > scores[y]
+            a, b = start[x], start[y]
+            for i in range(min(end[x] - a, end[y] - b)):
+                if buf[a + i] != buf[b + i]:
+                    return buf[a + i] > buf[b + i]
+            return end[x] - a > end[y] - b
+        return by_score_then_docno
+    return None
 
 
 _RUN = 16  # insertion-sorted runs, then merged: no allocation per query, fast on short lists
 
 
 @njit(cache=True, nogil=True)
-def _stable_sort_desc(order, lo, hi, values, keys, by_key, buffer):
-    """Stable sort of order[lo:hi] from the top row down (see ``_above``), in place; ``buffer``
-    holds at least hi - lo entries."""
+def stable_sort_desc(order, lo, hi, data, buffer):
+    """Stable sort of order[lo:hi] from the top row down (``ranks_above`` by ``data``), in place;
+    ``buffer`` holds at least hi - lo entries. A list already in order costs one comparison per row."""
     for a in range(lo, hi, _RUN):
         b = min(a + _RUN, hi)
         for i in range(a + 1, b):
             x = order[i]
             j = i - 1
-            while j >= a and _above(x, order[j], values, keys, by_key):
+            while j >= a and ranks_above(x, order[j], data):
                 order[j + 1] = order[j]
                 j -= 1
             order[j + 1] = x
@@ -72,11 +97,11 @@ def _stable_sort_desc(order, lo, hi, values, keys, by_key, buffer):
         for left in range(lo, hi, 2 * width):
             mid = min(left + width, hi)
             right = min(left + 2 * width, hi)
-            if mid >= right or not _above(order[mid], order[mid - 1], values, keys, by_key):
+            if mid >= right or not ranks_above(order[mid], order[mid - 1], data):
                 continue  # already in order
             i, j, k = left, mid, 0
             while i < mid and j < right:
-                if _above(order[j], order[i], values, keys, by_key):  # the left one wins ties: stable
+                if ranks_above(order[j], order[i], data):  # the left one wins ties: stable
                     buffer[k] = order[j]
                     j += 1
                 else:
@@ -103,7 +128,7 @@ def rank_segments(scores, offsets, keys, by_docid):
     buffer = np.empty(n, np.int64)
     for q in range(offsets.shape[0] - 1):
         a, b = offsets[q], offsets[q + 1]
-        _stable_sort_desc(order, a, b, scores, keys, False, buffer)
+        stable_sort_desc(order, a, b, scores, buffer)
         if by_docid:
             i = a
             while i < b:
@@ -111,7 +136,7 @@ def rank_segments(scores, offsets, keys, by_docid):
                 while j < b and scores[order[j]] == scores[order[i]]:
                     j += 1
                 if j - i > 1:
-                    _stable_sort_desc(order, i, j, scores, keys, True, buffer)
+                    stable_sort_desc(order, i, j, keys, buffer)
                 i = j
     return order
 
@@ -140,9 +165,8 @@ def ideal_gains(gains, offsets):
     n = gains.shape[0]
     order = np.arange(n)
     buffer = np.empty(n, np.int64)
-    no_keys = np.zeros((0, 0), np.uint32)
     for q in range(offsets.shape[0] - 1):
-        _stable_sort_desc(order, offsets[q], offsets[q + 1], gains, no_keys, False, buffer)
+        stable_sort_desc(order, offsets[q], offsets[q + 1], gains, buffer)
     return gains[order]
 
 

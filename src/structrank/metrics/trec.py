@@ -24,7 +24,15 @@ trec_eval's rules, which ``evaluate_run`` follows:
   and so is nothing to evaluate (an empty qrels or run, or no query in common): never a NaN.
 
 Errors name the file, the line and the field; lines and numbers are read through
-``structrank.data.grammar`` and fields are split at ASCII white space. ``write_run`` writes a run
+``structrank.data.grammar`` and fields are split at ASCII white space.
+
+Two lanes give the same values to the bit. The fast lane holds a file or a dict as arrays (``_Entries``:
+each entry's query number, its docno as a span of bytes, its value), read from a file's bytes in one
+numba pass or checked in a dict as a whole, and judges and ranks every query at once
+(``structrank.metrics.trec_kernels``). It accepts only what it can prove the strict lane reads alike;
+anything else (a token outside the grammar, a bare CR, a document twice, a boolean, a DataFrame...)
+goes to the strict lane: the line-by-line readers (``_strict_qrels``, ``_strict_run``) and ``_as_dict``,
+which name what is wrong, and ``_ranked``, query by query, for what the arrays cannot hold. ``write_run`` writes a run
 (``structrank predict --format trec``). The results are tested against pytrec_eval on real
 complete, truncated, tied and partly judged runs and on random ones.
 """
@@ -32,6 +40,7 @@ complete, truncated, tied and partly judged runs and on random ones.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -47,11 +56,10 @@ _QUERY_COLUMNS = ("query_id", "qid")
 _DOC_COLUMNS = ("doc_id", "docno")
 
 
-def _lines(path):
-    """(line number, fields as bytes) of every non-blank line of a text file (plain or gzip;
-    ``"-"``: stdin): UTF-8, lines and numbers as docs/GRAMMAR.md says (``structrank.data.grammar``),
+def _lines(path, raw):
+    """(line number, fields as bytes) of every non-blank line of ``raw``, the bytes of ``path`` (plain or
+    gzip; ``"-"``: stdin): UTF-8, lines and numbers as docs/GRAMMAR.md says (``structrank.data.grammar``),
     fields split at ASCII white space only."""
-    raw = read_bytes(path)
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -68,8 +76,22 @@ def _text(field: bytes) -> str:
 
 def read_qrels(path) -> dict:
     """``{qid: {docno: rel}}`` from a TREC qrels file (``qid iter docno rel``)."""
+    raw = read_bytes(path)
+    entries = _distinct(_file_entries(raw, "qrels"))
+    return entries.as_dict() if entries is not None else _strict_qrels(path, raw)
+
+
+def read_run(path) -> dict:
+    """``{qid: {docno: score}}`` from a TREC run file (``qid Q0 docno rank score tag``); the rank is ignored."""
+    raw = read_bytes(path)
+    entries = _distinct(_file_entries(raw, "run"))
+    return entries.as_dict() if entries is not None else _strict_run(path, raw)
+
+
+def _strict_qrels(path, raw) -> dict:
+    """``read_qrels`` line by line: the judge of what a qrels file holds, and the words of its errors."""
     qrels, first_line = {}, {}
-    for line, fields in _lines(path):
+    for line, fields in _lines(path, raw):
         if len(fields) != 4:
             raise DataFormatError(str(path), line, f"a qrels line has 4 fields (qid iter docno rel), got {len(fields)}")
         qid, docno = _text(fields[0]), _text(fields[2])
@@ -82,10 +104,10 @@ def read_qrels(path) -> dict:
     return qrels
 
 
-def read_run(path) -> dict:
-    """``{qid: {docno: score}}`` from a TREC run file (``qid Q0 docno rank score tag``); the rank is ignored."""
+def _strict_run(path, raw) -> dict:
+    """``read_run`` line by line: the judge of what a run file holds, and the words of its errors."""
     run, first_line = {}, {}
-    for line, fields in _lines(path):
+    for line, fields in _lines(path, raw):
         if len(fields) != 6:
             raise DataFormatError(str(path), line, "a run line has 6 fields (qid Q0 docno rank score tag), got "
                                   f"{len(fields)}")
@@ -140,16 +162,14 @@ def _column(frame, names, what):
                               f"{', '.join(map(str, frame.columns))}")
 
 
-def _as_dict(source, value_columns, read, what) -> dict:
-    """A dict ``{qid: {docno: value}}`` from a file path, a dict or a DataFrame; qids and docnos as strings.
+def _as_dict(source, value_columns, what) -> dict:
+    """A dict ``{qid: {docno: value}}`` from a dict or a DataFrame, entry by entry; qids and docnos as strings.
 
     Dicts and DataFrames are held to the file readers' rules, with the same words: a qid or docno is a
     string or an integer (a whole float, as a DataFrame's numeric column holds one, reads as that
     integer), one word; a judgement is an integer, a score a finite number; a document appears once per
     query (a dict cannot repeat one, a DataFrame can: both rows are named).
     """
-    if isinstance(source, (str, Path)):
-        return read(source)
     kind = "rel" if what == "qrels" else "score"
     if hasattr(source, "columns"):  # a pandas DataFrame
         columns = [_column(source, names, what).to_numpy() for names in (_QUERY_COLUMNS, _DOC_COLUMNS, value_columns)]
@@ -236,39 +256,99 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     >>> result.metrics
     {'map': 0.25, 'p@2': 0.5, 'recall@1': 0.0}
     """
-    from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
-
     if isinstance(relevant_from, bool) or not isinstance(relevant_from, (int, np.integer)) or relevant_from < 1:
         raise ValueError(f"relevant_from (trec_eval -l) must be an integer >= 1, got {relevant_from!r}: a lower level "
                          "would make every unjudged document relevant")
     names_of = {"qrels": _source_name(qrels, "qrels"), "run": _source_name(run, "run")}
-    qrels = _as_dict(qrels, ("relevance", "rel"), read_qrels, "qrels")
-    run = _as_dict(run, ("score",), read_run, "run")
+    qrels = _Source(qrels, ("relevance", "rel"), "qrels", distinct=True)
+    run = _Source(run, ("score",), "run")
+    ranked = None
+    if qrels.entries is not None and run.entries is not None:
+        ranked = _ranked_entries(qrels.entries, run.entries, relevant_from, complete)
+    if ranked is None:  # a document twice in the run (its strict reader says where), or a dict the arrays cannot hold
+        ranked = _ranked_dicts(qrels.strict(), run.strict(), relevant_from, complete)
+    queries, arrays, qrels_qids, run_qids = ranked
     names = [canonical_name(m) for m in metrics]
     parsed = [parse_metric(n) for n in names]
     if any(family == "auc" for family, _ in parsed):
         raise ValueError("auc is not a trec_eval measure of a run (unjudged and missing documents have no pairs)")
-    retrieved = sorted(set(qrels) & set(run), key=_qid_key)
-    if not retrieved:
-        why = (f"no judgement in {names_of['qrels']}" if not qrels else
-               f"no retrieved document in {names_of['run']}" if not run else
+    if not queries:
+        why = (f"no judgement in {names_of['qrels']}" if not qrels_qids else
+               f"no retrieved document in {names_of['run']}" if not run_qids else
                f"no query of {names_of['run']} is in {names_of['qrels']} (query ids compare as strings: 1 is not 001)")
         raise DataValidationError(f"nothing to evaluate: {why}")
-    queries = sorted(set(qrels) | set(retrieved), key=_qid_key) if complete else retrieved
+    return _measure(names, parsed, queries, *arrays)
+
+
+def _queries(qrels_qids, run_qids, complete) -> list:
+    """The queries evaluated, in trec_eval's order: those of both (none: nothing to evaluate), or with
+    ``complete`` all of the qrels."""
+    retrieved = sorted(set(qrels_qids) & set(run_qids), key=_qid_key)
+    return sorted(qrels_qids, key=_qid_key) if complete and retrieved else retrieved
+
+
+def _ranked_dicts(qrels, run, relevant_from, complete):
+    """(queries, the arrays of ``_measure``, the qids of the qrels, the run's) from dicts, query by query
+    (the strict path)."""
+    queries = _queries(qrels, run, complete)
     rows = [_ranked(run[q]) if q in run else [] for q in queries]
     labels = np.array([qrels[q].get(d, 0) for q, docs in zip(queries, rows) for d in docs], dtype=np.int64)
     # a negative label is a pooled document left unjudged (trec_eval's RELVALUE_UNJUDGED): non-relevant, and
     # skipped by bpref like a document the qrels do not name
     judged = np.array([qrels[q].get(d, -1) >= 0 for q, docs in zip(queries, rows) for d in docs], dtype=np.bool_)
     offsets = np.concatenate([[0], np.cumsum([len(docs) for docs in rows])]).astype(np.int64)
-    relevant = (labels >= relevant_from).astype(np.int8)
     judged_labels = [np.array(list(qrels[q].values()), dtype=np.int64) for q in queries]
     n_relevant = np.array([int(np.sum(j >= relevant_from)) for j in judged_labels], dtype=np.int64)
     n_nonrelevant = np.array([int(np.sum((j >= 0) & (j < relevant_from))) for j in judged_labels], dtype=np.int64)
     ideal = [np.sort(np.maximum(j, 0))[::-1].astype(np.float64) for j in judged_labels]
     ideal_offsets = np.concatenate([[0], np.cumsum([i.size for i in ideal])]).astype(np.int64)
     ideal = np.concatenate(ideal) if ideal else np.zeros(0)
-    gains = np.maximum(labels, 0).astype(np.float64)
+    relevant = (labels >= relevant_from).astype(np.int8)
+    return queries, (relevant, judged, np.maximum(labels, 0).astype(np.float64), offsets, n_relevant, n_nonrelevant,
+                     ideal, ideal_offsets), list(qrels), list(run)
+
+
+def _ranked_entries(qrels, run, relevant_from, complete):
+    """``_ranked_dicts`` from entries (the qrels' documents distinct), every query at once in one kernel;
+    None when a query of the run names a document twice."""
+    from structrank.metrics import trec_kernels  # deferred: numba, loaded on the first evaluation, not on import
+
+    queries = _queries(qrels.qids, run.qids, complete)
+    number = {q: i for i, q in enumerate(qrels.qids)}
+    for q in run.qids:
+        number.setdefault(q, len(number))
+    wanted = np.array([number[q] for q in queries], dtype=np.int64)
+    run_q = np.array([number[q] for q in run.qids], dtype=np.int64)[run.q]
+    # trec_eval reads a score with atof and keeps it in a float: compare in single precision
+    status, ranked, offsets, run_labels = trec_kernels.rank_run(
+        wanted, len(number), run_q, run.start, run.end, run.buf, run.values.astype(np.float32), qrels.q, qrels.start,
+        qrels.end, qrels.buf, qrels.values)
+    if status != trec_kernels.OK:
+        return None
+    labels = run_labels[ranked]  # -1 where the qrels do not judge the document: as a negative label, unjudged
+    position = np.full(len(number), -1, np.int64)
+    position[wanted] = np.arange(wanted.size)
+    where = position[qrels.q]
+    kept = where >= 0
+    where, judged_labels = where[kept], qrels.values[kept]
+    n = wanted.size
+    n_relevant = np.bincount(where[judged_labels >= relevant_from], minlength=n).astype(np.int64)
+    n_nonrelevant = np.bincount(where[(judged_labels >= 0) & (judged_labels < relevant_from)], minlength=n)
+    gains = np.maximum(judged_labels, 0)
+    ideal = gains[np.lexsort((-gains, where))].astype(np.float64)
+    ideal_offsets = np.concatenate([[0], np.cumsum(np.bincount(where, minlength=n))]).astype(np.int64)
+    relevant = (labels >= relevant_from).astype(np.int8)
+    return queries, (relevant, labels >= 0, np.maximum(labels, 0).astype(np.float64), offsets, n_relevant,
+                     n_nonrelevant.astype(np.int64), ideal, ideal_offsets), qrels.qids, run.qids
+
+
+def _measure(names, parsed, queries, relevant, judged, gains, offsets, n_relevant, n_nonrelevant, ideal,
+             ideal_offsets) -> EvaluationResult:
+    """The measures of ranked queries: ``relevant``, ``judged`` and ``gains`` of each query's documents in
+    rank order (query i's at ``offsets[i]:offsets[i + 1]``); each query's relevant and non-relevant
+    judgements and its ideal gains (``ideal_offsets``), all of the qrels."""
+    from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
+
     longest = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
     discount = get_convention("trec").discounts(longest)
     per_query = {}
@@ -292,6 +372,177 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
         per_query[name] = values
     means = {name: float(np.mean(v)) if v.size else float("nan") for name, v in per_query.items()}
     return EvaluationResult(means, per_query, np.array(queries, dtype=object), "trec")
+
+
+class _Entries:
+    """Qrels or a run as arrays, entry for entry what the strict reader's dict holds (every query's
+    documents distinct): ``qids`` (each query once, in order of appearance), ``q`` (each entry's
+    index into ``qids``), its docno as the span ``start:end`` of the bytes ``buf``, and ``values``
+    (int64 labels or float64 scores)."""
+
+    __slots__ = ("qids", "q", "buf", "start", "end", "values")
+
+    def __init__(self, qids, q, buf, start, end, values):
+        self.qids, self.q, self.buf, self.start, self.end, self.values = qids, q, buf, start, end, values
+
+    def as_dict(self) -> dict:
+        """``{qid: {docno: value}}``, queries and documents in the order of the entries."""
+        from structrank.metrics import trec_kernels  # deferred: numba, loaded on the first read, not on import
+
+        if not self.q.size:
+            return {}
+        docnos = trec_kernels.pack(self.buf, self.start, self.end).tobytes().decode("utf-8").split("\n")
+        values = self.values.tolist()
+        bounds = np.concatenate([[0], np.flatnonzero(np.diff(self.q)) + 1, [self.q.size]]).tolist()
+        out = {}
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            out.setdefault(self.qids[self.q[a]], {}).update(zip(docnos[a:b], values[a:b]))
+        return out
+
+
+#: the fast lane's reading of a file: (fields, the value's field, whether it is an integer)
+_LAYOUT = {"qrels": (4, 3, True), "run": (6, 4, False)}
+
+
+def _file_entries(raw: bytes, what: str):
+    """The ``_Entries`` of a qrels or run file's bytes, or None where the strict reader must look (for
+    anything irregular; see ``trec_kernels``)."""
+    # deferred: numba, loaded on the first read, not on import
+    from structrank.data.numbers import POW10, WORDS
+    from structrank.metrics import trec_kernels
+
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    buf = np.frombuffer(raw, np.uint8)
+    n_fields, value_field, integers = _LAYOUT[what]
+    # a line of n fields takes 2n bytes at least (one of white space after each): a file of blank lines
+    # allocates nothing per line
+    capacity = min(raw.count(b"\n") + 1, (len(raw) + 1) // (2 * n_fields))
+    status, rows, start, end, ints, floats, slow, segments = trec_kernels.read_lines(
+        buf, capacity, n_fields, value_field, integers, POW10, WORDS)
+    if status != trec_kernels.OK:
+        return None
+    values = ints if integers else floats
+    if slow.size:  # numbers past the exact fast path: NumPy's conversion, correctly rounded as float's
+        tokens = trec_kernels.pack(buf, slow[:, 1], slow[:, 2]).tobytes().split(b"\n")[:-1]
+        converted = np.array(tokens).astype(np.float64)
+        if not np.isfinite(converted).all():
+            return None
+        values[slow[:, 0]] = converted
+    number, segment_q = {}, []
+    for q0, q1 in segments[:, 1:].tolist():
+        segment_q.append(number.setdefault(raw[q0:q1].decode("utf-8"), len(number)))
+    q = np.repeat(np.array(segment_q, dtype=np.int64), np.diff(np.append(segments[:, 0], rows)))
+    return _Entries(list(number), q, buf, start, end, values)
+
+
+def _distinct(entries):
+    """``entries``, or None when a query names a document twice (the strict reader says where) or
+    ``entries`` is None."""
+    from structrank.metrics import trec_kernels  # deferred: numba, loaded on the first read, not on import
+
+    if entries is None:
+        return None
+    order, offsets = trec_kernels.group(entries.q, len(entries.qids))
+    return entries if trec_kernels.all_distinct(order, offsets, entries.start, entries.end, entries.buf) else None
+
+
+#: white space within a docno of a dict: what ``str.isspace`` calls white space but LF, the separator here
+_SPACE_BUT_LF = re.compile(r"[^\S\n]")
+#: the ASCII characters ``str.isspace`` calls white space
+_ASCII_SPACE = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
+#: value types read as the strict path reads them (NumPy's unsigned 64-bit integers are not: they could wrap)
+_INTEGER_TYPES = {int, np.int64, np.int32, np.int16, np.int8, np.uint32, np.uint16, np.uint8}
+_NUMBER_TYPES = _INTEGER_TYPES | {float, np.float64, np.float32, np.float16}
+
+
+def _dict_entries(source: dict, what: str):
+    """The ``_Entries`` of a dict ``{qid: {docno: value}}``, checked as wholes (the types present, white
+    space in the joined docnos, the values as arrays), or None where the strict path must look."""
+    number, query_of, sizes, docnos, values = {}, [], [], [], []
+    for q, docs in source.items():
+        if not isinstance(docs, dict):
+            return None
+        if not docs:
+            continue
+        try:
+            text = _identifier(q, "", "qid")
+        except DataValidationError:
+            return None
+        query_of.append(number.setdefault(text, len(number)))
+        sizes.append(len(docs))
+        docnos.extend(docs)
+        values.extend(docs.values())
+    if not set(map(type, docnos)) <= {str, np.str_}:
+        return None
+    value_types = set(map(type, values))
+    try:
+        if what == "run" and value_types <= _NUMBER_TYPES:
+            values = np.array(values, dtype=np.float64)
+            if not np.isfinite(values).all():
+                return None
+        elif what == "qrels" and value_types <= _INTEGER_TYPES:
+            values = np.array(values, dtype=np.int64)
+        elif what == "qrels" and value_types <= _NUMBER_TYPES:
+            whole = np.array(values, dtype=np.float64)
+            if not (np.abs(whole) <= 2.0**53).all() or not (whole == np.floor(whole)).all():
+                return None  # NaN fails the first test
+            values = whole.astype(np.int64)
+        else:
+            return None
+    except (OverflowError, ValueError, TypeError):
+        return None
+    joined = "\n".join(docnos)
+    if not joined.isascii() and _SPACE_BUT_LF.search(joined):
+        return None
+    try:
+        raw = joined.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 bytes to compare
+        return None
+    if len(raw) - len(raw.translate(None, _ASCII_SPACE)) != max(len(docnos) - 1, 0):
+        return None  # white space inside a docno: more than the LF between each two
+    buf = np.frombuffer(raw, np.uint8)
+    ends = np.flatnonzero(buf == 10)
+    start = np.concatenate([[0], ends + 1]).astype(np.int64) if docnos else np.zeros(0, np.int64)
+    end = np.append(ends, buf.size).astype(np.int64) if docnos else np.zeros(0, np.int64)
+    if (end == start).any():
+        return None  # an empty docno
+    q = np.repeat(np.array(query_of, dtype=np.int64), sizes)
+    return _Entries(list(number), q, buf, start, end, values)
+
+
+class _Source:
+    """A qrels or run argument: its ``entries`` (None where the fast lane cannot hold it) and, on demand,
+    the strict reader's dict (``strict``), which names any problem. A file is read once (standard input
+    cannot be read twice); what the fast lane leaves, and a DataFrame, goes through the strict reader.
+
+    The qrels (``distinct``) are checked for a document judged twice here, before the run is read, as
+    the strict reader finds it; the run's repeats are found as it is ranked (``trec_kernels.rank_run``),
+    its own problems being the last the strict path would name."""
+
+    def __init__(self, source, value_columns, what, distinct=False):
+        self.source, self.value_columns, self.what = source, value_columns, what
+        self.raw, self._strict = None, None
+        if isinstance(source, (str, Path)):
+            self.raw = read_bytes(source)
+            self.entries = _file_entries(self.raw, what)
+        else:
+            self.entries = _dict_entries(source, what) if isinstance(source, dict) else None
+        if distinct:
+            self.entries = _distinct(self.entries)
+        if self.entries is None:
+            self.entries = _dict_entries(self.strict(), what)
+
+    def strict(self) -> dict:
+        if self._strict is None:
+            if self.raw is not None:
+                self._strict = (_strict_qrels if self.what == "qrels" else _strict_run)(self.source, self.raw)
+            else:
+                self._strict = _as_dict(self.source, self.value_columns, self.what)
+        return self._strict
 
 
 def _source_name(source, what: str) -> str:
