@@ -11,12 +11,15 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_svmlight_file
 
+from cli_checks import NO_OPEN_FILES, PYTHON
 from structrank.cli import main
 from structrank.data import make_ranking_dataset, read_letor, write_letor
 from structrank.learners import LinearRegressionRanker, RankSVM
 from structrank.learners.registry import MODELS
 from structrank.metrics import CONVENTIONS, DEFAULT_METRICS, evaluate
 from structrank.model_io import load_model
+
+pytestmark = NO_OPEN_FILES
 
 N_FEATURES = 10
 
@@ -212,6 +215,20 @@ def test_predict_with_a_damaged_model_file_exits_2(files, tmp_path, capsys):
                          "--out", tmp_path / "s.txt")
     assert code == 2 and "absent.npz" in err and "not found" in err
 
+
+
+@pytest.mark.parametrize("keep", [300, 0.5, 0.9], ids=["first 300 bytes", "half", "nine tenths"])
+def test_a_truncated_model_file_is_refused_in_one_line_and_closed(files, ranksvm_model, tmp_path, capsys, keep):
+    # issue 38: the refusal was right, but a ResourceWarning (numpy's file, left open) was its last line
+    whole = ranksvm_model.read_bytes()
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(whole[:keep if isinstance(keep, int) else int(len(whole) * keep)])
+    code, out, err = run(capsys, "predict", "--model", cut, "--data", files["test"], "--out", tmp_path / "s.txt")
+    assert code == 2 and err.count("\n") == 1 and "not a structrank model file" in err, err  # in this process
+    proc = subprocess.run([*PYTHON, "-m", "structrank", "predict", "--model", str(cut), "--data", str(files["test"]),
+                           "--out", str(tmp_path / "s.txt")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr  # and in a process of its own
+    assert "ResourceWarning" not in proc.stderr and not (tmp_path / "s.txt").exists()
 
 def test_evaluate_readable_output_shows_the_convention_and_metrics(files, ranksvm_model, tmp_path, capsys):
     scores = tmp_path / "scores.txt"
@@ -451,7 +468,7 @@ def test_python_dash_m_structrank_evaluate(files, ranksvm_model, tmp_path, capsy
     scores = tmp_path / "scores.txt"
     assert run(capsys, "predict", "--model", ranksvm_model, "--data", files["test"], "--out", scores)[0] == 0
     proc = subprocess.run(
-        [sys.executable, "-m", "structrank", "evaluate", "--data", str(files["test"]), "--scores", str(scores),
+        [*PYTHON, "-m", "structrank", "evaluate", "--data", str(files["test"]), "--scores", str(scores),
          "--json", "--metric", "map"],
         capture_output=True, text=True, timeout=120,
     )
@@ -462,7 +479,7 @@ def test_python_dash_m_structrank_evaluate(files, ranksvm_model, tmp_path, capsy
     assert got["metrics"]["map"] == pytest.approx(expected, abs=1e-12)
 
     bad = subprocess.run(
-        [sys.executable, "-m", "structrank", "evaluate", "--data", str(files["test"]), "--scores",
+        [*PYTHON, "-m", "structrank", "evaluate", "--data", str(files["test"]), "--scores",
          str(tmp_path / "absent.txt")],
         capture_output=True, text=True, timeout=120,
     )

@@ -13,12 +13,14 @@ import numpy as np
 import pytest
 
 from cli_checks import one_line as refused
-from cli_checks import trained_letor
+from cli_checks import NO_OPEN_FILES, trained_letor
 from structrank.atomic import atomic_open, check_output, write_text_atomic
 from structrank.cli import main
 from structrank.errors import StructRankError
 from structrank.experiments import ResultStore, RunSpec
 from structrank.experiments.runner import discard_results, run_experiment
+
+pytestmark = NO_OPEN_FILES
 
 
 @pytest.fixture(scope="module")

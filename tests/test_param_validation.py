@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
+from cli_checks import NO_OPEN_FILES
 from structrank.cli import main, parse_assignments
 from structrank.data import make_ranking_dataset
 from structrank.errors import DataValidationError, DegenerateDataWarning
@@ -17,6 +18,8 @@ from structrank.learners import (LatentPerceptronRanker, LinearRegressionRanker,
                                  RankSVM)
 from structrank.learners.base import parameter_problems
 from structrank.learners.registry import MODELS, RANKERS, ranker_class
+
+pytestmark = NO_OPEN_FILES
 
 
 @pytest.mark.parametrize("name", sorted(RANKERS))

@@ -795,6 +795,17 @@ def _spare_the_last_collections():
     gc.freeze()
 
 
+def _show_warnings():
+    """Show every warning once per place (Python hides ResourceWarning and DeprecationWarning by default), but
+    keep the caller's "error" filters above that (``python -W error::ResourceWarning -m structrank``, or a test's
+    ``filterwarnings("error::ResourceWarning")`` around ``main(argv)``): a stricter caller stays strict."""
+    errors = [f for f in warnings.filters if f[0] == "error"]
+    warnings.simplefilter("default")
+    for action, message, category, module, lineno in reversed(errors):
+        warnings.filterwarnings(action, message.pattern if message else "", category, module.pattern if module else "",
+                                lineno)
+
+
 def _command_of(argv):
     """The command named in ``argv`` ("" for none: top-level --help or --version), without parsing it."""
     return next((a for a in argv if not a.startswith("-")), "")
@@ -859,7 +870,7 @@ def _main(argv):
     # "" or an unknown name: every command a stub
     parser = build_parser(only=command, details=("-h" in argv or "--help" in argv) and argv)
     args = parser.parse_args(argv)
-    warnings.simplefilter("default")
+    _show_warnings()
     warnings.formatwarning = _one_line_warning
     if args.quiet:
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its options from TQDM_* variables
