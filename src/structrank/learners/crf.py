@@ -32,7 +32,8 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError
-from structrank.learners.base import COUNT, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, Number
+from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
+                                      LinearRankerMixin, Number)
 from structrank.losses import PROBABILISTIC, get_loss, require
 from structrank.numba_cache import njit
 from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
@@ -229,7 +230,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                               "alpha": NON_NEGATIVE, "T": POSITIVE, "max_epochs": COUNT,
                               "subset_size": [Number(Integral, 2, 9, closed="both")],  # subset_size! rankings
                               "skip_single_level": ["boolean"], "shuffle": ["boolean"], "random_state": ["random_state"],
-                              "dev_metric": [str, list, tuple], "dev_convention": [str], "n_jobs": N_JOBS,
+                              "dev_metric": METRICS, "dev_convention": CONVENTION, "n_jobs": N_JOBS,
                               "shard_rows": COUNT}
 
     def __init__(self, objective="kl", learning_rate=0.1, alpha=1.0, T=1.0, max_epochs=50, subset_size=6,

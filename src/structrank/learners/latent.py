@@ -39,8 +39,9 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
-                                      LinearRankerMixin, informative_queries, optimiser_health, query_ranges)
+from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
+                                      EvalSetMixin, LinearRankerMixin, built_problem, informative_queries, optimiser_health,
+                                      query_ranges)
 from structrank.learners.ssvm import cccp, cccp_health
 from structrank.numba_cache import njit
 from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, row_span
@@ -307,8 +308,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     # C = 0 is the plain argmax; a loss other than MAP needs C > 0 and says so in fit
     _parameter_constraints = {**_LATENT_LOSS_OPTIONS, "inference": [StrOptions({"greedy", "exact", "none"})],
                               "C": NON_NEGATIVE, "max_epochs": COUNT, "average": ["boolean"], "shuffle": ["boolean"],
-                              "random_state": ["random_state"], "dev_metric": [str, list, tuple],
-                              "dev_convention": [str]}
+                              "random_state": ["random_state"], "dev_metric": METRICS,
+                              "dev_convention": CONVENTION}
 
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
                  random_state=None, dev_metric="map", dev_convention="auto", relevant_from=1, n_jobs=None,
@@ -341,9 +342,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         loss = self._loss()
         positional = isinstance(loss, PositionalAPLoss)
         if not positional:
-            if not self.C > 0:
-                raise ValueError(f"loss {loss.label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}")
-            if self.n_jobs is not None or dask_client() is not None or serves_shards(X):
+            if dask_client() is not None or serves_shards(X):
                 raise ValueError(f"loss {loss.label!r}: sharded training (n_jobs, a cluster, a LetorCache) runs the "
                                  "positional MAP kernels only; train it with n_jobs=None on read data")
         if serves_shards(X):
@@ -368,6 +367,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             queries = np.arange(offsets.size - 1)
             sharded = self.n_jobs is not None or dask_client() is not None
             shards = ShardedQueries({"X": X, "z": z}, offsets, self.shard_rows) if sharded else None
+        self._warn_if_loss_is_constant(loss, offsets)
         v = positional_weights(int(np.diff(offsets).max()), self.weights)
         scale = 0.0 if self.inference == "none" else float(self.C)
         dev = None
@@ -412,6 +412,20 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         self.train_loss_curve_ = np.array(losses)
         self.n_queries_used_ = int(n_queries)
         return self._finish_fit()
+
+    def _joint_parameter_problems(self):
+        """The loss the options build; another loss than the positional MAP needs C > 0 (its scaling) and runs
+        in this process (no n_jobs)."""
+        problems = built_problem("loss", self._loss)
+        if problems or isinstance(self._loss(), PositionalAPLoss):
+            return problems
+        label = self._loss().label
+        if not self.C > 0:
+            return {"C": f"loss {label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}"}
+        if self.n_jobs is not None:
+            return {"n_jobs": f"loss {label!r}: sharded training (n_jobs, a cluster, a LetorCache) runs the positional "
+                              "MAP kernels only; train it with n_jobs=None on read data"}
+        return {}
 
     def _formulation(self):
         return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"
@@ -559,6 +573,7 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         loss = self._loss()
+        self._warn_if_loss_is_constant(loss, offsets)
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
         n_queries = offsets.size - 1
         # the cutting-plane solver weighs the mean slack: Eq. 4's sum is its mean times |Q|
@@ -584,6 +599,9 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
 
     def _formulation(self):
         return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"
+
+    def _joint_parameter_problems(self):
+        return built_problem("loss", self._loss)
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default)."""

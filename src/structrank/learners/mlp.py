@@ -23,8 +23,8 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.deprecation import renamed_attribute
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
-                                      EvalSetMixin, Items, labels_vary_within_queries)
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
+                                      EvalSetMixin, Items, built_problem, labels_vary_within_queries)
 from structrank.learners.epochs import BestEpoch, OneStandardErrorEpoch, SignificantGainEpoch
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC, get_entry
@@ -170,7 +170,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
                               "init": [StrOptions(set(INITS))],
-                              "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [str, list, tuple, None],
+                              "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [*METRICS, None],
                               "epochs": NON_NEGATIVE_INT, "batch_queries": COUNT, "learning_rate": POSITIVE,
                               "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
                               "random_state": NON_NEGATIVE_INT}  # torch's seed: an int
@@ -198,6 +198,17 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.relevant_from = relevant_from
         self.crf_param = crf_param
         self.random_state = random_state
+
+    def _joint_parameter_problems(self):
+        """The loss the options build; the linear start needs the linear skip, and no epochs need the linear start."""
+        problems = built_problem("loss", lambda: self.score_loss().build())
+        if problems:
+            return problems
+        if self.init == "linear" and not self.linear_skip:
+            return {"init": "init='linear' starts the linear skip: it needs linear_skip=True"}
+        if self.epochs == 0 and self.init != "linear":  # epochs=0 keeps the start: only the linear one is a model
+            return {"epochs": "epochs=0 keeps the linear start: it needs init='linear'"}
+        return {}
 
     def _network(self):
         # deferred: optional extra torch
@@ -238,16 +249,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         # deferred: optional extra torch (structrank.torch imports it)
         from structrank.torch import StructuredRankingLoss
 
-        self.score_loss()
-        if self.init == "linear" and not self.linear_skip:
-            raise ValueError("init='linear' starts the linear skip: it needs linear_skip=True")
-        if self.epochs == 0 and self.init != "linear":  # epochs=0 keeps the start: only the linear one is a model
-            raise ValueError("epochs=0 keeps the linear start: it needs init='linear'")
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from")
         self._fit_loss(y)
+        self._warn_if_loss_is_constant(self.score_loss().build(), offsets)
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         torch.manual_seed(int(self.random_state))
         rng = np.random.default_rng(self.random_state)

@@ -19,6 +19,8 @@ from structrank.learners.base import (COUNT, N_JOBS, NON_NEGATIVE_INT, POSITIVE,
 #: LightGBM parameters every fit uses: reproducible, single-format histograms, quiet.
 _FIXED_PARAMS = {"deterministic": True, "force_row_wise": True, "verbose": -1}
 
+#: the most leaves LightGBM grows in a tree (its own check, which it makes only once training starts)
+MAX_LEAVES = 131072
 #: the largest label whose lambdarank gain 2^label - 1 is a finite float64
 _MAX_LAMBDARANK_LABEL = 1023
 
@@ -124,7 +126,7 @@ class _LightGBMRanker(BaseRanker):
 
     # LightGBM's own ranges: a tree has at least 2 leaves, a leaf at least 0 rows
     _parameter_constraints = {"n_estimators": COUNT, "learning_rate": POSITIVE,
-                              "num_leaves": [Number(Integral, 2, None, closed="left")],
+                              "num_leaves": [Number(Integral, 2, MAX_LEAVES, closed="both")],
                               "min_child_samples": NON_NEGATIVE_INT, "random_state": [*NON_NEGATIVE_INT, None],
                               "n_jobs": N_JOBS}
 
