@@ -358,6 +358,8 @@ def cmd_train(args):
             model = spec.make(**fixed).fit(train)
     if hasattr(model, "health_"):  # structural and perceptron fits: how far the optimiser moved from w = 0
         _say(args, f"optimiser health: {model.health_}")
+    if getattr(model, "stop_reason_", None):  # an iterative learner whose epochs stopped changing the model
+        _say(args, model.stop_reason_)
     save_model(model, args.out)
     _say(args, f"wrote {args.out}")
     return 0

@@ -384,8 +384,8 @@ class BaseRanker(BaseEstimator):
         reason = loss.constant_on(longest) if hasattr(loss, "constant_on") else None
         if reason is not None:
             self._warn_degenerate(f"k={self.k} is at least the longest training list ({longest} documents): {reason}, "
-                                  "so every ranking has the same loss and the model learns nothing from it; choose "
-                                  f"k below {longest}", stacklevel + 1)
+                                  "so every ranking has the same loss and training optimises nothing of that metric; "
+                                  f"choose k below {longest}", stacklevel + 1)
 
     def _warn_degenerate(self, message, stacklevel):
         """DegenerateDataWarning ``message`` (once per fit), pointing ``stacklevel`` frames above the caller."""

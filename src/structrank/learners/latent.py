@@ -42,6 +42,7 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
                                       EvalSetMixin, LinearRankerMixin, built_problem, informative_queries, optimiser_health,
                                       query_ranges)
+from structrank.learners.epochs import Curve, repeated_epochs
 from structrank.learners.ssvm import cccp, cccp_health
 from structrank.numba_cache import njit
 from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, row_span
@@ -283,10 +284,20 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     coef_ : ndarray of shape (n_features,)
     best_epoch_ : int
         The epoch kept (1-based).
-    dev_curve_ : ndarray
-        The dev metric after each epoch (empty without ``eval_set``).
-    train_loss_curve_ : ndarray
-        Mean loss of the inferred rankings in each epoch.
+    dev_curve_, dev_epochs_ : ndarray
+        The dev metric after each epoch (empty without ``eval_set``), and those epochs: every one up to
+        ``learners.epochs.CURVE_POINTS`` of them, then a thinned set (``learners.epochs.Curve``).
+    train_loss_curve_, train_loss_epochs_ : ndarray
+        Mean loss of the inferred rankings in each epoch, and those epochs (thinned alike).
+    n_epochs_ : int
+        The epochs trained: ``max_epochs``, or fewer when an epoch left w as it found it (below).
+    stop_reason_ : str or None
+        Why training stopped before ``max_epochs``: an epoch that ends at the w it started from (in the
+        same visiting order, or without a single update) is repeated by every later epoch, so the fit
+        stops there and offers the later epochs' weights without training them (the plain iterate is
+        that w; the average after e more epochs is computed in closed form, at epochs t + 1, t + 2,
+        t + 4, ... and ``max_epochs``, so with ``eval_set`` the epochs in between are not scored).
+        Memory does not grow with the epochs.
     n_updates_ : int
     n_queries_used_ : int
     health_ : OptimiserHealth
@@ -378,12 +389,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         w = np.zeros(n_features)
         w_sum = np.zeros(n_features)
         steps = 0
-        best = self._best_epoch(dev, start=w.copy(), total=int(self.max_epochs))
-        losses = []
+        total_epochs = int(self.max_epochs)
+        best = self._best_epoch(dev, start=w.copy(), total=total_epochs)
+        losses = Curve()
         self.n_updates_ = 0
+        self.stop_reason_ = None
         exact = self.inference == "exact"
-        for epoch in range(1, int(self.max_epochs) + 1):
+        for epoch in range(1, total_epochs + 1):
             visit = queries[rng.permutation(n_queries)] if self.shuffle else queries
+            start, start_sum = w.copy(), w_sum.copy()
             if not positional:
                 n_updates, total = _loss_epoch(X, y, offsets, visit, loss, float(self.C), w, w_sum)
             elif shards is None:
@@ -394,8 +408,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                                                    self.n_jobs)
             steps += n_queries
             self.n_updates_ += int(n_updates)
-            losses.append(total / n_queries)
+            losses.append(epoch, total / n_queries)
             best.offer(epoch, w_sum / steps if self.average else w.copy())
+            self.n_epochs_ = epoch
+            # an epoch that ends where it began, in the same visiting order (or without an update, in any
+            # order), is repeated by every later epoch: w stays, and w_sum grows by the same sum each time
+            if np.array_equal(w, start) and (n_updates == 0 or not self.shuffle):
+                self.stop_reason_ = self._repeat_later_epochs(best, losses, epoch, total_epochs, total / n_queries,
+                                                              w, w_sum, w_sum - start_sum, steps, n_queries)
+                break
         if serves_shards(X):  # the mapped file, shard by shard
             parts = shards.map(_shard_hinge, best.iterate, loss, positional, float(self.C), self.relevant_from,
                                n_jobs=self.n_jobs)
@@ -408,10 +429,25 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             shards.close()
         self.coef_ = best.iterate
         self.best_epoch_ = best.epoch
-        self.dev_curve_ = np.array(best.curve)
-        self.train_loss_curve_ = np.array(losses)
+        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        self.train_loss_curve_ = np.array(losses.values)
+        self.train_loss_epochs_ = np.array(losses.epochs, dtype=np.int64)
         self.n_queries_used_ = int(n_queries)
         return self._finish_fit()
+
+    def _repeat_later_epochs(self, best, losses, epoch, total_epochs, loss, w, w_sum, repeated_sum, steps, n_queries):
+        """Offer the epochs after ``epoch``, which repeats itself, without training them (``repeated_epochs``):
+        the plain iterate stays ``w``; the average after ``e`` more epochs is ``(w_sum + e repeated_sum) /
+        (steps + e n_queries)``, which moves along a line towards the repeated epoch's mean. Returns why it stopped."""
+        later = repeated_epochs(epoch, total_epochs) if self.average else ([total_epochs] if total_epochs > epoch else [])
+        for e in later:
+            losses.append(e, loss)
+            more = e - epoch
+            best.offer(e, (w_sum + more * repeated_sum) / (steps + more * n_queries) if self.average else w.copy())
+        if epoch == total_epochs:
+            return None
+        return (f"stopped after epoch {epoch} of {total_epochs}: it left the weights as it found them, so every later "
+                "epoch would repeat it" + (" (their averaged weights were computed, not trained)" if self.average else ""))
 
     def _joint_parameter_problems(self):
         """The loss the options build; another loss than the positional MAP needs C > 0 (its scaling) and runs

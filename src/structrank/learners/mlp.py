@@ -146,9 +146,17 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         Every layer's weights then bias, flattened in order.
     gain_ : str
     best_epoch_ : int
-    dev_curve_ : ndarray
+    dev_curve_, dev_epochs_ : ndarray
         The eval metric on ``eval_set`` after each epoch (with ``init="linear"``, at the start first;
-        empty without ``eval_set``). ``eval_history_`` is its old name.
+        empty without ``eval_set``), and those epochs (thinned past ``learners.epochs.CURVE_POINTS``).
+        ``eval_history_`` is its old name.
+    n_epochs_ : int
+        The epochs trained: ``epochs``, or fewer when one left the parameters as it found them.
+    stop_reason_ : str or None
+        Why training stopped before ``epochs``: an epoch in which no step moved any parameter (Adam
+        moves them while its moments are not 0: the gradients were 0 and its steps had died out). The rules
+        "one-se" keeps every epoch's parameters until the choice at the end; "best" and "significant"
+        keep two.
 
     Examples
     --------
@@ -284,6 +292,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 out.weight.zero_()
                 out.bias.fill_(intercept)
             best.offer(0, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+        self.stop_reason_, self.n_epochs_ = None, 0
+        before = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
         for epoch in range(1, int(self.epochs) + 1):
             order = rng.permutation(n_queries)
             for start in range(0, n_queries, int(self.batch_queries)):
@@ -294,9 +304,17 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 optimiser.zero_grad()
                 value.backward()
                 optimiser.step()
-            best.offer(epoch, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+            after = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
+            best.offer(epoch, after)
+            self.n_epochs_ = epoch
+            if epoch < int(self.epochs) and np.array_equal(after, before):
+                self.stop_reason_ = (f"stopped after epoch {epoch} of {int(self.epochs)}: no step of it moved the "
+                                     "network's parameters (the gradients were 0, or Adam's steps below their "
+                                     "precision)")
+                break
+            before = after
         self.best_epoch_, self.params_ = best.epoch, best.iterate
-        self.dev_curve_ = np.array(best.curve)
+        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
         return self._finish_fit()
 
     def _linear_start(self, X, y, qid, eval_set, dev):

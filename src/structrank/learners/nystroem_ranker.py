@@ -136,6 +136,7 @@ class NystroemRanker(BaseRanker):
             else:
                 inner.fit(Z, y, qid=qid)
         self.weights_ = np.asarray(inner.coef_, dtype=np.float64)
+        self.stop_reason_ = getattr(inner, "stop_reason_", None)  # an iterative inner ranker's early end
         self.intercept_ = float(getattr(inner, "intercept_", 0.0))
         self._scoring_of_inner = inner._scoring()
         return self._finish_fit()

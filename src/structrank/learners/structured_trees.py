@@ -52,7 +52,7 @@ from structrank.learners.base import (COUNT, LOSS_OPTIONS, METRICS, NON_NEGATIVE
                                       features_vary_within_queries, labels_vary_within_queries)
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses.base import hinge_values
-from structrank.learners.trees import _LightGBMRanker
+from structrank.learners.trees import _LightGBMRanker, stop_when_a_round_adds_nothing
 from structrank.losses.combo import DEFAULT_COMBO
 
 _HESSIAN_FLOOR = 1e-12
@@ -242,6 +242,10 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             valid = [lightgbm.Dataset(dev_X, label=dev_y.astype(np.float64), reference=train)]
             if self.early_stopping_rounds is not None:
                 callbacks.append(lightgbm.early_stopping(int(self.early_stopping_rounds), verbose=False))
+        self.stop_reason_ = None
+        # a round that adds no tree ends the fit; with early stopping, its best round is the first best on dev
+        best = (lambda: int(np.argmax(history))) if dev is not None and self.early_stopping_rounds is not None else None
+        callbacks.append(stop_when_a_round_adds_nothing(self, best))
         booster = lightgbm.train(params, train, num_boost_round=int(self.n_estimators), valid_sets=valid,
                                  feval=feval, callbacks=callbacks)
         if booster.best_iteration > 0:  # keep the trees up to the best round only

@@ -37,6 +37,34 @@ def _num_threads(n_jobs):
     return n_jobs
 
 
+def stop_when_a_round_adds_nothing(fitted, best=None):
+    """A LightGBM callback that ends training after the first round that left the model as it was.
+
+    LightGBM drops the tree of a round that finds no split (every gradient 0, or no leaf that meets the
+    split requirements) and goes on, round after round, computing the same gradients at the same
+    scores: without sampling (structrank's LightGBM parameters sample nothing) every later round does
+    the same. With the random draws of a loss (the smoothing's noise, a CRF objective's subsets) another
+    round might split; the first round that adds nothing is taken as the end all the same.
+
+    ``fitted`` (the estimator) gets ``stop_reason_`` and ``n_epochs_`` (the rounds run); ``best()``, if
+    given, is the 0-based round to keep (the dev set's), else the last round that added a tree.
+    """
+    # deferred: lightgbm (0.2 s) loads only to train
+    import lightgbm
+
+    def callback(env):
+        rounds = env.iteration - env.begin_iteration + 1
+        fitted.n_epochs_ = rounds
+        if rounds > 1 and env.model.current_iteration() < rounds and rounds < env.end_iteration - env.begin_iteration:
+            fitted.stop_reason_ = (f"stopped after round {rounds} of {env.end_iteration - env.begin_iteration}: it "
+                                   "added no tree (LightGBM found no split), so every later round would do the same")
+            kept = env.model.current_iteration() - 1 if best is None else best()
+            raise lightgbm.callback.EarlyStopException(kept, env.evaluation_result_list or [])
+
+    callback.order = 40  # after LightGBM's early stopping (30), which keeps its own best round
+    return callback
+
+
 def checked_model_text(text: str) -> str:
     """A LightGBM model text checked for what LightGBM's own parser does not survive, ready for ``Booster``.
 
@@ -147,7 +175,9 @@ class _LightGBMRanker(BaseRanker):
         import lightgbm
 
         dataset = lightgbm.Dataset(X, label=label, group=group, free_raw_data=True)
-        booster = lightgbm.train(params, dataset, num_boost_round=int(self.n_estimators))
+        self.stop_reason_ = None
+        booster = lightgbm.train(params, dataset, num_boost_round=int(self.n_estimators),
+                                 callbacks=[stop_when_a_round_adds_nothing(self)])
         self.booster_text_ = np.array(booster.model_to_string())
         self._booster_cache = (self.booster_text_, booster)
         return booster
