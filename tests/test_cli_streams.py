@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -91,7 +92,7 @@ def test_out_to_a_device_or_a_pipe_is_written_in_place_and_a_folder_is_a_one_lin
 def _blocked_reading_stdin(pid) -> bool:
     """Whether the process sits in read(0, ...) (Linux: /proc/PID/syscall starts with the read number and fd 0)."""
     try:
-        fields = open(f"/proc/{pid}/syscall").read().split()
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()  # closed at once (a ResourceWarning is an error)
     except OSError:
         return False
     return len(fields) > 1 and fields[0] == "0" and fields[1] == "0x0"

@@ -151,7 +151,7 @@ def test_atomic_write_to_a_fifo_writes_in_place(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))  # a Path: read and closed
     reader.start()
     write_text_atomic(fifo, "through the pipe")
     reader.join(10)
