@@ -382,7 +382,7 @@ class BaseRanker(BaseEstimator):
         k, the longest list and why; ``stacklevel``: the user's frame counted from the caller (1)."""
         longest = int(np.max(np.diff(offsets), initial=0))
         reason = loss.constant_on(longest) if hasattr(loss, "constant_on") else None
-        if reason is not None:
+        if reason is not None and not getattr(self, "_said_degenerate", False):  # one warning a fit: the data's first
             self._warn_degenerate(f"k={self.k} is at least the longest training list ({longest} documents): {reason}, "
                                   "so every ranking has the same loss and training optimises nothing of that metric; "
                                   f"choose k below {longest}", stacklevel + 1)
