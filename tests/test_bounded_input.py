@@ -12,10 +12,13 @@ import zlib
 
 import pytest
 
+from cli_checks import NO_OPEN_FILES, PYTHON
 from structrank.data.cache import build_letor_cache
 from structrank.data.letor import INDEX_CEILING, MAX_FEATURE_INDEX, read_letor, read_scores
 from structrank.errors import DataFormatError
 from structrank.metrics.trec import read_run
+
+pytestmark = NO_OPEN_FILES
 
 LETOR = b"2 qid:1 1:0.5 2:0.1\n0 qid:1 1:0.2 2:0.9\n1 qid:2 1:0.3 2:0.4\n0 qid:2 1:0.1 2:0.2\n"
 
@@ -66,7 +69,7 @@ def test_the_cli_refuses_a_fifo_as_data_in_one_line(tmp_path):
     os.mkfifo(fifo)
     (tmp_path / "s.txt").write_text("0.5\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.run([sys.executable, "-m", "structrank.cli", "evaluate", "--data", str(fifo), "--scores",
+    proc = subprocess.run([*PYTHON, "-m", "structrank.cli", "evaluate", "--data", str(fifo), "--scores",
                            str(tmp_path / "s.txt")], capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode != 0
     assert "FIFO" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
@@ -231,7 +234,7 @@ def test_the_cli_reads_dev_zero_on_standard_input_to_a_one_line_error(tmp_path):
     scores = tmp_path / "s.txt"
     scores.write_text("0.5\n")
     with open("/dev/zero", "rb") as zero:
-        done = subprocess.run([sys.executable, "-m", "structrank", "evaluate", "--data", "-", "--scores", str(scores)],
+        done = subprocess.run([*PYTHON, "-m", "structrank", "evaluate", "--data", "-", "--scores", str(scores)],
                               stdin=zero, capture_output=True, text=True, timeout=120,
                               env={**os.environ, "STRUCTRANK_MAX_LINE_BYTES": "65536"})
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1

@@ -10,13 +10,17 @@ import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_checks import NO_OPEN_FILES, PYTHON
 from structrank.cli import main
 from structrank.data import make_ranking_dataset, read_letor, write_letor
 from structrank.metrics import evaluate, evaluate_run, read_run
+
+pytestmark = NO_OPEN_FILES
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +33,7 @@ def setup(tmp_path_factory):
 
 
 def _run_cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "structrank", *args], input=stdin, capture_output=True)
+    return subprocess.run([*PYTHON, "-m", "structrank", *args], input=stdin, capture_output=True)
 
 
 def test_predict_writes_a_trec_run_that_evaluates_like_the_scores(setup, capsys):
@@ -87,7 +91,7 @@ def test_out_to_a_device_or_a_pipe_is_written_in_place_and_a_folder_is_a_one_lin
 def _blocked_reading_stdin(pid) -> bool:
     """Whether the process sits in read(0, ...) (Linux: /proc/PID/syscall starts with the read number and fd 0)."""
     try:
-        fields = open(f"/proc/{pid}/syscall").read().split()
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()  # closed at once (a ResourceWarning is an error)
     except OSError:
         return False
     return len(fields) > 1 and fields[0] == "0" and fields[1] == "0x0"
@@ -95,7 +99,7 @@ def _blocked_reading_stdin(pid) -> bool:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/syscall"), reason="needs Linux's /proc/PID/syscall")
 def test_ctrl_c_exits_130_without_a_traceback(setup):
-    proc = subprocess.Popen([sys.executable, "-m", "structrank", "predict", "--model", str(setup / "m.npz"), "--data",
+    proc = subprocess.Popen([*PYTHON, "-m", "structrank", "predict", "--model", str(setup / "m.npz"), "--data",
                              "-", "--out", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while not _blocked_reading_stdin(proc.pid) and time.time() < deadline:
@@ -152,11 +156,11 @@ def test_a_command_run_as_a_process_writes_its_whole_output(tmp_path):
     scores = tmp_path / "s.txt"
     scores.write_text("".join(f"{(i * 13) % 11 / 10}\n" for i in range(40)))
     model, predicted = tmp_path / "m.npz", tmp_path / "p.txt"
-    done = subprocess.run([sys.executable, "-m", "structrank", "evaluate", "--data", str(data), "--scores", str(scores),
+    done = subprocess.run([*PYTHON, "-m", "structrank", "evaluate", "--data", str(data), "--scores", str(scores),
                            "--json", "--per-query"], capture_output=True, text=True, check=True)
     for command in (["train", "svm-map", "--train", str(data), "--out", str(model), "--quiet"],
                     ["predict", "--model", str(model), "--data", str(data), "--out", str(predicted)]):
-        subprocess.run([sys.executable, "-m", "structrank", *command], capture_output=True, text=True, check=True)
+        subprocess.run([*PYTHON, "-m", "structrank", *command], capture_output=True, text=True, check=True)
     result = json.loads(done.stdout)
     assert result["queries"] == 10 and len(result["per_query"]) == 10 and 0 <= result["metrics"]["map"] <= 1
     assert len(predicted.read_text().splitlines()) == 40
@@ -174,7 +178,7 @@ def test_a_reader_that_closes_standard_output_ends_the_command_quietly(setup, co
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first byte
     try:
-        proc = subprocess.run([sys.executable, "-m", "structrank", *command, *inputs, "--quiet"], stdout=write_end,
+        proc = subprocess.run([*PYTHON, "-m", "structrank", *command, *inputs, "--quiet"], stdout=write_end,
                               stderr=subprocess.PIPE, timeout=300)
     finally:
         os.close(write_end)
@@ -223,7 +227,7 @@ def test_the_early_check_words_a_missing_file_as_the_reader_does(setup, tmp_path
 
 
 def _train_stderr(*argv):
-    return subprocess.run([sys.executable, "-m", "structrank", "train", *map(str, argv)], capture_output=True,
+    return subprocess.run([*PYTHON, "-m", "structrank", "train", *map(str, argv)], capture_output=True,
                           text=True, timeout=600)
 
 

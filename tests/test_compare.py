@@ -8,10 +8,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from cli_checks import NO_OPEN_FILES
 from structrank.cli import main
 from structrank.data import letor_folds, letor_root, read_letor
 from structrank.metrics import evaluate_run
 from structrank.metrics.compare import compare_results, holm
+
+pytestmark = NO_OPEN_FILES
 
 # ranx's Fisher test draws its own 10,000 permutations: its p and ours each have a Monte Carlo
 # standard error of at most 0.005, so their difference stays within 0.03 (6 standard errors of

@@ -41,9 +41,11 @@ mlp-* (torch extra)     raise  raise  warn      ok       ok          warn   warn
 - one feature, duplicated query (one query's rows twice, under two qids), one query only: fit.
 - labels 0 and 5000: LambdaMART's gain 2^label - 1 overflows past label 1023, so it raises;
   the others fit (their gains are linear or binary).
-- svm-precision, svm-recall, lsp-precision, lsp-recall warn on every case they fit: P@10 and R@10
-  take one value over all rankings of a query of 6 documents, so the hinge is 0 at w = 0 and the
-  weights stay all zero, which every linear learner reports (``BaseRanker._finish_fit``).
+- every model on precision or recall warns on every case it fits: P@10 and R@10 take one value over all
+  rankings of a query of 6 documents, which the fit says once (k=10 is at least the longest training list,
+  ``BaseRanker._warn_if_loss_is_constant``, issue 38). The hinge is then 0 at w = 0 and the weights of the
+  structural SVM and the perceptron stay all zero; boosted trees and networks still follow the hinge's
+  ordering term s . (c_hat - c_star) until the good documents score above the bad ones.
 """
 
 import warnings
@@ -118,9 +120,16 @@ def expected(spec, case):
         return "warn"
     if case == "labels 0, 5000" and spec.name == "lambdamart":
         return "raise"
-    if spec.name in ("svm-precision", "svm-recall", "lsp-precision", "lsp-recall"):
-        return "warn"  # P@10 and R@10 are alike for every ranking of DOCS < 10 documents: the weights stay 0
+    if spec.name.endswith(("-precision", "-recall")):
+        return "warn"  # P@10 and R@10 are alike for every ranking of DOCS < 10 documents: k warns (issue 38)
     return "ok"
+
+
+def learns_from_the_bare_hinge(spec):
+    """Whether the model, on a loss that is alike for every ranking, still learns an order: a gradient learner
+    follows the hinge's term s . (c_hat - c_star) until the good documents score above the bad ones (the structural
+    SVM and the perceptron stay at w = 0)."""
+    return spec.name.startswith(("gbrt-", "mlp-")) and spec.name.endswith(("-precision", "-recall"))
 
 
 def make_model(spec):
@@ -172,7 +181,7 @@ def test_degenerate_training_data(name, case):
         assert coef.shape == (X.shape[1],) and np.all(np.isfinite(coef)), coef
     scores = model.predict(X)
     assert scores.shape == (X.shape[0],) and np.all(np.isfinite(scores)), scores
-    if outcome == "warn":  # nothing learned: the documents of each training query score alike
+    if outcome == "warn" and not learns_from_the_bare_hinge(spec):  # nothing learned: each query's documents alike
         for q in np.unique(qid):
             mine = scores[qid == q]  # alike up to BLAS rounding (identical rows can take other kernels)
             assert np.ptp(mine) <= 1e-9 * (1 + np.abs(mine).max()), (q, mine)

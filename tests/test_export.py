@@ -8,9 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from cli_checks import NO_OPEN_FILES
 from structrank.cli import main
 from structrank.data import make_ranking_dataset, write_letor
 from structrank.model_io import load_model
+
+pytestmark = NO_OPEN_FILES
 
 
 def read_svmlight_model(text):

@@ -570,7 +570,7 @@ def test_mlp_layer_sizes_in_a_header_are_refused_unless_positive_ints(sizes, sav
     doctored = rewrite(saved["MLPRanker"][0], tmp_path / "t.npz",
                        lambda h, a: h["params"].update(hidden_layer_sizes=sizes))
     assert_refused(doctored, r"parameter hidden_layer_sizes: hidden_layer_sizes must be a list of items each an int in "
-                             r"the range \[1, inf\)")
+                             r"the range \[1, 2147483647\]")
 
 
 def test_an_extra_array_is_refused_before_any_array_is_read(saved, tmp_path, monkeypatch):

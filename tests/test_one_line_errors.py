@@ -7,9 +7,11 @@ import sys
 
 import pytest
 
-from cli_checks import one_line, trained_letor
+from cli_checks import NO_OPEN_FILES, PYTHON, one_line, trained_letor
 from structrank.cli import main
 from structrank.experiments import ResultStore, RunSpec
+
+pytestmark = NO_OPEN_FILES
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +123,7 @@ def test_a_featurizer_state_that_is_bad_json_deeply_nested_or_a_folder(tmp_path,
 def test_an_unreachable_scheduler_names_it(letor, tmp_path):
     env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
     result = subprocess.run(
-        [sys.executable, "-m", "structrank", "train", "ranksvm", "--train", str(letor[0]),
+        [*PYTHON, "-m", "structrank", "train", "ranksvm", "--train", str(letor[0]),
          "--out", str(tmp_path / "m.npz"), "--scheduler", "tcp://127.0.0.1:9"],
         env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2, result.stderr

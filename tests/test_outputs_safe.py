@@ -13,12 +13,14 @@ import numpy as np
 import pytest
 
 from cli_checks import one_line as refused
-from cli_checks import trained_letor
+from cli_checks import NO_OPEN_FILES, trained_letor
 from structrank.atomic import atomic_open, check_output, write_text_atomic
 from structrank.cli import main
 from structrank.errors import StructRankError
 from structrank.experiments import ResultStore, RunSpec
 from structrank.experiments.runner import discard_results, run_experiment
+
+pytestmark = NO_OPEN_FILES
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +151,7 @@ def test_atomic_write_to_a_fifo_writes_in_place(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))  # a Path: read and closed
     reader.start()
     write_text_atomic(fifo, "through the pipe")
     reader.join(10)

@@ -5,18 +5,23 @@ all-zero weights say so; predict never returns NaN or infinity silently.
 """
 
 import warnings
+from numbers import Real
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils._param_validation import InvalidParameterError, Interval
 
+from cli_checks import NO_OPEN_FILES
+from structrank import learners
 from structrank.cli import main, parse_assignments
 from structrank.data import make_ranking_dataset
 from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners import (LatentPerceptronRanker, LinearRegressionRanker, PermutationCRFRanker, PolySVCRanker,
-                                 RankSVM)
-from structrank.learners.base import parameter_problems
+from structrank.learners import (LatentPerceptronRanker, LinearRegressionRanker, NystroemRanker, PermutationCRFRanker,
+                                 PolySVCRanker, RankSVM)
+from structrank.learners.base import MAX_COUNT, LinearRankerMixin, parameter_problems
 from structrank.learners.registry import MODELS, RANKERS, ranker_class
+
+pytestmark = NO_OPEN_FILES
 
 
 @pytest.mark.parametrize("name", sorted(RANKERS))
@@ -45,6 +50,20 @@ BAD_SETS = [
     ("crf-kl", "T=-Infinity", "T", "-inf"), ("crf-kl", "subset_size=10", "subset_size", "10"),
     ("lsp-ap", "max_epochs=0", "max_epochs", "0"), ("lsp-ap", "average=1", "average", "1"),
     ("gbrt-map", "k=0", "k", "0"), ("linreg", "alpha=-1", "alpha", "-1"),
+    # issue 38.6: counts beyond C's int (k=10^20 failed inside numba), names no metric or convention knows, LightGBM's
+    # own limits, and a nested dict's values
+    ("svm-ndcg", "k=100000000000000000000", "k", "100000000000000000000"),
+    ("lsp-ndcg", "k=100000000000000000000", "k", "100000000000000000000"),
+    ("gbrt-ndcg", "k=1e20", "k", "1e+20"), ("ranksvm", "max_iter=1099511627776", "max_iter", "1099511627776"),
+    ("lsp-ap", "max_epochs=100000000000000000000", "max_epochs", "100000000000000000000"),
+    ("crf-kl", "dev_metric=ndcg@x", "dev_metric", "'ndcg@x'"), ("lsp-ap", "dev_convention=letor5", "dev_convention",
+                                                                "'letor5'"),
+    ("svm-map", "metric=bogus", "metric", "'bogus'"), ("lambdamart", "n_jobs=0", "n_jobs", "0"),
+    ("lambdamart", "num_leaves=200000", "num_leaves", "200000"), ("mcrank", "random_state=4294967295", "random_state",
+                                                                  "4294967295"),
+    ("nystroem-svm-map", 'ranker_params={"loss": "map", "C": -1}', "ranker_params['C'] of StructSVMRanker", "-1"),
+    ("nystroem-svm-ndcg", 'ranker_params={"loss": "ndcg", "k": 100000000000000000000}',
+     "ranker_params['k'] of StructSVMRanker", "100000000000000000000"),
 ]
 
 
@@ -65,6 +84,123 @@ def test_the_command_refuses_a_bad_set_in_one_line_before_reading_data(tmp_path,
     err = capsys.readouterr().err
     assert code == 2 and not out.exists()
     assert err.strip() == "structrank train: error: svm-map: C must be a float in the range (0.0, inf), got inf"
+
+
+def test_the_command_refuses_an_unknown_nested_key_naming_it_and_the_keys_it_could_be(tmp_path, capsys):
+    unreadable = tmp_path / "train.txt"  # never read: the nested dict is checked first
+    unreadable.write_bytes(b"\x00 not a LETOR file")
+    code = main(["train", "nystroem-svm-map", "--train", str(unreadable), "--set",
+                 'ranker_params={"loss": "map", "bogus": 1}', "--out", str(tmp_path / "m.npz")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    keys = ", ".join(sorted(ranker_class("StructSVMRanker")().get_params(deep=False)))
+    assert err.strip() == (f"structrank train: error: nystroem-svm-map: ranker_params has no key 'bogus': StructSVMRanker's "
+                           f"parameters are {keys}")
+
+
+#: values no parameter of any ranker takes (a huge int is a fine float: real-valued parameters take it)
+WRONG = {"an object": object(), "a huge int": 10**20, "NaN": float("nan"), "an unknown name": "no-such-value",
+         "a dict with an unknown key": {"no_such_key": 1}}
+
+
+def real_valued(cls, param):
+    """Whether ``param`` of ``cls`` takes real numbers (10^20 is then a value like any other)."""
+    return any(isinstance(c, Interval) and c.type is Real for c in cls._parameter_constraints[param])
+
+
+def refusals(make, cls):
+    """The problems of every wrong value of every parameter of ``cls`` (``make(param, value)`` builds the estimator
+    to fit): each must be an InvalidParameterError from ``fit(None, None)`` (so before the data is looked at) naming
+    the parameter in one line; returns what is not."""
+    wrong = []
+    for param in sorted(cls().get_params(deep=False)):
+        for label, value in WRONG.items():
+            if label == "a huge int" and real_valued(cls, param):
+                continue
+            estimator = make(param, value)
+            try:
+                estimator.fit(None, None, qid=None)
+            except InvalidParameterError as exc:
+                message = str(exc)
+                if "\n" in message or param not in message or not message.startswith(f"{type(estimator).__name__}: "):
+                    wrong.append(f"{param} = {label}: {message}")
+            except Exception as exc:  # noqa: BLE001 -- any other outcome is the finding
+                wrong.append(f"{param} = {label}: {type(exc).__name__}: {exc}")
+            else:
+                wrong.append(f"{param} = {label}: fitted")
+    return wrong
+
+
+@pytest.mark.parametrize("name", sorted(RANKERS))
+def test_every_parameter_refuses_wrong_values_before_any_work_naming_itself(name):
+    cls = ranker_class(name)
+    assert refusals(lambda param, value: cls(**{param: value}), cls) == []
+
+
+LINEAR = sorted(n for n in RANKERS if issubclass(ranker_class(n), LinearRankerMixin))
+
+
+@pytest.mark.parametrize("inner", LINEAR)
+def test_every_nested_parameter_refuses_wrong_values_naming_the_dict_and_the_key(inner):
+    cls = ranker_class(inner)
+    assert refusals(lambda param, value: NystroemRanker(ranker=inner, ranker_params={param: value}), cls) == []
+    with pytest.raises(InvalidParameterError) as info:
+        NystroemRanker(ranker=inner, ranker_params={"no_such_key": 1}).fit(None, None, qid=None)
+    keys = ", ".join(sorted(cls().get_params(deep=False)))
+    assert str(info.value) == f"NystroemRanker: ranker_params has no key 'no_such_key': {inner}'s parameters are {keys}"
+
+
+def test_a_nested_value_names_the_dict_the_key_and_the_inner_ranker():
+    with pytest.raises(InvalidParameterError) as info:
+        NystroemRanker(ranker_params={"C": -1}).fit(None, None, qid=None)
+    assert str(info.value) == ("NystroemRanker: ranker_params['C'] of StructSVMRanker must be a float in the range "
+                               "(0.0, inf), got -1")
+
+
+@pytest.mark.parametrize("model", ["svm-ndcg", "lsp-mrr", "gbrt-precision",
+                                   pytest.param("mlp-recall", marks=pytest.mark.extra("torch"))])
+def test_the_largest_k_trains(model, tmp_path, capsys):
+    # k = 2^31 - 1 is inside the range: the kernels take it (k = 10^20 is refused above)
+    ds = make_ranking_dataset(n_queries=6, n_features=4, random_state=0)
+    params = {"k": MAX_COUNT, **({"max_epochs": 2} if model.startswith("lsp") else {}),
+              **({"n_estimators": 2} if model.startswith("gbrt") else {}), **({"epochs": 1} if model.startswith("mlp")
+                                                                               else {})}
+    with warnings.catch_warnings():  # P@k and Recall@k at this k are constant (below): the model ranks nothing
+        warnings.simplefilter("ignore")
+        model = MODELS[model].make(**params).fit(ds)
+        assert np.all(np.isfinite(model.predict(ds.X)))
+
+
+def longest_list(ds):
+    return int(np.max(np.unique(ds.qid, return_counts=True)[1]))
+
+
+@pytest.mark.parametrize("cls, options", [
+    ("StructSVMRanker", {}), ("LatentPerceptronRanker", {"max_epochs": 2}), ("LatentSSVMRanker", {}),
+    ("StructuredBoostingRanker", {"n_estimators": 2}),
+    pytest.param("MLPRanker", {"epochs": 1}, marks=pytest.mark.extra("torch")),
+])
+@pytest.mark.parametrize("loss, metric", [("precision", "p"), ("recall", "recall")])
+def test_a_k_that_covers_every_list_warns_that_p_and_recall_at_k_are_constant(ds, cls, options, loss, metric):
+    longest = longest_list(ds)
+    with pytest.warns(DegenerateDataWarning) as caught:
+        getattr(learners, cls)(loss=loss, k=longest, **options).fit(ds)
+    said = [str(w.message) for w in caught if w.category is DegenerateDataWarning and "longest" in str(w.message)]
+    assert said == [f"{cls}: k={longest} is at least the longest training list ({longest} documents): {metric}@{longest} "
+                    "counts the good documents in the top min(k, n), which is the whole list when it has at most k "
+                    "documents, whatever their order, so every ranking has the same loss and training optimises "
+                    f"nothing of that metric; choose k below {longest}"]
+    assert [w.filename for w in caught if "longest" in str(w.message)] == [__file__]  # the caller's fit
+
+
+@pytest.mark.parametrize("loss", ["precision", "ndcg", "mrr", "combo"])
+def test_no_warning_where_the_loss_still_orders_the_lists(ds, loss):
+    # P@k below the longest list counts a top that the list overflows; NDCG@k and RR@k past every list lose only
+    # their cut (NDCG, RR), which still orders the documents
+    k = 3 if loss == "precision" else 10 * longest_list(ds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        assert np.any(learners.StructSVMRanker(loss=loss, k=k).fit(ds).coef_)
 
 
 @pytest.mark.parametrize("cls, params, param", [

@@ -16,10 +16,13 @@ import pytrec_eval
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from cli_checks import NO_OPEN_FILES
 from structrank.data import letor_folds, letor_root, read_letor
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.metrics import evaluate
 from structrank.metrics.trec import evaluate_run, read_qrels, read_run
+
+pytestmark = NO_OPEN_FILES
 
 TOL = 1e-9
 # pytrec_eval measure -> structrank's canonical name

@@ -17,6 +17,9 @@ Every input problem ends in one line naming the file, the line and the problem, 
   with one line. Warnings print as one line (``_one_line_warning``). A reader that closes standard
   output early (``structrank evaluate --json | head``) ends the command quietly, exit 141 (128 +
   SIGPIPE, as ``cat`` and ``grep`` end; ``BROKEN_PIPE_EXIT``).
+- Options: an option that does not apply to the input given (``evaluate --data ... --relevant-from``,
+  ``predict --run-tag`` without ``--format trec``, ``train --jobs`` without ``--vali``, ...) is a one-line
+  error, never ignored (``refuse_inapplicable``); their defaults are None so that naming one is seen.
 - Inputs: each command's input files (``INPUT_OPTIONS``) are checked to exist before the command is
   built, so a missing ``--train`` is reported in a fraction of a second, not after the models'
   imports, in the words its reader would use (``check_input_paths``).
@@ -91,7 +94,7 @@ def _add_evaluate(sub):
                    help=CONVENTION_HELP + "; a TREC run (--qrels/--run): trec")
     p.add_argument("--complete", action="store_true",
                    help="with --qrels: a query of the qrels missing from the run scores 0 (trec_eval -c)")
-    p.add_argument("--relevant-from", type=int, default=1, metavar="L",
+    p.add_argument("--relevant-from", type=int, default=None, metavar="L",
                    help="with --qrels: labels >= L are relevant for the binary measures (trec_eval -l; default 1)")
     p.add_argument("--per-query", action="store_true", help="also give every query's values")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -110,16 +113,15 @@ def _evaluate_inputs(args):
             raise ValueError(f"a TREC run is evaluated under trec_eval's rules (--convention "
                              f"trec), not {args.convention}")
         check_one_stdin({"--qrels": args.qrels, "--run": args.run})
-        check_relevance_level(args.relevant_from)
+        level = relevance_level(args.relevant_from)
         _kernels_alone()
-        result = evaluate_run(args.qrels, args.run, metrics, relevant_from=args.relevant_from, complete=args.complete)
+        result = evaluate_run(args.qrels, args.run, metrics, relevant_from=level, complete=args.complete)
         return result, f"{args.run} against {args.qrels}"
     if not (args.data and args.scores):
         raise ValueError("give --data and --scores (or --qrels and --run)")
     check_one_stdin({"--data": args.data, "--scores": args.scores})
-    if args.relevant_from != 1 or args.complete:
-        raise ValueError(f"{'--relevant-from' if args.relevant_from != 1 else '--complete'} applies only with --qrels "
-                         "and --run: it would be ignored here")
+    refuse_inapplicable([("--relevant-from", args.relevant_from is not None, False, "with --qrels and --run"),
+                         ("--complete", args.complete, False, "with --qrels and --run")])
     from structrank.data import read_letor
 
     _kernels_alone()
@@ -145,10 +147,21 @@ def check_docids_for(convention, ds, path) -> None:
                               "this file's rows carry no '#docid = ...' comment", "docid")
 
 
-def check_relevance_level(level: int) -> None:
+def relevance_level(level) -> int:
+    """``--relevant-from``'s level (1 when not given), refused below 1."""
+    level = 1 if level is None else level
     if level < 1:
         raise ValueError(f"--relevant-from must be >= 1 (trec_eval -l), got {level}: a lower level would make every "
                          "unjudged document relevant")
+    return level
+
+
+def refuse_inapplicable(options) -> None:
+    """ValueError for the first option the user gave where it does not apply (issue 38: an error, never
+    ignored): ``options`` holds (option, given, applies, where it applies) for each."""
+    for option, given, applies, where in options:
+        if given and not applies:
+            raise ValueError(f"{option} applies only {where}: it would be ignored here")
 
 
 def check_one_stdin(inputs: dict) -> None:
@@ -208,7 +221,8 @@ def _add_compare(sub):
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
                    help="with --data: " + CONVENTION_HELP.replace("the evaluation tool", "the tool"))
     p.add_argument("--complete", action="store_true", help="with --qrels: queries a run lacks score 0 (trec_eval -c)")
-    p.add_argument("--relevant-from", type=int, default=1, metavar="L", help="with --qrels: trec_eval -l")
+    p.add_argument("--relevant-from", type=int, default=None, metavar="L",
+                   help="with --qrels: trec_eval -l (default 1)")
     p.add_argument("--permutations", type=int, default=10_000, help="randomisation test samples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomisation test (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
@@ -233,11 +247,10 @@ def cmd_compare(args):
         raise ValueError(f"--alpha must be a significance level in (0, 1), got {args.alpha}")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    check_relevance_level(args.relevant_from)
-    for option, given, needs in (("--relevant-from", args.relevant_from != 1, "qrels"),
-                                 ("--complete", args.complete, "qrels"), ("--convention", args.convention, "data")):
-        if given and not getattr(args, needs):
-            raise ValueError(f"{option} applies only with --{needs}: it would be ignored here")
+    level = relevance_level(args.relevant_from)
+    refuse_inapplicable([("--relevant-from", args.relevant_from is not None, args.qrels, "with --qrels"),
+                         ("--complete", args.complete, args.qrels, "with --qrels"),
+                         ("--convention", args.convention, args.data, "with --data")])
     names = args.names.split(",") if args.names else distinct_names(args.systems)
     if len(names) != len(args.systems) or len(set(names)) != len(names):
         raise ValueError(f"--names must give {len(args.systems)} different names, got {args.names!r}")
@@ -249,7 +262,7 @@ def cmd_compare(args):
 
         qrels = read_qrels(args.qrels)
         for name, path in zip(names, args.systems):
-            results[name] = evaluate_run(qrels, path, metrics, relevant_from=args.relevant_from,
+            results[name] = evaluate_run(qrels, path, metrics, relevant_from=level,
                                          complete=args.complete)
     else:
         from structrank.data import read_letor
@@ -320,7 +333,7 @@ def _add_train(sub, details=True):
 
 
 def _add_parallel_options(p, jobs_help):
-    p.add_argument("--jobs", type=int, default=1, help=jobs_help)
+    p.add_argument("--jobs", type=int, default=None, help=jobs_help + " (default 1)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run on this dask.distributed scheduler (tcp://host:8786) instead of local workers; "
                         "data files must be at the same paths on every worker (docs/DISTRIBUTED.md)")
@@ -341,14 +354,19 @@ def _cluster(address):
 
 def cmd_train(args):
     from structrank.data import read_letor
-    from structrank.learners.registry import get_model, select_on_vali
+    from structrank.learners.registry import get_model, ignored_parameters, select_on_vali
     from structrank.model_io import save_model
 
     check_output(args.out, {"--train": args.train, "--vali": args.vali})
+    refuse_inapplicable([("--jobs", args.jobs is not None, args.vali, "with --vali (it fits the grid's points in "
+                                                                       "parallel)")])
     spec = get_model(args.model)
     fixed = parse_assignments(args.set)
     convention = _train_convention(args, fixed, spec)
-    spec.make(**fixed)  # unknown names fail here, before any work
+    spec.make(**fixed)  # unknown names and bad values fail here, before any work
+    ignored = ignored_parameters(spec, fixed)
+    if ignored is not None:
+        raise ValueError(ignored)
     train = read_letor(args.train)
     n_fits = len(list(spec.candidates(fixed))) if args.vali else 1
     with _cluster(args.scheduler), _training_progress(args, n_fits) as say:
@@ -360,7 +378,7 @@ def cmd_train(args):
             label = f"{chosen.name} (auto)" if auto else chosen.name
             _say(args, f"choosing on {args.vali} by {spec.metric_label} under {label}")
             model, params, value = select_on_vali(
-                spec, train, vali, fixed, convention=convention, n_jobs=args.jobs,
+                spec, train, vali, fixed, convention=convention, n_jobs=args.jobs or 1,
                 report=lambda p, v: say(f"  {p}  vali {spec.metric_label} = {v:.4f}", fitted=True),
             )
             # as many digits as `structrank evaluate` prints, so that the two can be compared
@@ -369,6 +387,8 @@ def cmd_train(args):
             model = spec.make(**fixed).fit(train)
     if hasattr(model, "health_"):  # structural and perceptron fits: how far the optimiser moved from w = 0
         _say(args, f"optimiser health: {model.health_}")
+    if getattr(model, "stop_reason_", None):  # an iterative learner whose epochs stopped changing the model
+        _say(args, model.stop_reason_)
     save_model(model, args.out)
     _say(args, f"wrote {args.out}")
     return 0
@@ -465,7 +485,7 @@ def _add_predict(sub):
     p.add_argument("--format", default="scores", choices=("scores", "trec"),
                    help="scores (one float per line, default) or trec (qid Q0 docno rank score tag; docnos from the "
                         "#docid = comments, else the rows' line numbers)")
-    p.add_argument("--run-tag", default="structrank", help="the tag column of a TREC run (default structrank)")
+    p.add_argument("--run-tag", default=None, help="with --format trec: the tag column of the run (default structrank)")
     p.set_defaults(func=cmd_predict)
 
 
@@ -475,6 +495,7 @@ def cmd_predict(args):
     from structrank.model_io import load_model
 
     check_output(args.out, {"--model": args.model, "--data": args.data})
+    refuse_inapplicable([("--run-tag", args.run_tag is not None, args.format == "trec", "with --format trec")])
     model = load_model(args.model)
     ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
     scores = model.predict(ds.X)
@@ -483,7 +504,7 @@ def cmd_predict(args):
         from structrank.metrics import write_run
 
         docids = ds.docids if ds.docids is not None else ds.line_numbers  # no #docid: the row's line in the file
-        write_run(args.out, ds.qid, docids, scores, args.run_tag, source=args.data, line_numbers=ds.line_numbers)
+        write_run(args.out, ds.qid, docids, scores, args.run_tag or "structrank", source=args.data, line_numbers=ds.line_numbers)
     else:
         write_scores(args.out, ds.to_file_order(scores))
     _say(args, f"wrote {ds.n_rows} {'scores' if args.format == 'scores' else 'ranked documents'} to {args.out}")
@@ -532,6 +553,8 @@ def _add_demo(sub):
 def cmd_demo(args):
     from structrank.demo import run_demo
 
+    refuse_inapplicable([("--data-dir", args.data_dir is not None, not args.synthetic,
+                          "without --synthetic (the synthetic data are generated, not read)")])
     run_demo(data_dir=args.data_dir, synthetic=args.synthetic)
     return 0
 
@@ -560,7 +583,8 @@ def cmd_reproduce(args):
     if args.fresh:
         discard_results(out)
     with _cluster(args.scheduler):
-        EXPERIMENTS[args.experiment](out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=args.jobs)
+        EXPERIMENTS[args.experiment](out=out, data_dir=args.data_dir, quick=args.quick,
+                                     n_jobs=1 if args.jobs is None else args.jobs)
     return 0
 
 
@@ -611,7 +635,8 @@ def _add_export(sub):
     p.add_argument("--out", default="-", help="file to write (default: standard output)")
     p.add_argument("--feature-names", metavar="FILE",
                    help="one feature name per line, in feature order (default: the LETOR indices 1, 2, ...)")
-    p.add_argument("--name", default="structrank", help="the model's name in the LTR plugin (default structrank)")
+    p.add_argument("--name", default=None,
+                   help="with --format opensearch-ltr: the model's name in the LTR plugin (default structrank)")
     p.set_defaults(func=cmd_export)
 
 
@@ -620,8 +645,11 @@ def cmd_export(args):
     from structrank.model_io import load_model
 
     check_output(args.out, {"MODEL_FILE": args.model, "--feature-names": args.feature_names})
+    refuse_inapplicable([("--name", args.name is not None, args.format == "opensearch-ltr", "with --format opensearch-ltr"),
+                         ("--feature-names", args.feature_names is not None, args.format != "svmrank",
+                          "with --format json or opensearch-ltr (an SVM-rank model names features by their index)")])
     names = read_feature_names(args.feature_names) if args.feature_names else None
-    text = export_text(load_model(args.model), args.format, names, args.name)
+    text = export_text(load_model(args.model), args.format, names, args.name or "structrank")
     write_text_atomic(args.out, text)
     if args.out != "-":
         _say(args, f"wrote {args.out}")
@@ -686,17 +714,22 @@ def cmd_featurize(args):
     return 0
 
 
+#: ``bench --scale-sizes`` when not given
+DEFAULT_SCALE_SIZES = "1e4,1e5,1e6,1e7"
+
+
 def _add_bench(sub):
     from structrank.bench import BENCH_SECTIONS, SECTIONS
 
     p = sub.add_parser("bench", help=HELP["bench"])
-    p.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is reported)")
+    p.add_argument("--repeat", type=int, default=None,
+                   help="timed repetitions of the evaluate section (the best is reported; default 5)")
     p.add_argument("--out", help="also write the figures to this markdown file (docs/BENCHMARKS.md)")
     p.add_argument("--only", choices=BENCH_SECTIONS,
                    help="run one section: " + "; ".join(f"{s.name}: {s.help}" for s in SECTIONS))
-    p.add_argument("--scale-sizes", default="1e4,1e5,1e6,1e7", metavar="N,N,...",
-                   help="document counts of the scale and reading sections (default: 1e4,1e5,1e6,1e7; 10^7 takes "
-                        "about 4 GB of temporary disk)")
+    p.add_argument("--scale-sizes", default=None, metavar="N,N,...",
+                   help=f"document counts of the scale and reading sections (default: {DEFAULT_SCALE_SIZES}; 10^7 "
+                        "takes about 4 GB of temporary disk)")
     p.set_defaults(func=cmd_bench)
 
 
@@ -704,10 +737,15 @@ def cmd_bench(args):
     from structrank.bench import run_benchmarks
 
     check_output(args.out, {})
-    if args.repeat < 1:
-        raise ValueError(f"--repeat must be at least 1, got {args.repeat}")
-    sizes = tuple(_size(n) for n in args.scale_sizes.split(","))
-    run_benchmarks(repeat=args.repeat, out=args.out, only=args.only, scale_sizes=sizes)
+    refuse_inapplicable([("--repeat", args.repeat is not None, args.only in (None, "evaluate"),
+                          "to the evaluate section (without --only, or --only evaluate)"),
+                         ("--scale-sizes", args.scale_sizes is not None, args.only in (None, "scale", "startup"),
+                          "to the scale and startup sections (without --only, or --only scale or startup)")])
+    repeat = 5 if args.repeat is None else args.repeat
+    if repeat < 1:
+        raise ValueError(f"--repeat must be at least 1, got {repeat}")
+    sizes = tuple(_size(n) for n in (args.scale_sizes or DEFAULT_SCALE_SIZES).split(","))
+    run_benchmarks(repeat=repeat, out=args.out, only=args.only, scale_sizes=sizes)
     return 0
 
 
@@ -801,6 +839,17 @@ def _spare_the_last_collections():
     gc.freeze()
 
 
+def _show_warnings():
+    """Show every warning once per place (Python hides ResourceWarning and DeprecationWarning by default), but
+    keep the caller's "error" filters above that (``python -W error::ResourceWarning -m structrank``, or a test's
+    ``filterwarnings("error::ResourceWarning")`` around ``main(argv)``): a stricter caller stays strict."""
+    errors = [f for f in warnings.filters if f[0] == "error"]
+    warnings.simplefilter("default")
+    for action, message, category, module, lineno in reversed(errors):
+        warnings.filterwarnings(action, message.pattern if message else "", category, module.pattern if module else "",
+                                lineno)
+
+
 def _command_of(argv):
     """The command named in ``argv`` ("" for none: top-level --help or --version), without parsing it."""
     return next((a for a in argv if not a.startswith("-")), "")
@@ -865,7 +914,7 @@ def _main(argv):
     # "" or an unknown name: every command a stub
     parser = build_parser(only=command, details=("-h" in argv or "--help" in argv) and argv)
     args = parser.parse_args(argv)
-    warnings.simplefilter("default")
+    _show_warnings()
     warnings.formatwarning = _one_line_warning
     if args.quiet:
         os.environ["TQDM_DISABLE"] = "1"  # tqdm reads its options from TQDM_* variables

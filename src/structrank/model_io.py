@@ -143,19 +143,11 @@ def _check_members(path, archive, what, max_header_bytes):
                                   f"bytes of UTF-8 JSON; it is {dtype} of shape {list(shape)})", "__header__")
 
 
-def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_HEADER_BYTES):
-    """(header, arrays) of an npz written with a JSON ``__header__``, never unpickling anything.
-
-    DataFormatError (naming ``what``) for a missing, damaged or foreign file, or one whose
-    header has another format name or version.
-    """
-    if not os.path.lexists(path):
-        raise DataFormatError(path, None, f"{what} file not found")
+def _read_open_archive(path, fh, what, max_header_bytes):
+    """(header, arrays) of the npz open as ``fh`` (``read_archive``'s reading; ``path`` names it in errors)."""
     try:
-        with open_regular(Path(path)) as fh:  # a FIFO or a device is refused, never waited on
-            magic = fh.read(6)
-    except DataFormatError as exc:  # a folder, a FIFO, a device: say which, as this file kind's error
-        raise DataFormatError(path, None, f"not a structrank {what} file ({exc.problem})") from None
+        magic = fh.read(6)
+        fh.seek(0)
     except OSError as exc:
         raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
     # Only a zip archive goes to numpy: a bare .npy or a pickle is refused unread.
@@ -165,7 +157,7 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
     if not magic.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         raise DataFormatError(path, None, f"not a structrank {what} file (not an npz archive)")
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = np.load(fh, allow_pickle=False)
     except _DAMAGED as exc:
         raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):  # np.load decides by the same magic: cannot happen
@@ -187,6 +179,27 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
             raise
         except _DAMAGED as exc:  # UnicodeDecodeError and json's errors are ValueErrors, deep nesting a RecursionError
             raise DataFormatError(path, None, f"damaged {what} file ({type(exc).__name__}: {exc})") from None
+    return header, arrays
+
+
+def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_HEADER_BYTES):
+    """(header, arrays) of an npz written with a JSON ``__header__``, never unpickling anything.
+
+    DataFormatError (naming ``what``) for a missing, damaged or foreign file, or one whose
+    header has another format name or version.
+    """
+    if not os.path.lexists(path):
+        raise DataFormatError(path, None, f"{what} file not found")
+    try:
+        fh = open_regular(Path(path))  # a FIFO or a device is refused, never waited on
+    except DataFormatError as exc:  # a folder, a FIFO, a device: say which, as this file kind's error
+        raise DataFormatError(path, None, f"not a structrank {what} file ({exc.problem})") from None
+    except OSError as exc:
+        raise DataFormatError(path, None, f"not a structrank {what} file ({exc})") from None
+    # numpy reads the archive from this one open file, which closes here whatever happens (np.load given a
+    # path leaves its file open when the archive turns out damaged: a ResourceWarning after the error)
+    with fh:
+        header, arrays = _read_open_archive(path, fh, what, max_header_bytes)
     if not isinstance(header, dict) or header.get("format") != format_name:
         raise DataFormatError(path, None, f"not a structrank {what} file (wrong format name)", "format")
     if type(header.get("version")) is not int or header.get("version") != version:  # not 1.0 or true either

@@ -33,9 +33,11 @@ What it holds:
 - parameters as data: every ranker declares each ``__init__`` parameter once in scikit-learn's
   ``_parameter_constraints`` (``Interval``/``StrOptions``; ``Number`` is an ``Interval`` that
   refuses booleans, ``Items`` a list whose items each meet a constraint; shared ``POSITIVE``,
-  ``COUNT``, ``LOSS_OPTIONS``...), and ``parameter_problems`` checks them for ``fit``
-  (``_start_fit``, before the data), for ``--set`` (``ModelSpec.make``) and for model headers
-  (``load_model``).
+  ``COUNT``, ``LOSS_OPTIONS``, ``METRICS``...; counts at most ``MAX_COUNT``), and ``parameter_problems``
+  checks them, then what they must satisfy together (``_joint_parameter_problems``: the loss they build,
+  a nested dict), for ``fit`` (``_start_fit``, before the data), for ``--set`` (``ModelSpec.make``) and
+  for model headers (``load_model``); ``_warn_if_loss_is_constant``: a k that makes the loss constant
+  on every training list (P@k, Recall@k) is a ``DegenerateDataWarning``.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError, DegenerateDataWarning, FeatureScaleWarning
 from structrank.learners.epochs import BestEpoch
 from structrank.metrics import evaluate
-from structrank.metrics.conventions import AUTO
+from structrank.metrics.conventions import AUTO, CONVENTION_NAMES
+from structrank.metrics.evaluate import parse_metric
 
 
 class Number(Interval):
@@ -85,12 +88,46 @@ class Items(_Constraint):
         return f"a list of items each {self.constraint}"
 
 
+class MetricNames(_Constraint):
+    """Metric names ``evaluate`` knows (``"map"``, ``"ndcg@10"``): one, several comma-separated, or a list,
+    checked before a fit evaluates anything (an unknown name would otherwise end the fit after its first epoch)."""
+
+    def is_satisfied_by(self, val):
+        if not isinstance(val, (str, list, tuple)) or not val:
+            return False
+        try:
+            for name in metric_list(val):
+                parse_metric(name)
+        except (ValueError, AttributeError):
+            return False
+        return True
+
+    def __str__(self):
+        return "metric names (map, mrr@k, ndcg@k, p@k, ...: one, comma-separated, or a list)"
+
+
+class ConventionName(_Constraint):
+    """A convention ``evaluate`` knows (``auto`` or a named one, in any case)."""
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, str) and val.lower() in CONVENTION_NAMES
+
+    def __str__(self):
+        return f"a convention among {{{', '.join(repr(name) for name in CONVENTION_NAMES)}}}"
+
+
+#: the largest count a parameter may hold: C's int, which liblinear and LightGBM take their counts in, and the
+#: metrics' largest cut-off (``parse_metric``); past it ``k=10**20`` failed inside numba instead of here
+MAX_COUNT = 2**31 - 1
 #: constraints shared by many rankers' parameters (scikit-learn's ``_parameter_constraints`` entries)
 POSITIVE = [Number(Real, 0, None, closed="neither")]
 NON_NEGATIVE = [Number(Real, 0, None, closed="left")]
-COUNT = [Number(Integral, 1, None, closed="left")]
-NON_NEGATIVE_INT = [Number(Integral, 0, None, closed="left")]
-N_JOBS = [Number(Integral, None, None, closed="neither"), None]  # threads: -1 all cores; 0 is refused where used
+COUNT = [Number(Integral, 1, MAX_COUNT, closed="both")]
+NON_NEGATIVE_INT = [Number(Integral, 0, MAX_COUNT, closed="both")]
+# threads: -1 all cores, -2 all but one, ...; 0 is no number of threads
+N_JOBS = [Number(Integral, 1, MAX_COUNT, closed="both"), Number(Integral, -MAX_COUNT, -1, closed="both"), None]
+METRICS = [MetricNames()]
+CONVENTION = [ConventionName()]
 #: the options of a registered loss (``structrank.losses``): its name and feature map are checked by the registry
 LOSS_OPTIONS = {
     "loss": [str], "k": COUNT, "feature_map": [str, None], "components": [Items(str)],
@@ -101,7 +138,9 @@ LOSS_OPTIONS = {
 
 def parameter_problems(estimator) -> dict:
     """{name: "C must be a float in the range (0.0, inf), got inf"} of the parameters that meet none of
-    their ``_parameter_constraints`` (scikit-learn's constraint objects, worded without the class)."""
+    their ``_parameter_constraints`` (scikit-learn's constraint objects, worded without the class); when
+    each parameter meets its own, the problems of their combination (``_joint_parameter_problems``: the
+    loss they build, a nested dict's keys and values)."""
     problems = {}
     for name, value in estimator.get_params(deep=False).items():
         # scikit-learn's make_constraint knows its own kinds only; Items and Interval are constraint objects already
@@ -110,7 +149,18 @@ def parameter_problems(estimator) -> dict:
         if constraints and not any(c.is_satisfied_by(value) for c in constraints):
             allowed = " or ".join(str(c) for c in constraints if not c.hidden)
             problems[name] = f"{name} must be {allowed}, got {value!r}"
+    if not problems and hasattr(estimator, "_joint_parameter_problems"):
+        problems = estimator._joint_parameter_problems()
     return problems
+
+
+def built_problem(name, build) -> dict:
+    """{name: the message} of the ValueError that ``build()`` raises (a loss the options cannot build), else {}."""
+    try:
+        build()
+    except ValueError as exc:
+        return {name: str(exc)}
+    return {}
 
 
 def check_parameters(estimator) -> None:
@@ -280,6 +330,12 @@ class BaseRanker(BaseEstimator):
     #: only their order (trees split on thresholds): ``_finish_fit`` warns of a feature past ``LARGEST_FEATURE``
     _scale_sensitive = True
 
+    def _joint_parameter_problems(self) -> dict:
+        """{name: problem} of the parameters that are each valid but do not go together (the loss their
+        options build, a nested dict of an inner estimator's parameters): ``parameter_problems`` adds them,
+        so fit, ``--set`` and model files check them before any work. None by default."""
+        return {}
+
     def _start_fit(self):
         """Every fit's first step: the parameters checked against ``_parameter_constraints`` before any work."""
         check_parameters(self)
@@ -360,6 +416,17 @@ class BaseRanker(BaseEstimator):
                           "ranks nothing here (its weights are 0, or no feature it uses varies in these rows)",
                           DegenerateDataWarning, stacklevel=3)
         return scores
+
+    def _warn_if_loss_is_constant(self, loss, offsets, stacklevel=2):
+        """DegenerateDataWarning when ``loss`` gives every ranking of every training list (queries ``offsets``)
+        the same value (``RankingLoss.constant_on``: P@k and Recall@k with k at least the longest list), naming
+        k, the longest list and why; ``stacklevel``: the user's frame counted from the caller (1)."""
+        longest = int(np.max(np.diff(offsets), initial=0))
+        reason = loss.constant_on(longest) if hasattr(loss, "constant_on") else None
+        if reason is not None and not getattr(self, "_said_degenerate", False):  # one warning a fit: the data's first
+            self._warn_degenerate(f"k={self.k} is at least the longest training list ({longest} documents): {reason}, "
+                                  "so every ranking has the same loss and training optimises nothing of that metric; "
+                                  f"choose k below {longest}", stacklevel + 1)
 
     def _warn_degenerate(self, message, stacklevel):
         """DegenerateDataWarning ``message`` (once per fit), pointing ``stacklevel`` frames above the caller."""

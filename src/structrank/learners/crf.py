@@ -32,7 +32,9 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataValidationError
-from structrank.learners.base import COUNT, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, Number
+from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
+                                      LinearRankerMixin, Number)
+from structrank.learners.epochs import Curve
 from structrank.losses import PROBABILISTIC, get_loss, require
 from structrank.numba_cache import njit
 from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
@@ -206,10 +208,19 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     ----------
     coef_ : ndarray of shape (n_features,)
     best_epoch_ : int
-    dev_curve_ : ndarray
-        Dev metric after each epoch (empty without ``eval_set``).
-    objective_curve_ : ndarray
-        Mean training objective over the visited queries in each epoch (at the visit's weights).
+    dev_curve_, dev_epochs_ : ndarray
+        Dev metric after each epoch (empty without ``eval_set``), and those epochs: every one up to
+        ``learners.epochs.CURVE_POINTS`` of them, then a thinned set (``learners.epochs.Curve``).
+    objective_curve_, objective_epochs_ : ndarray
+        Mean training objective over the visited queries in each epoch (at the visit's weights), and
+        those epochs (thinned alike).
+    n_epochs_ : int
+        The epochs trained: ``max_epochs``, or fewer when one left theta as it found it.
+    stop_reason_ : str or None
+        Why training stopped before ``max_epochs``: an epoch in which no step moved theta (every
+        gradient 0, as a single-level query's at theta = 0 when ``skip_single_level=False``, or below
+        theta's precision). A query longer than ``subset_size`` would show its next epoch other
+        subsets; an epoch that none of its subsets moved is taken as the end all the same.
     n_queries_used_, n_queries_skipped_ : int
 
     Examples
@@ -229,7 +240,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                               "alpha": NON_NEGATIVE, "T": POSITIVE, "max_epochs": COUNT,
                               "subset_size": [Number(Integral, 2, 9, closed="both")],  # subset_size! rankings
                               "skip_single_level": ["boolean"], "shuffle": ["boolean"], "random_state": ["random_state"],
-                              "dev_metric": [str, list, tuple], "dev_convention": [str], "n_jobs": N_JOBS,
+                              "dev_metric": METRICS, "dev_convention": CONVENTION, "n_jobs": N_JOBS,
                               "shard_rows": COUNT}
 
     def __init__(self, objective="kl", learning_rate=0.1, alpha=1.0, T=1.0, max_epochs=50, subset_size=6,
@@ -286,11 +297,14 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         rng = np.random.default_rng(self.random_state)
         theta = np.zeros(n_features)
-        best = self._best_epoch(dev, start=theta.copy(), total=int(self.max_epochs))
-        objective = []
+        total_epochs = int(self.max_epochs)
+        best = self._best_epoch(dev, start=theta.copy(), total=total_epochs)
+        objective = Curve()
+        self.stop_reason_ = None
         settings = (tables, starts, code, float(self._param()), float(self.learning_rate), size)
-        for epoch in range(1, int(self.max_epochs) + 1):
+        for epoch in range(1, total_epochs + 1):
             visit = rng.permutation(queries) if self.shuffle else queries
+            start = theta.copy()
             if shards is None:
                 _seed(int(rng.integers(2**31)))
                 total = _sgd_epoch(*row_arrays(X), n_features, r, offsets, visit, *settings, theta)
@@ -302,14 +316,20 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                     f"the weights diverged in epoch {epoch} (learning_rate={self.learning_rate}); lower it" if where is None
                     else f"{where}: the weights diverged in epoch {epoch}; scale the features (a log, or a division by "
                          "a constant)")
-            objective.append(total / max(visit.size, 1))
+            objective.append(epoch, total / max(visit.size, 1))
             best.offer(epoch, theta.copy())
+            self.n_epochs_ = epoch
+            if epoch < total_epochs and np.array_equal(theta, start):
+                self.stop_reason_ = (f"stopped after epoch {epoch} of {total_epochs}: no step of it moved the weights "
+                                     "(every gradient it met was 0 or below the weights' precision)")
+                break
         if shards is not None:
             shards.close()
         self.coef_ = best.iterate
         self.best_epoch_ = best.epoch
-        self.dev_curve_ = np.array(best.curve)
-        self.objective_curve_ = np.array(objective)
+        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        self.objective_curve_ = np.array(objective.values)
+        self.objective_epochs_ = np.array(objective.epochs, dtype=np.int64)
         self.n_queries_used_ = int(queries.size)
         self.n_queries_skipped_ = int(offsets.size - 1 - queries.size)
         return self._finish_fit()

@@ -10,6 +10,11 @@ epochs are compared on a small dev set, the best of them wins partly by the dev 
 test over the dev queries: a learner started at a simpler model (the MLP at the linear learner)
 departs from it only on evidence.
 
+A curve (``Curve``) holds at most ``CURVE_POINTS`` points: past that it keeps every second epoch, then
+every fourth, ..., and always the latest, so that a run of 10^8 epochs does not grow with its epochs.
+``repeated_epochs`` lists the epochs at which a learner whose epoch came back to its start (so that
+every later epoch repeats it) still offers its averaged iterate.
+
 Progress: every epoch offered (epoch >= 1) is also told to the listener of ``epoch_progress``, if
 one is listening in this thread's context, as ``listener(epoch, total)``: the command line draws
 its bar from it, and the learners know nothing of bars (they pass their epoch budget as ``total``).
@@ -42,7 +47,95 @@ def _epoch_done(epoch, total):
         listener(epoch, total)
 
 
-class BestEpoch:
+#: the most points a ``Curve`` holds (a learner's dev and training curves: 160 kB each at most)
+CURVE_POINTS = 10_000
+
+
+class Curve:
+    """(epoch, value) points of a learning curve, at most ``limit`` of them: when full, every second point
+    is dropped and from then on only every second epoch offered is recorded (then every fourth, ...); the
+    latest point offered is always there. So a curve costs the same memory after 10^8 epochs as after
+    ``limit``, and reads as a plot of the whole run.
+
+    Examples
+    --------
+    >>> curve = Curve(limit=4)
+    >>> for epoch in range(1, 11):
+    ...     curve.append(epoch, 10 * epoch)
+    >>> curve.epochs, curve.values     # epochs 1, 5, 9 (every fourth) and the latest, 10
+    ([1, 5, 9, 10], [10, 50, 90, 100])
+    """
+
+    def __init__(self, limit=CURVE_POINTS):
+        self.limit = max(int(limit), 2)
+        self._epochs, self._values = [], []
+        self._stride, self._offered, self._last = 1, 0, None
+
+    def append(self, epoch, value):
+        if self._offered % self._stride == 0:
+            if len(self._epochs) == self.limit:  # thin: keep the points at even multiples of the stride
+                del self._epochs[1::2], self._values[1::2]
+                self._stride *= 2
+            if self._offered % self._stride == 0:
+                self._epochs.append(epoch)
+                self._values.append(value)
+        self._offered += 1
+        self._last = (epoch, value)
+
+    def _with_last(self, i):
+        points = [self._epochs, self._values][i]
+        if self._last is not None and (not self._epochs or self._epochs[-1] != self._last[0]):
+            return [*points, self._last[i]]
+        return list(points)
+
+    @property
+    def epochs(self) -> list:
+        return self._with_last(0)
+
+    @property
+    def values(self) -> list:
+        return self._with_last(1)
+
+    @property
+    def last(self):
+        """The latest value appended (None before any)."""
+        return None if self._last is None else self._last[1]
+
+    def __len__(self):
+        return len(self.epochs)
+
+
+def repeated_epochs(epoch, total):
+    """The epochs after ``epoch`` (up to ``total``) at which a learner whose ``epoch`` ended where it began
+    still offers an iterate: every later epoch repeats it, so its plain iterate stays the same and its
+    average moves along a straight line towards the repeated epoch's mean, ever more slowly. Offered:
+    ``epoch + 1, epoch + 2, epoch + 4, ...`` and ``total`` (about log2 of the remaining epochs).
+
+    >>> repeated_epochs(3, 20)
+    [4, 5, 7, 11, 19, 20]
+    >>> repeated_epochs(5, 5)
+    []
+    """
+    out, step = [], 1
+    while epoch + step < total:
+        out.append(epoch + step)
+        step *= 2
+    return out + ([total] if total > epoch else [])
+
+
+class _Scored:
+    """``curve`` and ``epochs`` of the dev values offered (``self._curve``, a ``Curve``)."""
+
+    @property
+    def curve(self) -> list:
+        return self._curve.values
+
+    @property
+    def epochs(self) -> list:
+        return self._curve.epochs
+
+
+class BestEpoch(_Scored):
     """The epoch kept so far, its iterate, and the dev metric of every epoch offered.
 
     Parameters
@@ -64,7 +157,8 @@ class BestEpoch:
     iterate : object
         Its iterate, as offered (not copied).
     curve : list of float
-        The dev metric of each epoch offered, in order (empty without ``score``).
+        The dev metric of each epoch offered, in order (empty without ``score``; a ``Curve``'s points:
+        thinned past ``CURVE_POINTS`` epochs).
     epochs : list of int
         The epochs of ``curve``.
 
@@ -81,7 +175,7 @@ class BestEpoch:
         self.score = score
         self.total = total
         self.epoch, self.iterate, self.value = (None, None, None) if start is None else (0, start, -np.inf)
-        self.curve, self.epochs = [], []
+        self._curve = Curve()
 
     def offer(self, epoch, iterate):
         """Score ``iterate``, the model after ``epoch``, and keep it if it is the best so far (ties: the earlier)."""
@@ -90,22 +184,20 @@ class BestEpoch:
             self.epoch, self.iterate = epoch, iterate
             return
         value = self.score(iterate)
-        self.curve.append(value)
-        self.epochs.append(epoch)
+        self._curve.append(epoch, value)
         if self.epoch is None or value > self.value:
             self.epoch, self.iterate, self.value = epoch, iterate, value
 
 
-class _ChosenAtTheEnd:
-    """Offered iterates, each with its per-query dev values, kept until the choice (which needs the
-    whole curve); subclasses say which epoch ``_choose`` keeps."""
+class _ChosenAtTheEnd(_Scored):
+    """Offered iterates, each with its per-query dev values, recorded (``_record``) until the choice, which
+    needs the whole curve; subclasses say what they keep and which epoch ``_choose`` keeps."""
 
     def __init__(self, score, start=None, total=None):
         self.score = score
         self.total = total
-        self._offered = []  # (epoch, iterate, per-query values)
         self._choice = None  # (epoch, iterate, value) once chosen; an offer clears it
-        self.curve, self.epochs = [], []
+        self._curve = Curve()
         if start is not None:
             self.offer(0, start)
 
@@ -113,22 +205,24 @@ class _ChosenAtTheEnd:
         """Score ``iterate``, the model after ``epoch``, and record it."""
         _epoch_done(epoch, self.total)
         values = np.asarray(self.score(iterate), dtype=np.float64)
-        self._offered.append((epoch, iterate, values))
+        self._record(epoch, iterate, values)
         self._choice = None
-        self.curve.append(float(values.mean()))
-        self.epochs.append(epoch)
+        self._curve.append(epoch, float(values.mean()))
+
+    def _record(self, epoch, iterate, values):
+        raise NotImplementedError
+
+    @property
+    def _any(self) -> bool:
+        raise NotImplementedError
 
     def _kept(self):
         if self._choice is None:
-            self._choice = self._choose() if self._offered else (None, None, None)
+            self._choice = self._choose() if self._any else (None, None, None)
         return self._choice
 
     def _choose(self):
         raise NotImplementedError
-
-    def _best(self):
-        """(epoch, iterate, per-query values) of the first epoch with the highest mean."""
-        return self._offered[int(np.argmax(self.curve))]
 
     @property
     def epoch(self):
@@ -182,9 +276,20 @@ class OneStandardErrorEpoch(_ChosenAtTheEnd):
     0
     """
 
+    def __init__(self, score, start=None, total=None):
+        self._offered = []  # (epoch, iterate, per-query values): the choice compares every epoch with the best
+        super().__init__(score, start, total)
+
+    def _record(self, epoch, iterate, values):
+        self._offered.append((epoch, iterate, values))
+
+    @property
+    def _any(self):
+        return bool(self._offered)
+
     def _choose(self):
-        means = np.array(self.curve)
-        best = self._best()[2]
+        means = np.array([values.mean() for _, _, values in self._offered])
+        best = self._offered[int(np.argmax(means))][2]
         for (epoch, iterate, values), mean in zip(self._offered, means):
             gap = best - values
             se = gap.std(ddof=1) / np.sqrt(gap.size) if gap.size > 1 else 0.0
@@ -231,19 +336,34 @@ class SignificantGainEpoch(_ChosenAtTheEnd):
 
     def __init__(self, score, start=None, alpha=0.05, total=None):
         self.alpha = alpha
+        # the start and the first epoch with the highest mean, (epoch, iterate, per-query values), and how many
+        # epochs were offered: all the choice needs, so memory does not grow with the epochs
+        self._first = self._top = None
+        self._count = 0
         super().__init__(score, start, total)
+
+    def _record(self, epoch, iterate, values):
+        self._count += 1
+        if self._first is None:
+            self._first = (epoch, iterate, values)
+        if self._top is None or values.mean() > self._top[2].mean():
+            self._top = (epoch, iterate, values)
+
+    @property
+    def _any(self):
+        return self._count > 0
 
     def _choose(self):
         # deferred: SciPy's t distribution, needed once per fit
         from scipy import stats
 
-        epoch, iterate, values = self._best()
-        first = self._offered[0]
+        epoch, iterate, values = self._top
+        first = self._first
         gain = values - first[2]
         if gain.size > 1 and gain.std() > 0:
             p = float(stats.ttest_1samp(gain, 0.0, alternative="greater").pvalue)
         else:  # one query, or the same gain on every query: a positive gain is certain, none is not a gain
             p = 0.0 if gain.mean() > 0 else 1.0
-        compared = max(len(self._offered) - 1, 1)  # the epochs after the start, each a chance for noise
-        kept = (epoch, iterate) if p < self.alpha / compared else first[:2]
-        return (*kept, float(self.curve[self.epochs.index(kept[0])]))
+        compared = max(self._count - 1, 1)  # the epochs after the start, each a chance for noise
+        kept = (epoch, iterate, values) if p < self.alpha / compared else first
+        return kept[0], kept[1], float(kept[2].mean())

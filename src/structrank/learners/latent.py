@@ -39,8 +39,10 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,
-                                      LinearRankerMixin, informative_queries, optimiser_health, query_ranges)
+from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
+                                      EvalSetMixin, LinearRankerMixin, built_problem, informative_queries, optimiser_health,
+                                      query_ranges)
+from structrank.learners.epochs import Curve, repeated_epochs
 from structrank.learners.ssvm import cccp, cccp_health
 from structrank.numba_cache import njit
 from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, row_span
@@ -282,10 +284,20 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     coef_ : ndarray of shape (n_features,)
     best_epoch_ : int
         The epoch kept (1-based).
-    dev_curve_ : ndarray
-        The dev metric after each epoch (empty without ``eval_set``).
-    train_loss_curve_ : ndarray
-        Mean loss of the inferred rankings in each epoch.
+    dev_curve_, dev_epochs_ : ndarray
+        The dev metric after each epoch (empty without ``eval_set``), and those epochs: every one up to
+        ``learners.epochs.CURVE_POINTS`` of them, then a thinned set (``learners.epochs.Curve``).
+    train_loss_curve_, train_loss_epochs_ : ndarray
+        Mean loss of the inferred rankings in each epoch, and those epochs (thinned alike).
+    n_epochs_ : int
+        The epochs trained: ``max_epochs``, or fewer when an epoch left w as it found it (below).
+    stop_reason_ : str or None
+        Why training stopped before ``max_epochs``: an epoch that ends at the w it started from (in the
+        same visiting order, or without a single update) is repeated by every later epoch, so the fit
+        stops there and offers the later epochs' weights without training them (the plain iterate is
+        that w; the average after e more epochs is computed in closed form, at epochs t + 1, t + 2,
+        t + 4, ... and ``max_epochs``, so with ``eval_set`` the epochs in between are not scored).
+        Memory does not grow with the epochs.
     n_updates_ : int
     n_queries_used_ : int
     health_ : OptimiserHealth
@@ -307,8 +319,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     # C = 0 is the plain argmax; a loss other than MAP needs C > 0 and says so in fit
     _parameter_constraints = {**_LATENT_LOSS_OPTIONS, "inference": [StrOptions({"greedy", "exact", "none"})],
                               "C": NON_NEGATIVE, "max_epochs": COUNT, "average": ["boolean"], "shuffle": ["boolean"],
-                              "random_state": ["random_state"], "dev_metric": [str, list, tuple],
-                              "dev_convention": [str]}
+                              "random_state": ["random_state"], "dev_metric": METRICS,
+                              "dev_convention": CONVENTION}
 
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
                  random_state=None, dev_metric="map", dev_convention="auto", relevant_from=1, n_jobs=None,
@@ -341,9 +353,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         loss = self._loss()
         positional = isinstance(loss, PositionalAPLoss)
         if not positional:
-            if not self.C > 0:
-                raise ValueError(f"loss {loss.label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}")
-            if self.n_jobs is not None or dask_client() is not None or serves_shards(X):
+            if dask_client() is not None or serves_shards(X):
                 raise ValueError(f"loss {loss.label!r}: sharded training (n_jobs, a cluster, a LetorCache) runs the "
                                  "positional MAP kernels only; train it with n_jobs=None on read data")
         if serves_shards(X):
@@ -368,6 +378,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             queries = np.arange(offsets.size - 1)
             sharded = self.n_jobs is not None or dask_client() is not None
             shards = ShardedQueries({"X": X, "z": z}, offsets, self.shard_rows) if sharded else None
+        self._warn_if_loss_is_constant(loss, offsets)
         v = positional_weights(int(np.diff(offsets).max()), self.weights)
         scale = 0.0 if self.inference == "none" else float(self.C)
         dev = None
@@ -378,12 +389,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         w = np.zeros(n_features)
         w_sum = np.zeros(n_features)
         steps = 0
-        best = self._best_epoch(dev, start=w.copy(), total=int(self.max_epochs))
-        losses = []
+        total_epochs = int(self.max_epochs)
+        best = self._best_epoch(dev, start=w.copy(), total=total_epochs)
+        losses = Curve()
         self.n_updates_ = 0
+        self.stop_reason_ = None
         exact = self.inference == "exact"
-        for epoch in range(1, int(self.max_epochs) + 1):
+        for epoch in range(1, total_epochs + 1):
             visit = queries[rng.permutation(n_queries)] if self.shuffle else queries
+            start, start_sum = w.copy(), w_sum.copy()
             if not positional:
                 n_updates, total = _loss_epoch(X, y, offsets, visit, loss, float(self.C), w, w_sum)
             elif shards is None:
@@ -394,8 +408,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                                                    self.n_jobs)
             steps += n_queries
             self.n_updates_ += int(n_updates)
-            losses.append(total / n_queries)
+            losses.append(epoch, total / n_queries)
             best.offer(epoch, w_sum / steps if self.average else w.copy())
+            self.n_epochs_ = epoch
+            # an epoch that ends where it began, in the same visiting order (or without an update, in any
+            # order), is repeated by every later epoch: w stays, and w_sum grows by the same sum each time
+            if np.array_equal(w, start) and (n_updates == 0 or not self.shuffle):
+                self.stop_reason_ = self._repeat_later_epochs(best, losses, epoch, total_epochs, total / n_queries,
+                                                              w, w_sum, w_sum - start_sum, steps, n_queries)
+                break
         if serves_shards(X):  # the mapped file, shard by shard
             parts = shards.map(_shard_hinge, best.iterate, loss, positional, float(self.C), self.relevant_from,
                                n_jobs=self.n_jobs)
@@ -409,10 +430,39 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             shards.close()
         self.coef_ = best.iterate
         self.best_epoch_ = best.epoch
-        self.dev_curve_ = np.array(best.curve)
-        self.train_loss_curve_ = np.array(losses)
+        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        self.train_loss_curve_ = np.array(losses.values)
+        self.train_loss_epochs_ = np.array(losses.epochs, dtype=np.int64)
         self.n_queries_used_ = int(n_queries)
         return self._finish_fit()
+
+    def _repeat_later_epochs(self, best, losses, epoch, total_epochs, loss, w, w_sum, repeated_sum, steps, n_queries):
+        """Offer the epochs after ``epoch``, which repeats itself, without training them (``repeated_epochs``):
+        the plain iterate stays ``w``; the average after ``e`` more epochs is ``(w_sum + e repeated_sum) /
+        (steps + e n_queries)``, which moves along a line towards the repeated epoch's mean. Returns why it stopped."""
+        later = repeated_epochs(epoch, total_epochs) if self.average else ([total_epochs] if total_epochs > epoch else [])
+        for e in later:
+            losses.append(e, loss)
+            more = e - epoch
+            best.offer(e, (w_sum + more * repeated_sum) / (steps + more * n_queries) if self.average else w.copy())
+        if epoch == total_epochs:
+            return None
+        return (f"stopped after epoch {epoch} of {total_epochs}: it left the weights as it found them, so every later "
+                "epoch would repeat it" + (" (their averaged weights were computed, not trained)" if self.average else ""))
+
+    def _joint_parameter_problems(self):
+        """The loss the options build; another loss than the positional MAP needs C > 0 (its scaling) and runs
+        in this process (no n_jobs)."""
+        problems = built_problem("loss", self._loss)
+        if problems or isinstance(self._loss(), PositionalAPLoss):
+            return problems
+        label = self._loss().label
+        if not self.C > 0:
+            return {"C": f"loss {label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}"}
+        if self.n_jobs is not None:
+            return {"n_jobs": f"loss {label!r}: sharded training (n_jobs, a cluster, a LetorCache) runs the positional "
+                              "MAP kernels only; train it with n_jobs=None on read data"}
+        return {}
 
     def _formulation(self):
         return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"
@@ -560,6 +610,7 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         loss = self._loss()
+        self._warn_if_loss_is_constant(loss, offsets)
         X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
         n_queries = offsets.size - 1
         # the cutting-plane solver weighs the mean slack: Eq. 4's sum is its mean times |Q|
@@ -585,6 +636,9 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
 
     def _formulation(self):
         return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"
+
+    def _joint_parameter_problems(self):
+        return built_problem("loss", self._loss)
 
     def _loss(self):
         """The registered hinge loss (the positional MAP loss by default)."""

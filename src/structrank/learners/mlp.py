@@ -23,8 +23,8 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.deprecation import renamed_attribute
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning, FeatureScaleWarning
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
-                                      EvalSetMixin, Items, labels_vary_within_queries)
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
+                                      EvalSetMixin, Items, built_problem, labels_vary_within_queries)
 from structrank.learners.epochs import BestEpoch, OneStandardErrorEpoch, SignificantGainEpoch
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC, get_entry
@@ -146,9 +146,17 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         Every layer's weights then bias, flattened in order.
     gain_ : str
     best_epoch_ : int
-    dev_curve_ : ndarray
+    dev_curve_, dev_epochs_ : ndarray
         The eval metric on ``eval_set`` after each epoch (with ``init="linear"``, at the start first;
-        empty without ``eval_set``). ``eval_history_`` is its old name.
+        empty without ``eval_set``), and those epochs (thinned past ``learners.epochs.CURVE_POINTS``).
+        ``eval_history_`` is its old name.
+    n_epochs_ : int
+        The epochs trained: ``epochs``, or fewer when one left the parameters as it found them.
+    stop_reason_ : str or None
+        Why training stopped before ``epochs``: an epoch in which no step moved any parameter (Adam
+        moves them while its moments are not 0: the gradients were 0 and its steps had died out). The rules
+        "one-se" keeps every epoch's parameters until the choice at the end; "best" and "significant"
+        keep two.
 
     Examples
     --------
@@ -170,7 +178,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
                               "init": [StrOptions(set(INITS))],
-                              "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [str, list, tuple, None],
+                              "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [*METRICS, None],
                               "epochs": NON_NEGATIVE_INT, "batch_queries": COUNT, "learning_rate": POSITIVE,
                               "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
                               "random_state": NON_NEGATIVE_INT}  # torch's seed: an int
@@ -198,6 +206,17 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.relevant_from = relevant_from
         self.crf_param = crf_param
         self.random_state = random_state
+
+    def _joint_parameter_problems(self):
+        """The loss the options build; the linear start needs the linear skip, and no epochs need the linear start."""
+        problems = built_problem("loss", lambda: self.score_loss().build())
+        if problems:
+            return problems
+        if self.init == "linear" and not self.linear_skip:
+            return {"init": "init='linear' starts the linear skip: it needs linear_skip=True"}
+        if self.epochs == 0 and self.init != "linear":  # epochs=0 keeps the start: only the linear one is a model
+            return {"epochs": "epochs=0 keeps the linear start: it needs init='linear'"}
+        return {}
 
     def _network(self):
         # deferred: optional extra torch
@@ -238,16 +257,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         # deferred: optional extra torch (structrank.torch imports it)
         from structrank.torch import StructuredRankingLoss
 
-        self.score_loss()
-        if self.init == "linear" and not self.linear_skip:
-            raise ValueError("init='linear' starts the linear skip: it needs linear_skip=True")
-        if self.epochs == 0 and self.init != "linear":  # epochs=0 keeps the start: only the linear one is a model
-            raise ValueError("epochs=0 keeps the linear start: it needs init='linear'")
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from")
         self._fit_loss(y)
+        self._warn_if_loss_is_constant(self.score_loss().build(), offsets)
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         torch.manual_seed(int(self.random_state))
         rng = np.random.default_rng(self.random_state)
@@ -277,6 +292,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 out.weight.zero_()
                 out.bias.fill_(intercept)
             best.offer(0, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+        self.stop_reason_, self.n_epochs_ = None, 0
+        before = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
         for epoch in range(1, int(self.epochs) + 1):
             order = rng.permutation(n_queries)
             for start in range(0, n_queries, int(self.batch_queries)):
@@ -287,9 +304,17 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                 optimiser.zero_grad()
                 value.backward()
                 optimiser.step()
-            best.offer(epoch, torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy())
+            after = torch.nn.utils.parameters_to_vector(net.parameters()).detach().numpy().copy()
+            best.offer(epoch, after)
+            self.n_epochs_ = epoch
+            if epoch < int(self.epochs) and np.array_equal(after, before):
+                self.stop_reason_ = (f"stopped after epoch {epoch} of {int(self.epochs)}: no step of it moved the "
+                                     "network's parameters (the gradients were 0, or Adam's steps below their "
+                                     "precision)")
+                break
+            before = after
         self.best_epoch_, self.params_ = best.epoch, best.iterate
-        self.dev_curve_ = np.array(best.curve)
+        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
         return self._finish_fit()
 
     def _linear_start(self, X, y, qid, eval_set, dev):

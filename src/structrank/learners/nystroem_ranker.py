@@ -19,7 +19,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning
-from structrank.learners.base import COUNT, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, overflow_error
+from structrank.learners.base import (COUNT, POSITIVE, BaseRanker, EvalSetMixin, LinearRankerMixin, built_problem,
+                                      overflow_error, parameter_problems)
 
 
 def _dense(X):
@@ -72,7 +73,8 @@ class NystroemRanker(BaseRanker):
         self.gamma = gamma
         self.random_state = random_state
 
-    def _inner(self):
+    def _inner_class(self):
+        """The class ``ranker`` names; ValueError naming the linear rankers when it names none of them."""
         # deferred: the model registry sits above the learners (docs/ARCHITECTURE.md); only the inner model needs it
         from structrank.learners.registry import RANKERS, ranker_class
 
@@ -80,7 +82,29 @@ class NystroemRanker(BaseRanker):
         if cls is None or not issubclass(cls, LinearRankerMixin):
             linear = sorted(n for n in RANKERS if issubclass(ranker_class(n), LinearRankerMixin))
             raise ValueError(f"ranker must name a linear structrank ranker ({', '.join(linear)}), got {self.ranker!r}")
-        return cls(**(self.ranker_params or {}))
+        return cls
+
+    def _inner(self):
+        return self._inner_class()(**(self.ranker_params or {}))
+
+    def _joint_parameter_problems(self):
+        """``ranker`` names a linear ranker, and ``ranker_params`` holds only its parameters, each valid for it
+        (its own declaration, its loss): a nested key is named with the keys it could have been."""
+        problems = built_problem("ranker", self._inner_class)
+        if problems:
+            return problems
+        cls = self._inner_class()
+        params = self.ranker_params or {}
+        known = cls().get_params(deep=False)
+        unknown = [key for key in params if key not in known]
+        if unknown:
+            return {"ranker_params": f"ranker_params has no key {unknown[0]!r}: {self.ranker}'s parameters are "
+                                     f"{', '.join(sorted(known))}"}
+        for name, problem in parameter_problems(cls(**params)).items():  # the first
+            if problem.startswith(f"{name} must be "):
+                return {"ranker_params": f"ranker_params[{name!r}] of {self.ranker}{problem[len(name):]}"}
+            return {"ranker_params": f"ranker_params of {self.ranker}: {problem}"}
+        return {}
 
     def _embed(self, X):
         # deferred: the kernels package (numba, the tree kernels) loads only to fit or predict
@@ -122,6 +146,7 @@ class NystroemRanker(BaseRanker):
             else:
                 inner.fit(Z, y, qid=qid)
         self.weights_ = np.asarray(inner.coef_, dtype=np.float64)
+        self.stop_reason_ = getattr(inner, "stop_reason_", None)  # an iterative inner ranker's early end
         self.intercept_ = float(getattr(inner, "intercept_", 0.0))
         self._scoring_of_inner = inner._scoring()
         return self._finish_fit()

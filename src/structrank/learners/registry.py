@@ -29,10 +29,9 @@ import functools
 import importlib.util
 import itertools
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import numpy as np
 
 import structrank.learners
 from structrank.losses import HINGE, PROBABILISTIC, entries
@@ -420,6 +419,19 @@ def applicable_parameters(spec: ModelSpec) -> dict:
     loss_only = {} if node is None else ast.literal_eval(node.value)
     return {name: value for name, value in params.items()
             if name not in others and loss in loss_only.get(name, (loss,))}
+
+
+def ignored_parameters(spec: ModelSpec, params: dict) -> str | None:
+    """Why the first of ``params`` (``structrank train --set``) that would not act on the model they make is
+    ignored (``applicable_parameters`` of ``spec`` with ``params`` over its defaults, so ``--set loss=...``
+    counts), or None: ``--set k=5`` on svm-map is an error, not a value MAP never reads."""
+    made = replace(spec, defaults={**spec.defaults, **params})
+    acting = applicable_parameters(made)
+    for name in params:
+        if name not in acting:
+            return (f"--set {name}: {spec.name} with loss {_spec_loss(made)!r} does not read {name}: it would be ignored "
+                    f"here (`structrank train {spec.name} --help` lists the parameters that act)")
+    return None
 
 
 def model_details(name: str) -> str:

@@ -31,8 +31,9 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin,
-                                      informative_queries, informative_rows, optimiser_health, query_ranges, unpack)
+from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
+                                      LinearRankerMixin, built_problem, informative_queries, informative_rows, metric_list,
+                                      optimiser_health, query_ranges, unpack)
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
@@ -446,8 +447,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     _loss_parameters = {"slacks": ("combo",)}
     _parameter_constraints = {**LOSS_OPTIONS, "C": POSITIVE, "slacks": [StrOptions({"separate", "shared"})],
                               "target": [StrOptions({"ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
-                              "tol": NON_NEGATIVE, "max_iter": COUNT, "metric": [str, None], "convention": [str, None],
-                              "n_jobs": N_JOBS, "shard_rows": COUNT}
+                              "tol": NON_NEGATIVE, "max_iter": COUNT, "metric": [*METRICS, None],
+                              "convention": [*CONVENTION, None], "n_jobs": N_JOBS, "shard_rows": COUNT}
 
     def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
                  discount="letor", dorm_cut=None, gain="auto", relevant_from=1, target="ideal", max_outer=30,
@@ -484,8 +485,18 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     def _objective_scoring(self):
         if self.metric is not None:
-            return (self.metric,), None, None
+            return tuple(metric_list(self.metric)), None, None
         return self._loss().scoring()
+
+    def _joint_parameter_problems(self):
+        """The loss the options build (a feature map it lacks, a CRF objective, SVM-combo's unknown component),
+        and with the latent target, a loss that has one."""
+        problems = built_problem("loss", self._loss)
+        if not problems and self.target == "latent":
+            if len(self._losses()) != 1:
+                return {"target": "target='latent' takes one loss, not SVM-combo's separate slacks"}
+            problems = built_problem("target", lambda: check_latent(self._loss()))
+        return problems
 
     def _losses(self):
         loss = self._loss()
@@ -517,6 +528,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     def _fit_arrays(self, X, y, qid, offsets):
         self.gain_ = self._resolve_gain(y)
         losses = self._losses()
+        self._warn_if_loss_is_constant(self._loss(), offsets, 3)
         if self.target != "latent" and self.n_jobs is None and dask_client() is None:
             # only the informative queries can be violated; their rows are indexed, not copied
             y, offsets, rows = informative_rows(y, offsets, self.relevant_from)
@@ -571,6 +583,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.gain_ = self._resolve_gain(cache.y)
         losses = self._losses()
         offsets = np.asarray(cache.offsets, dtype=np.int64)
+        self._warn_if_loss_is_constant(self._loss(), offsets, 3)
         y = np.asarray(cache.y)
         # Queries without both a good and a bad document add exact zeros to every sum (their
         # loss and feature difference are 0); only the average counts the informative ones.

@@ -48,11 +48,11 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.deprecation import renamed_attribute
 from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, NON_NEGATIVE, POSITIVE, EvalSetMixin, features_vary_within_queries,
-                                      labels_vary_within_queries)
+from structrank.learners.base import (COUNT, LOSS_OPTIONS, METRICS, NON_NEGATIVE, POSITIVE, EvalSetMixin, built_problem,
+                                      features_vary_within_queries, labels_vary_within_queries)
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses.base import hinge_values
-from structrank.learners.trees import _LightGBMRanker
+from structrank.learners.trees import _LightGBMRanker, stop_when_a_round_adds_nothing
 from structrank.losses.combo import DEFAULT_COMBO
 
 _HESSIAN_FLOOR = 1e-12
@@ -165,7 +165,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_OPTIONS, "crf_param": POSITIVE,
                               "early_stopping_rounds": [*COUNT, None], "target": [StrOptions(set(TARGETS))],
                               "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
-                              "dev_metric": [str, list, tuple, None]}
+                              "dev_metric": [*METRICS, None]}
 
     def __init__(self, loss="ndcg", k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
                  components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, n_estimators=100, learning_rate=0.1,
@@ -200,13 +200,14 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         import lightgbm
 
         self._start_fit()
-        self.score_loss()  # before the data: a typo is the first thing to hear about
-        self._check_target()
+        if eval_set is None and self.early_stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds needs an eval_set")
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from (every gradient is 0)")
         self._fit_loss(y)
+        self._warn_if_loss_is_constant(self.score_loss().build(), offsets)
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None  # checked before any early return
         if not features_vary_within_queries(X, np.array([0, X.shape[0]])):
             return self._keep(self._constant_booster(X), [])  # fit has warned
@@ -241,8 +242,10 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             valid = [lightgbm.Dataset(dev_X, label=dev_y.astype(np.float64), reference=train)]
             if self.early_stopping_rounds is not None:
                 callbacks.append(lightgbm.early_stopping(int(self.early_stopping_rounds), verbose=False))
-        elif self.early_stopping_rounds is not None:
-            raise ValueError("early_stopping_rounds needs an eval_set")
+        self.stop_reason_ = None
+        # a round that adds no tree ends the fit; with early stopping, its best round is the first best on dev
+        best = (lambda: int(np.argmax(history))) if dev is not None and self.early_stopping_rounds is not None else None
+        callbacks.append(stop_when_a_round_adds_nothing(self, best))
         booster = lightgbm.train(params, train, num_boost_round=int(self.n_estimators), valid_sets=valid,
                                  feval=feval, callbacks=callbacks)
         if booster.best_iteration > 0:  # keep the trees up to the best round only
@@ -258,12 +261,17 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         return lightgbm.train({**self._lgb_params(), "objective": "regression"},
                               lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
 
-    def _check_target(self):
-        if self.target == "latent":
-            loss = self.score_loss().build()
-            if getattr(loss, "name", None) != "ndcg" or getattr(loss, "feature_map", None) != "po":
-                raise ValueError("target='latent' needs the NDCG@k hinge with phi_po (loss='ndcg'), got "
-                                 f"{getattr(loss, 'label', self.loss)!r}")
+    def _joint_parameter_problems(self):
+        """The loss the options build (a typo is the first thing to hear about); the latent target needs NDCG@k
+        with phi_po."""
+        problems = built_problem("loss", lambda: self.score_loss().build())
+        if problems or self.target != "latent":
+            return problems
+        loss = self.score_loss().build()
+        if getattr(loss, "name", None) != "ndcg" or getattr(loss, "feature_map", None) != "po":
+            return {"target": "target='latent' needs the NDCG@k hinge with phi_po (loss='ndcg'), got "
+                              f"{getattr(loss, 'label', self.loss)!r}"}
+        return {}
 
     def _keep(self, booster, history):
         self.best_iteration_ = booster.num_trees()

@@ -19,6 +19,8 @@ from structrank.learners.base import (COUNT, N_JOBS, NON_NEGATIVE_INT, POSITIVE,
 #: LightGBM parameters every fit uses: reproducible, single-format histograms, quiet.
 _FIXED_PARAMS = {"deterministic": True, "force_row_wise": True, "verbose": -1}
 
+#: the most leaves LightGBM grows in a tree (its own check, which it makes only once training starts)
+MAX_LEAVES = 131072
 #: the largest label whose lambdarank gain 2^label - 1 is a finite float64
 _MAX_LAMBDARANK_LABEL = 1023
 
@@ -33,6 +35,34 @@ def _num_threads(n_jobs):
     if n_jobs == 0:
         raise ValueError("n_jobs=0 is not a number of threads; use a positive int, or -1 for all cores")
     return n_jobs
+
+
+def stop_when_a_round_adds_nothing(fitted, best=None):
+    """A LightGBM callback that ends training after the first round that left the model as it was.
+
+    LightGBM drops the tree of a round that finds no split (every gradient 0, or no leaf that meets the
+    split requirements) and goes on, round after round, computing the same gradients at the same
+    scores: without sampling (structrank's LightGBM parameters sample nothing) every later round does
+    the same. With the random draws of a loss (the smoothing's noise, a CRF objective's subsets) another
+    round might split; the first round that adds nothing is taken as the end all the same.
+
+    ``fitted`` (the estimator) gets ``stop_reason_`` and ``n_epochs_`` (the rounds run); ``best()``, if
+    given, is the 0-based round to keep (the dev set's), else the last round that added a tree.
+    """
+    # deferred: lightgbm (0.2 s) loads only to train
+    import lightgbm
+
+    def callback(env):
+        rounds = env.iteration - env.begin_iteration + 1
+        fitted.n_epochs_ = rounds
+        if rounds > 1 and env.model.current_iteration() < rounds and rounds < env.end_iteration - env.begin_iteration:
+            fitted.stop_reason_ = (f"stopped after round {rounds} of {env.end_iteration - env.begin_iteration}: it "
+                                   "added no tree (LightGBM found no split), so every later round would do the same")
+            kept = env.model.current_iteration() - 1 if best is None else best()
+            raise lightgbm.callback.EarlyStopException(kept, env.evaluation_result_list or [])
+
+    callback.order = 40  # after LightGBM's early stopping (30), which keeps its own best round
+    return callback
 
 
 def checked_model_text(text: str) -> str:
@@ -126,7 +156,7 @@ class _LightGBMRanker(BaseRanker):
 
     # LightGBM's own ranges: a tree has at least 2 leaves, a leaf at least 0 rows
     _parameter_constraints = {"n_estimators": COUNT, "learning_rate": POSITIVE,
-                              "num_leaves": [Number(Integral, 2, None, closed="left")],
+                              "num_leaves": [Number(Integral, 2, MAX_LEAVES, closed="both")],
                               "min_child_samples": NON_NEGATIVE_INT, "random_state": [*NON_NEGATIVE_INT, None],
                               "n_jobs": N_JOBS}
 
@@ -147,7 +177,9 @@ class _LightGBMRanker(BaseRanker):
         import lightgbm
 
         dataset = lightgbm.Dataset(X, label=label, group=group, free_raw_data=True)
-        booster = lightgbm.train(params, dataset, num_boost_round=int(self.n_estimators))
+        self.stop_reason_ = None
+        booster = lightgbm.train(params, dataset, num_boost_round=int(self.n_estimators),
+                                 callbacks=[stop_when_a_round_adds_nothing(self)])
         self.booster_text_ = np.array(booster.model_to_string())
         self._booster_cache = (self.booster_text_, booster)
         return booster

@@ -100,6 +100,12 @@ class RankingLoss:
         grad = c_hat - self.star(scores, labels, offsets)
         return hinge_values(delta, scores, grad, offsets), grad
 
+    def constant_on(self, longest: int):
+        """Why every ranking of a list of at most ``longest`` documents has the same loss (a phrase naming the
+        metric), or None when some ranking of such a list changes it. None here: for most losses a cut-off past
+        the longest list only removes the cut (NDCG@k becomes NDCG, RR@k RR), which still orders the list."""
+        return None
+
     def scoring(self) -> tuple:
         """``(metrics, convention, relevant_from)`` that ``score()`` uses: graded losses are judged
         on the labels as they are, binary ones on labels binarised at ``relevant_from``."""

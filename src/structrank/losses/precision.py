@@ -122,6 +122,13 @@ class TopKLoss(RankingLoss):
     def label(self) -> str:
         return f"{self.name}@{self.k}/po"
 
+    def constant_on(self, longest: int):
+        """A top min(k, n) that holds the whole list counts its good documents whatever their order."""
+        if self.k < longest:
+            return None
+        return (f"{self.metrics[0]} counts the good documents in the top min(k, n), which is the whole list when it "
+                "has at most k documents, whatever their order")
+
     def _run(self, scores, labels, offsets, out=None):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         offsets = np.asarray(offsets, dtype=np.int64)

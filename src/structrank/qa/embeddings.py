@@ -179,7 +179,8 @@ class EmbeddingCache:
     def _load_shard(self, path: Path, keys_only: bool = False):
         """(keys, vectors) of one shard, or None (with a warning) when it cannot be read."""
         try:
-            with np.load(path, allow_pickle=False) as npz:
+            # an open file of ours: np.load given a path leaves it open when the shard is damaged
+            with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as npz:
                 keys = npz["keys"]
                 vectors = None if keys_only else npz["vectors"]
         except FileNotFoundError:  # merged away by another process since we listed it
