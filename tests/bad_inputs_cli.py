@@ -92,6 +92,8 @@ def _with_model(name, files, argv):
     def write_and_train(parent: Path) -> Path:
         folder = write(parent)
         _model(folder)
+        model = (folder / "m.npz").read_bytes()
+        (folder / "cut.npz").write_bytes(model[: len(model) // 2])  # a download cut short
         return folder
     return write_and_train
 
@@ -217,6 +219,24 @@ def cli_cases() -> list:
               ["predict", "--model", "{}/m.npz", "--data", "{}/d.txt", "--out", "/proc/scores.txt"]),
               "The error names the --out given, never a temporary file beside it.", words=["cannot create"],
               file="/proc/scores.txt"),
+        # parameters: range-checked before any work, nested dicts included, and refused where they do not apply
+        e("train_set_k_1e20", {"d.txt": DATA}, ["train", "svm-ndcg", "--train", "{}/d.txt", "--out", "{}/m.npz",
+                                                "--set", "k=1e20"],
+          "A cut-off past any C int ended inside numba.", words=["k must be", "2147483647"], file="svm-ndcg"),
+        e("train_nested_unknown_key", {"d.txt": DATA}, [
+            "train", "nystroem-svm-map", "--train", "{}/d.txt", "--out", "{}/m.npz", "--set",
+            'ranker_params={"bogus": 1}'], "An unknown key of a nested dict ended in an internal error.",
+          words=["ranker_params has no key 'bogus'", "parameters are"], file="nystroem-svm-map"),
+        e("train_set_unread_parameter", {"d.txt": DATA}, ["train", "svm-map", "--train", "{}/d.txt", "--out",
+                                                          "{}/m.npz", "--set", "k=5"],
+          "svm-map reads no cut-off: a k given would be silently ignored.", words=["k"], file="svm-map"),
+        error(COMMAND, "predict_run_tag_without_trec", _with_model("predict_run_tag_without_trec", {"d.txt": DATA},
+              ["predict", "--model", "{}/m.npz", "--data", "{}/d.txt", "--run-tag", "x", "--out", "{}/s.txt"]),
+              "A run tag without a run would be ignored.", words=["--format trec"], file="--run-tag"),
+        error(COMMAND, "predict_truncated_model", _with_model("predict_truncated_model", {"d.txt": DATA},
+              ["predict", "--model", "{}/cut.npz", "--data", "{}/d.txt", "--out", "{}/s.txt"]),
+              "A truncated model is refused in one line (and leaves no file open behind it).", words=["cut.npz"],
+              file="cut.npz"),
     ]
     return cases
 
