@@ -99,17 +99,25 @@ def _blocked_reading_stdin(pid) -> bool:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/syscall"), reason="needs Linux's /proc/PID/syscall")
 def test_ctrl_c_exits_130_without_a_traceback(setup):
+    # SIGINT as a terminal delivers it: a shell's background job (CI started with `&`) ignores SIGINT, and a
+    # Python started with SIGINT ignored installs no KeyboardInterrupt handler
     proc = subprocess.Popen([*PYTHON, "-m", "structrank", "predict", "--model", str(setup / "m.npz"), "--data",
-                             "-", "--out", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while not _blocked_reading_stdin(proc.pid) and time.time() < deadline:
-        time.sleep(0.05)
-    assert _blocked_reading_stdin(proc.pid), "the command never waited on its standard input"
-    proc.send_signal(signal.SIGINT)
-    # the command must end on the signal alone: standard input stays open until it has (closing it first
-    # would race the signal with an end of file, which reads as an empty input on a loaded machine)
-    proc.wait(timeout=60)
-    out, err = proc.communicate(timeout=60)
+                             "-", "--out", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.time() + 120
+        while not _blocked_reading_stdin(proc.pid) and time.time() < deadline:
+            time.sleep(0.05)
+        assert _blocked_reading_stdin(proc.pid), "the command never waited on its standard input"
+        proc.send_signal(signal.SIGINT)
+        # the command must end on the signal alone: standard input stays open until it has (closing it first
+        # would race the signal with an end of file, which reads as an empty input on a loaded machine)
+        proc.wait(timeout=60)
+        out, err = proc.communicate(timeout=60)
+    finally:  # a command left running would end the test run with its ResourceWarning in another test
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130 and b"Traceback" not in err and b"interrupted" in err and out == b"", err
 
 

@@ -13,9 +13,10 @@ MAX_LABEL = 2**31 - 1
 
 
 def label_text(value) -> str:
-    """A label as the messages print it, alike from a file and from an array: 3 (not 3.0 or 3e+00), 0.5, nan."""
+    """A label as the messages print it, alike from a file and from an array: 3 (not 3.0 or 3e+00), 0.5, nan,
+    1e+300 (a whole number past 1e15 keeps its exponent rather than 301 digits)."""
     value = value.item() if hasattr(value, "item") else value
-    if isinstance(value, float) and value == value and abs(value) != float("inf") and value.is_integer():
+    if isinstance(value, float) and abs(value) < 1e15 and value.is_integer():  # NaN and inf are not below 1e15
         return str(int(value))
     return str(value)
 
