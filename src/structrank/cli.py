@@ -8,8 +8,8 @@ Every input problem ends in one line naming the file, the line and the problem, 
   ``train``'s help only for ``--help`` (``details``: every model on one line, or with a model named,
   that model's parameters, defaults and grid; read from the sources, under 8,000 characters);
   the others are one-line stubs from ``HELP``, so ``--help`` and ``--version``
-  import no model or experiment (0.04-0.09 s against 0.02 s for ``python -c pass``, on a busy
-  development machine).
+  import no model or experiment (docs/BENCHMARKS.md, "Start-up and reading", times them beside
+  ``python -c pass``).
 - Errors: every exception ends in one line on stderr (``error_line``; an OSError as ``FILE:
   reason``). Exit code 2 for input and system errors (``StructRankError``, ``ValueError``,
   ``OSError`` (dask's connection errors included, named as ``--scheduler``), SQLite errors,
@@ -34,7 +34,7 @@ Every input problem ends in one line naming the file, the line and the problem, 
   writes a TREC run (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers).
 """
 
-# deferred imports: start-up time, a command loads only what it runs (numpy alone costs 65 ms)
+# deferred imports: start-up time, a command loads only what it runs (numpy's import alone: docs/BENCHMARKS.md)
 from __future__ import annotations
 
 import argparse

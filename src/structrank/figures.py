@@ -28,7 +28,7 @@ def new_figure(**kwargs):
     >>> fig.get_layout_engine().__class__.__name__
     'ConstrainedLayoutEngine'
     """
-    # deferred: matplotlib (0.5 s) loads only when a figure is drawn
+    # deferred: matplotlib loads only when a figure is drawn
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -83,7 +83,7 @@ def save_figure(fig, path, dpi: int = 150) -> Path:
     >>> open(path, "rb").read(4)
     b'\\x89PNG'
     """
-    # deferred: matplotlib (0.5 s) loads only when a figure is drawn
+    # deferred: matplotlib loads only when a figure is drawn
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if not isinstance(fig.canvas, FigureCanvasAgg):

@@ -71,7 +71,7 @@ def _jsonable(value):
 
 def save_model(model, path) -> None:
     """Save a fitted structrank estimator to ``path`` (npz), atomically."""
-    # deferred: the registry and the learners (scikit-learn, 1 s) load only for rankers, not for archives
+    # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives
     from structrank.learners.registry import ranker_class
 
     name = type(model).__name__
@@ -171,7 +171,7 @@ def _read_open_archive(path, fh, what, max_header_bytes):
             listed = header.get("arrays") if isinstance(header, dict) else None
             members = set(archive.files) - {"__header__"}
             if isinstance(listed, dict) and members != set(listed):  # before any array is read: an extra
-                # member (1 GiB within the compression limit) would otherwise be loaded, then refused
+                # member (as large as the compression limit lets it be) would otherwise be loaded, then refused
                 raise DataFormatError(path, None, f"damaged {what} file (its arrays {sorted(members)} are not the "
                                       f"header's {sorted(listed)})", "arrays")
             arrays = {key: archive[key] for key in archive.files if key != "__header__"}
@@ -211,7 +211,7 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
 def load_model(path):
     """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
     header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION, max_header_bytes=MAX_MODEL_HEADER_BYTES)
-    # deferred: the registry and the learners (scikit-learn, 1 s) load only for rankers, not for archives
+    # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives
     from structrank.learners.registry import ranker_class
 
     name = header.get("class")
@@ -230,7 +230,7 @@ def load_model(path):
     model = cls(**params)
     # the class's declared ranges (as for fit and --set), before any array is used: a forged
     # degree=1000 made a polynomial model predict inf and NaN
-    # deferred: the registry and the learners (scikit-learn, 1 s) load only for rankers, not for archives
+    # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives
     from structrank.learners.base import parameter_problems
 
     problems = parameter_problems(model)

@@ -2,7 +2,8 @@
 
 Every oracle starts by ordering a query's documents by score (Fact 3.2: each kind, or each grade,
 stays in score order), and at 10,000 documents that sort was most of an oracle's time: numba's
-``np.argsort(kind="mergesort")`` took 0.81 ms where numpy's (unstable) quicksort took 0.34 ms.
+``np.argsort(kind="mergesort")`` was much slower than numpy's (unstable) quicksort
+(docs/BENCHMARKS.md, "Structured learning", sets each oracle call beside numpy's argsort).
 A least-significant-digit radix sort is stable, linear in the documents, and gives the same
 permutation as ``np.argsort(-s, kind="stable")`` (ties in input order, -0.0 tied with 0.0) for
 finite scores.

@@ -1,10 +1,10 @@
 """Speed of the positional map's MAP inference (Haponchyk & Moschitti 2018, Sec. 4.2).
 
 One call of the greedy bottom-up inference kernel on one query of N = 10 ... 1,000,000
-candidates (seeded N(0, 1) scores, 10% good; buffers allocated once, as in training), median of
-many calls after compilation, with the exact interleaving search beside it where its
-(P + 1) x (N- + 1) table stays small, and numpy's argsort of the same scores for reference. The
-greedy is a sort plus a linear pass, so it should cost about one sort: O(N log N). The table
+candidates (seeded N(0, 1) scores, a ``rate`` of them good; buffers allocated once, as in
+training), median of many calls after compilation, with the exact interleaving search beside it
+where its (P + 1) x (N- + 1) table stays small, and numpy's argsort of the same scores for
+reference. The greedy is a sort plus a linear pass, so it should cost about one sort: O(N log N). The table
 prints time / (N log2 N), the ratio to the argsort, and the slope of log time against log N.
 The exact search fills P x N- cells: quadratic in N at a fixed rate of good candidates.
 """
@@ -18,7 +18,7 @@ from structrank.oracles.positional import exact_kernel, greedy_kernel
 from structrank.structures import positional_weights
 
 SIZES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
-EXACT_MAX_CELLS = 5e7  # the exact search's table (bytes, with a float and a flag per cell: ~9x this)
+EXACT_MAX_CELLS = 5e7  # the exact search's table (cells; a float and a flag each, 9 bytes)
 
 
 def bench_greedy(sizes=SIZES, rate=0.1, repeat=200, seed=0, exact_max_cells=EXACT_MAX_CELLS):

@@ -32,8 +32,8 @@ loads the numba kernels and one over the cache that maps its pages.
 Every configuration of every task, and the ceiling below, runs once in each of ``SPEEDUP_REPEATS``
 rounds, taking turns. A task's fits on 1 and on 2 workers run in the same child process after one
 warm-up, one right after the other, the first of them alternating between rounds: a *pair*. On
-the virtual machine this was built on, the same single-process pass takes 112 ms in one minute
-and 150 ms in the next, and such a spell lasts seconds, so the two fits of a pair see the same
+the virtual machine this was built on, the same single-process pass runs markedly slower in one
+minute than in the next, and such a spell lasts seconds, so the two fits of a pair see the same
 machine while runs in separate rounds need not. The speed-up is therefore the median over the
 rounds of each pair's ratio; the ratio of the medians and the ratio of the best runs (the
 machine undisturbed) are printed beside it. The LocalCluster run is likewise a pair with a 1-worker
@@ -199,9 +199,10 @@ def _paired_cluster_task(name, path, order, scheduler, epochs=None):
     """In a (child) process: the task's fit in this process (1 worker) and on the cluster at
     ``scheduler``, one after the other in ``order`` (1: this process, 2: the cluster), after a
     warm-up of each; (seconds of 1 worker, seconds on the cluster). Why a pair: on the virtual
-    machine this was built on, the same fit takes 10.3 s in one minute and 12.2 s in the next, so a
+    machine this was built on, the same fit's time drifts from one minute to the next, so a
     cluster run set against a 1-worker run of another child process measured the machine's spells
-    as much as the cluster (LSP-AP read 1.47, 1.69, 1.57 and 1.50 on four pages)."""
+    as much as the cluster (LSP-AP's cluster speed-up moved from one page of docs/BENCHMARKS.md to
+    the next)."""
     from structrank.data.cache import open_letor_cache
     from structrank.parallel.shards import TRIPS
     from structrank.parallel.workers import cluster
@@ -396,10 +397,9 @@ def _with_cluster(task, path, round_=0):
     """(seconds of 1 worker, seconds through a LocalCluster of 2 single-threaded worker processes,
     started before the clock, the cluster fit's account) of ``task``, timed in one child process as
     a pair (``_paired_cluster_task``), in the round's order. The workers' statistical profiler is
-    off: it samples every thread's stack every 10 ms, and while numba's kernels run without the
-    GIL on both cores it takes its time from them (at 10^7 rows, SVM-map's 10 passes took 5.2-5.6 s
-    with it, 5.0-5.1 s without; one process 8.3-8.5 s). docs/DISTRIBUTED.md says how to turn it
-    off on a cluster."""
+    off: it samples every thread's stack at a fixed interval, and while numba's kernels run without
+    the GIL on both cores it takes its time from them (SVM-map's passes at 10^7 rows were measurably
+    slower with it). docs/DISTRIBUTED.md says how to turn it off on a cluster."""
     # deferred: optional (dask extra), only for the LocalCluster speed-up
     import dask
     from distributed import LocalCluster

@@ -123,7 +123,7 @@ def _has(module) -> bool:
 
 def bench_reading(sizes=READ_SIZES, rounds=3, folder=None) -> dict:
     """{n_docs: {contender: [seconds]}}: read_letor against load_svmlight_file (no qids) on the same file."""
-    # deferred: scikit-learn (about 1.3 s) only for the comparison reader
+    # deferred: scikit-learn only for the comparison reader
     from sklearn.datasets import load_svmlight_file
 
     out = {}

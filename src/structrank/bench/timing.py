@@ -86,7 +86,7 @@ def reproduction_main(doc, option, default, lines, experiment, summary, argv=Non
 
 def timed_reproduction(experiment, n_jobs=2):
     """(rows, minutes): ``structrank reproduce EXPERIMENT`` into a fresh temporary folder, timed."""
-    # deferred: the experiments (80 ms, tqdm) only for --reproduction
+    # deferred: the experiments (tqdm) only for --reproduction
     from structrank.experiments.registry import EXPERIMENTS
 
     with tempfile.TemporaryDirectory() as out:

@@ -20,7 +20,7 @@ Comments (``#docid = ...``) are not stored. The cache is built in a temporary si
 interrupted build never leaves a folder that looks like a cache; the manifest records the
 source's size and mtime, and a cache whose source changed is rebuilt.
 
-The file is read in 64 KiB blocks cut into chunks of lines, under ``read_bytes``'s limits
+The file is read in blocks of 2**16 bytes cut into chunks of lines, under ``read_bytes``'s limits
 (``files.bounded_blocks``), and each chunk goes through ``letor.parse_rows``, the parser
 ``read_letor`` uses. ``LetorCache`` maps the arrays; the learners shard it
 (``structrank.parallel.shards``).
@@ -81,8 +81,8 @@ def build_letor_cache(path, cache_dir=None, chunk_rows=200_000, n_features=None)
         ``$XDG_CACHE_HOME/structrank`` (``~/.cache/structrank``) when the file's folder is not
         writable (data folders often are read-only).
     chunk_rows : int
-        Lines read and parsed at a time; memory is proportional to it, about 35 bytes per
-        stored value of the chunk (200 000 rows of 46 features: 330 MB; of 136: about 1 GB).
+        Lines read and parsed at a time; memory is proportional to it: the chunk's text and the
+        arrays parsed from it, a few times the bytes of its stored values.
     n_features : int, optional
         Number of columns (so that train and test caches agree); the largest index seen by
         default. A feature index above it is an error.

@@ -2,7 +2,8 @@
 
 Why not scikit-learn's ``load_svmlight_file``: importing scikit-learn costs seconds (``structrank
 evaluate`` must start in well under one), its parser with ``query_id=True`` is much slower than
-without (10^6 LETOR rows: 131 s against 8 s here), and it reports a bad line without its number.
+without, which is itself slower than ours (docs/BENCHMARKS.md, "Start-up and reading", times
+``read_letor`` beside it up to 10^7 rows), and it reports a bad line without its number.
 
 Grammar of a line (docs/GRAMMAR.md; the reference is ``letor.line_problem``, which names the
 field of a bad line): ``label [qid:Q] index:value ... [# comment]`` with ASCII whitespace

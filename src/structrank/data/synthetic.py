@@ -28,14 +28,15 @@ def make_ranking_dataset(
         Documents per query, drawn uniformly from ``[low, high]``.
     n_features : int
     n_levels : int
-        Labels are 0 .. n_levels - 1; about 30% of documents are relevant (label >= 1).
+        Labels are 0 .. n_levels - 1; the documents above the 0.7 quantile of a hidden score are
+        relevant (label >= 1).
     noise : float
         Standard deviation of the noise added to the hidden score (the signal's is about 0.9):
         larger values make the labels harder to predict from X.
     no_relevant_fraction : float
         Fraction of queries whose labels are all 0 (MQ2008 has 28%).
     sparse : bool
-        Return CSR with about 30% of the entries non-zero.
+        Return CSR, each entry kept non-zero with probability 0.3.
     random_state : int or None
 
     Examples
@@ -58,7 +59,8 @@ def make_ranking_dataset(
     query_shift = np.repeat(rng.normal(scale=0.5, size=n_queries), sizes)
     hidden = (X - X.mean(axis=0)) @ w / np.sqrt(n_features) * 3.0 + query_shift
     hidden += rng.normal(scale=noise, size=n)
-    # Thresholds put ~70% of documents at label 0 and split the rest evenly over levels 1..n_levels-1.
+    # Thresholds put the documents below the 0.7 quantile at label 0 and split the rest evenly over levels
+    # 1..n_levels-1.
     cuts = np.quantile(hidden, np.linspace(0.7, 1.0, n_levels - 1, endpoint=False)[1:]) if n_levels > 2 else []
     y = np.zeros(n, dtype=np.int64)
     if n_levels >= 2:

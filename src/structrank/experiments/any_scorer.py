@@ -85,7 +85,7 @@ def _quick_grid(spec):
 
 
 def _run(spec, root):
-    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
+    # deferred: `results` imports every experiment module; the kernels (scikit-learn) load only to run
     from structrank.kernels import NystroemFeatures, RBFKernel
 
     convention = DATASETS[spec.dataset]

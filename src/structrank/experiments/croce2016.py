@@ -14,7 +14,7 @@ data folder), C chosen on the 2016 dev set, tested on the 2016 test set.
      structrank's HMM tagger trained on UD English-EWT, texts cut at ``MAX_WORDS`` words);
      kernel PTK (lam = mu = 0.4, child subsequences up to ``PTK_MAX_LENGTH``), normalised.
      (REL marks of the words question and comment share, ``mark_related``, gave the same dev
-     MAP in a 300-landmark trial and would make every question tree distinct, ten times the
+     MAP in a 300-landmark trial and would make every question tree distinct, multiplying the
      question kernel's cost; they are not used.)
 
    The kernel of two pairs is the sum of the three. Its columns against every training pair
@@ -105,7 +105,7 @@ DATA_FORMAT, BLOCK_FORMAT, CACHE_VERSION = "structrank-croce2016-pairs", "struct
 
 def part_kernels():
     """{part: kernel} of the pair objects (the RBF's gamma is set from the data in ``prepare``)."""
-    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
+    # deferred: `results` imports every experiment module; the kernels (scikit-learn) load only to run
     from structrank.kernels import PartialTreeKernel
 
     return {"q": PartialTreeKernel(lam=0.4, mu=0.4, max_length=PTK_MAX_LENGTH),
@@ -117,7 +117,7 @@ def pair_objects(data_dir=None, max_threads=None):
 
     ``max_threads`` keeps the first threads of each split only (for tests).
     """
-    # deferred: `results` imports every experiment module; the QA features and scikit-learn (0.1 s) load only to prepare
+    # deferred: `results` imports every experiment module; the QA features and scikit-learn load only to prepare
     from sklearn.preprocessing import StandardScaler
 
     from structrank.nlp.shallow import ShallowParser
@@ -146,7 +146,7 @@ def prepare(out, data_dir=None, n_jobs=1, progress=True, max_threads=None):
 
     Returns (folder, number of blocks computed by this call).
     """
-    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
+    # deferred: `results` imports every experiment module; the kernels (scikit-learn) load only to run
     from structrank.kernels import RBFKernel, parallel_gram
 
     folder = Path(out) / "data"
@@ -225,7 +225,7 @@ def block_seconds(metas, split, n_columns=None, parts=PARTS):
 
 
 def _evaluate(y, qid, scores):
-    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs (0.1 s) load only to run
+    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs load only to run
     from sklearn.metrics import f1_score
 
     return (evaluate(y, scores, qid, ["map"], "semeval").metrics["map"],
@@ -253,7 +253,7 @@ def _select_c(fit, arrays, features):
 
 
 def _linear_svm(C):
-    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs (0.1 s) load only to run
+    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs load only to run
     from sklearn.svm import LinearSVC
 
     # liblinear's dual coordinate descent visits the rows in a random order: seeded, so that a rerun
@@ -262,7 +262,7 @@ def _linear_svm(C):
 
 
 def _nystroem_run(spec, folder):
-    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
+    # deferred: `results` imports every experiment module; the kernels (scikit-learn) load only to run
     from structrank.kernels.nystroem import nystroem_normalization
 
     meta, arrays = load_pairs(folder)
@@ -294,7 +294,7 @@ def _nystroem_run(spec, folder):
 
 
 def _full_run(spec, folder):
-    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs (0.1 s) load only to run
+    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs load only to run
     from sklearn.svm import SVC
 
     meta, arrays = load_pairs(folder)
@@ -360,7 +360,7 @@ def _kernel_run(spec, folder):
 
 
 def _letor_run(spec, root):
-    # deferred: `results` imports every experiment module; the kernels (0.1 s, scikit-learn) load only to run
+    # deferred: `results` imports every experiment module; the kernels (scikit-learn) load only to run
     from structrank.kernels import NystroemFeatures, RBFKernel
 
     convention = LETOR_SETS[spec.dataset]
@@ -413,7 +413,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     ``quick`` is not a smaller SemEval problem (the kernel columns are the whole cost and are
     needed by the full SVM): it runs two landmark counts, one seed and one MQ2008 fold.
     """
-    # deferred: `results` imports every experiment module; the SemEval reader (scikit-learn, 0.05 s) loads only to run
+    # deferred: `results` imports every experiment module; the SemEval reader (scikit-learn) loads only to run
     from structrank.qa.semeval import FOLDER, load_semeval
 
     out = Path(out)

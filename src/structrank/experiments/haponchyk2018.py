@@ -146,7 +146,7 @@ def embeddings_available() -> bool:
 
 def prepare_features(out, dataset, feature_set, data_root=None):
     """Compute and store the feature matrices of the three splits (fitted on train) unless present."""
-    # deferred: `results` imports every experiment module; the QA features (scikit-learn, 0.05 s) load only to prepare
+    # deferred: `results` imports every experiment module; the QA features (scikit-learn) load only to prepare
     from structrank.qa.features import QAFeaturizer
     from structrank.qa.readers import load_qa
 
@@ -189,7 +189,7 @@ def paper_features(featurizer, parser, data) -> np.ndarray:
     of the two texts' shallow trees (``qa.syntax``); its ESA similarity needs a Wikipedia index
     and is left out. None of our cues, counts and question-type crosses: they lift the pointwise
     SVM, which is what the margin claims are about."""
-    # deferred: `results` imports every experiment module; the QA features (scikit-learn, 0.05 s) load only to prepare
+    # deferred: `results` imports every experiment module; the QA features (scikit-learn) load only to prepare
     from structrank.qa.features import PAPER_FEATURES
     from structrank.qa.syntax import ptk_similarity
 

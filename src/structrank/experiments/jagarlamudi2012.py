@@ -701,7 +701,7 @@ def report_sections(rows, out, link_prefix=""):
 
 #: an accuracy "matches" the paper's within half a point: the size of the rerankers' gains in Table 2
 ACCURACY_TOLERANCE = 0.5
-#: Alg. 1 has "converged" when its last iteration moved the summed slack by less than 1%
+#: Alg. 1 has "converged" when its last iteration moved the summed slack by less than this fraction
 CONVERGED = 0.01
 
 

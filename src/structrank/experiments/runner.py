@@ -145,7 +145,7 @@ def _outcomes(run_fn, todo, n_jobs, backend):
         for spec in todo:
             yield _timed_call(run_fn, spec)
         return
-    # deferred: start-up time (`reproduce --help` loads this module); joblib (0.1 s) loads to run in parallel
+    # deferred: start-up time (`reproduce --help` loads this module); joblib loads to run in parallel
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
@@ -396,7 +396,7 @@ def _on_dataset_root(spec, run, roots):
 def paper_model(name):
     """The command-line model ``name`` as the reproductions train it: with the papers' binary NDCG gain
     (``gain="binary"`` where the estimator's default is "auto", which picks the gain from the labels)."""
-    # deferred: start-up time (`reproduce --help` loads this module); the learners and numba (0.3 s) load to run
+    # deferred: start-up time (`reproduce --help` loads this module); the learners and numba load to run
     from structrank.learners.registry import get_model
 
     spec = get_model(name)

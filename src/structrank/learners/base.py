@@ -608,7 +608,7 @@ class LinearRankerMixin:
         """One score per row: ``X @ coef_``, each row summed left to right, so that a document's score
         is the same bits whether X is dense or CSR and wherever its row sits (BLAS's blocked
         products differ in the last bit with a row's position)."""
-        # deferred: numba (0.25 s) at the first predict; the scikit-learn and LightGBM rankers need no numba
+        # deferred: numba at the first predict; the scikit-learn and LightGBM rankers need no numba
         from structrank.parallel.rows import matvec
 
         X = self._validate_predict_data(X)
@@ -660,7 +660,7 @@ class EvalSetMixin:
         """Mean over ``dev_metric`` (each a mean over queries) of the linear scores ``X @ w``."""
         X, y, qid = dev
         metrics = self._dev_metrics()
-        # deferred: numba (0.25 s) at the first predict; the scikit-learn and LightGBM rankers need no numba
+        # deferred: numba at the first predict; the scikit-learn and LightGBM rankers need no numba
         from structrank.parallel.rows import matvec
 
         return evaluate(y, matvec(X, w), qid, metrics, self.dev_convention).mean_of(metrics)

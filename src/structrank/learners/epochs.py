@@ -47,7 +47,7 @@ def _epoch_done(epoch, total):
         listener(epoch, total)
 
 
-#: the most points a ``Curve`` holds (a learner's dev and training curves: 160 kB each at most)
+#: the most points a ``Curve`` holds (a learner's dev and training curves: 16 bytes a point, its epoch and value)
 CURVE_POINTS = 10_000
 
 

@@ -39,7 +39,7 @@ d1 ~ 60,000 sparse suffixes that is a dense 60,000^2 factorization, out of reach
   ``scipy.linalg.eigh``) when d2 <= max_dense, else a diagonal C_yy with the top-k
   eigenvectors from ``scipy.sparse.linalg.eigsh`` on an operator that never forms a d2 x d2
   matrix. ``covariance_`` records what was used. (Keeping C_yy full matters: on tagging-like
-  synthetic data the softened model reached 99.5% with it and 98.1% with a diagonal one.)
+  synthetic data the softened model was clearly less accurate with a diagonal one.)
 
 Choices where the paper is ambiguous or silent (all deliberate, each marked in the code):
 
@@ -232,7 +232,7 @@ def weighted_gram(Q: sp.csr_matrix, w: np.ndarray, block_rows: int | None = None
     heavy = np.flatnonzero(row_nnz > cut)
     if heavy.size:
         upper = np.zeros((d, d), order="F")    # dsyrk fills the upper triangle only
-        block = block_rows or max(1, (64 << 20) // (8 * d))  # ~64 MB of dense rows at a time
+        block = block_rows or max(1, (64 << 20) // (8 * d))  # 64 << 20 bytes of dense rows at a time
         for start in range(0, heavy.size, block):
             dense = scaled[heavy[start:start + block]].toarray(order="F")
             upper = blas.dsyrk(1.0, dense, beta=1.0, c=upper, trans=1, lower=0, overwrite_c=1)

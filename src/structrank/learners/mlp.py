@@ -84,8 +84,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     linear_skip : bool, default True
         Add a linear term ``x . v`` to the network's output ("wide and deep"), started at 0. Why:
         the network then holds the linear model, and on LETOR's 46 query-normalised features the
-        linear part carries most of the signal (MQ2008 Folds 1-2: +0.24 points of NDCG@10 for the
-        NDCG hinge and +0.33 of NDCG@5 for CRF-KL, means over the two folds, against no skip).
+        linear part carries most of the signal (when it was added, the NDCG hinge and CRF-KL each
+        scored a little higher with the skip than without it on MQ2008 Folds 1-2).
     init : {"zeros", "linear"}, default "zeros"
         "linear" (with ``linear_skip``): the linear skip starts at the weights of the linear
         learner of the same loss (``svm-<loss>``, ``crf-<objective>``; its grid chosen on
@@ -93,16 +93,10 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         so the network starts as the linear model and learns a residual; with ``eval_set`` that
         start is epoch 0 of the choice. Why: the linear model on LETOR's 46 query-normalised
         features is a strong ranker, a network started at random fell short of it (issue 20).
-        Measured at 9d759c7 (mlp-<loss> against the linear learner, test, mean of 5 folds, grids on
-        vali, the network's seed 0; docs/ANY_SCORER.md now averages 5 seeds): OHSUMED map
-        0.4460 / 0.4459, NDCG@10 0.4351 / 0.3151, crf-kl NDCG@5 0.4634 / 0.4614; MQ2008 0.4750 /
-        0.4765, 0.2267 / 0.2299, 0.4748 / 0.4770 (from a random start: -0.89, -0.37, -0.87 points,
-        crf-kl's epoch then chosen by NDCG@5). Where vali
-        prefers a trained epoch to the start, the residual's gain on MQ2008's small vali files has
-        not carried to test; no difference is significant but OHSUMED NDCG@10's (paired tests on
-        that page). docs/MLP_DEPARTURES.md measures every epoch of every grid point on vali and
-        test against the start: where the start is strong, most departures lose on test and vali
-        ranks them only loosely.
+        docs/ANY_SCORER.md sets each ``MLP · <loss>`` beside ``linear · <loss>`` (test, 5 folds and
+        5 seeds, grids on vali). docs/MLP_DEPARTURES.md measures every epoch of every grid point on
+        vali and test against the start: where the start is strong, most departures lose on test
+        and vali ranks them only loosely.
         The ``mlp-<loss>`` models use it.
     epochs : int, default 30
         Passes over the training queries; with ``eval_set`` the epoch with the best eval metric
@@ -122,15 +116,11 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         epochs on a small eval set wins partly by noise; "one-se" departs less from the start,
         "significant" only on evidence, so that the network is at least its linear start unless the
         eval set shows otherwise. Neither is the default, as each gave away more where the network
-        helped than it saved where it did not (``mlp-<loss>``, test, mean of 5 folds, grids on vali,
-        "significant" / "one-se" / "best" / the linear learner): MQ2008 map 0.4765 / 0.4764 /
-        0.4750 / 0.4765, NDCG@10 0.2299 / 0.2270 / 0.2267 / 0.2299, crf-kl NDCG@5 0.4770 / 0.4756 /
-        0.4748 / 0.4770; OHSUMED 0.4459 / 0.4449 / 0.4460 / 0.4459, 0.3305 / 0.4410 / 0.4351 /
-        0.3151, 0.4614 / 0.4672 / 0.4634 / 0.4614 ("significant" kept the linear start in 29 of the
-        30 fits: on OHSUMED's eval sets of 21-22 queries a gain of 8-15 points of NDCG@10 did not pass the
-        test; "best" as on docs/ANY_SCORER.md at 9d759c7; ``benchmarks/issue20_fits.py mlp-map --set
-        epoch_rule=significant``; crf-kl's epochs chosen by NDCG@5 under "one-se", before
-        ``dev_metric``, by NDCG@1-5 under the other two).
+        helped than it saved where it did not (``mlp-<loss>``, test, 5 folds, grids on vali, measured
+        at 9d759c7 with ``benchmarks/issue20_fits.py mlp-map --set epoch_rule=significant`` and the
+        like; not on a generated page): "significant" kept the linear start in almost every fit, as
+        on OHSUMED's eval sets of 21-22 queries even OHSUMED NDCG@10's large gain did not pass the
+        test.
     batch_queries : int, default 16
         Queries per Adam step (the loss is their mean).
     learning_rate : float, default 1e-3

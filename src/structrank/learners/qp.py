@@ -20,7 +20,8 @@ For one group (the 1-slack SVM) ``cutting_plane`` first runs an exact active-set
 (``active_set_dual``: the equality-constrained minimiser on the free set by a small SVD, a step
 along a null direction on singular faces), then SMO, warm-started, to a 1e-12 optimality gap (a
 few steps after the active set; all of the work for SVM-combo's separate slacks). Why: at large C
-SMO crawls on the rank-deficient H (LSSVM-AP at C = 5000 on MQ2008 Fold1: 25 s -> 1.6 s).
+SMO alone crawls on the rank-deficient H (docs/BENCHMARKS.md, "Structured learning", times the QP
+against C beside the oracles; `structrank bench --only structured`).
 
 Every product and the small eigendecomposition here are plain loops in a fixed order, not BLAS or
 LAPACK: OpenBLAS picks its kernels per processor (and its LAPACK calls them), so their last bits

@@ -61,7 +61,7 @@ class ModelSpec:
     def make(self, **params):
         """The estimator with ``params`` over the defaults, every value checked against the class's
         ``_parameter_constraints`` (``structrank train --set`` goes through here before reading data)."""
-        # deferred: start-up time, `train` parses with this registry; scikit-learn (1.2 s) loads to make a model
+        # deferred: start-up time, `train` parses with this registry; scikit-learn loads to make a model
         from sklearn.utils._param_validation import InvalidParameterError
 
         from structrank.learners.base import parameter_problems
@@ -117,8 +117,8 @@ CRF_METRIC = ("ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5")
 # Boosted trees on a structured loss: LambdaMART's grid (the same tree budget, 100 rounds)
 GBRT_GRID = {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}
 # gbrt-ndcg holds the NDCG@k hinge to the latent target, re-imputed each round (learners.structured_trees
-# says why: OHSUMED test NDCG@10 0.3906 -> 0.4146, lambdarank 0.4130), and smooths it (ScoreLoss.smoothed says
-# why); the smoothing is the value with the best vali NDCG@10 over the ten folds of MQ2008 and OHSUMED
+# says why), and smooths it (ScoreLoss.smoothed says why); the smoothing is the value with the best vali
+# NDCG@10 over the ten folds of MQ2008 and OHSUMED
 # (benchmarks/trees_smoothing.py, docs/TREES_SMOOTHING.md)
 GBRT_DEFAULTS = {"ndcg": {"target": "latent", "smoothing": 0.3}}
 # The perceptron on another loss: its loss scaling C (the argmax at the scores divided by C)
@@ -463,7 +463,7 @@ def fit_and_score(spec, params, train, vali, convention):
     """(model, vali value) of one grid point: a module-level function, so joblib can ship it.
 
     A grid point that stays at w = 0 (a small C) says nothing: ``select_on_vali`` warns about the chosen one."""
-    # deferred: start-up time, `train` parses with this registry; scikit-learn (1.2 s) loads to fit
+    # deferred: start-up time, `train` parses with this registry; scikit-learn loads to fit
     from structrank.learners.base import StayedAtZeroWarning
 
     model = spec.make(**params)
@@ -494,14 +494,14 @@ def select_on_vali(spec: ModelSpec, train, vali, fixed=None, convention="auto", 
     -------
     (model, params, vali_value)
     """
-    # deferred: start-up time, `train` parses with this registry; joblib (0.1 s) loads to select
+    # deferred: start-up time, `train` parses with this registry; joblib loads to select
     from structrank.parallel.workers import dask_client
 
     candidates = list(spec.candidates(fixed or {}, grid))
     if (n_jobs in (None, 1) and dask_client() is None) or len(candidates) == 1:
         fitted = (fit_and_score(spec, params, train, vali, convention) for params in candidates)
     else:
-        # deferred: start-up time, `train` parses with this registry; joblib (0.1 s) loads to select
+        # deferred: start-up time, `train` parses with this registry; joblib loads to select
         from joblib import Parallel, delayed
 
         fitted = Parallel(n_jobs=n_jobs)(delayed(fit_and_score)(spec, params, train, vali, convention)

@@ -383,7 +383,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         Stop when no constraint is violated by more than ``tol`` beyond the slack (losses are
         in [0, 1]). Finer than SVM-struct's usual 1e-3: with phi_po, SVM-map and SVM-ndcg stay
         close to w = 0 (Figs. 4-6), so their whole progress is of the order of 1e-3; on MQ2008
-        1e-4 moved SVM-ndcg's test NDCG@10 from 0.2257 to 0.2275 and 1e-5 only to 0.2277.
+        1e-4 still moved SVM-ndcg's test NDCG@10 and 1e-5 hardly did.
         0 runs all ``max_iter`` iterations (the benchmarks time a fixed number).
     max_iter : int, default 1000
         Cutting-plane iterations (oracle calls per loss).
@@ -520,7 +520,8 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         else:
             # A CSR matrix that lists every column of every row (a LETOR file read as CSR) is taken as
             # the dense view of its values before the checks: one pass over its indices, not the range
-            # check's and then dense_view's (each about 3% of a 10-iteration fit on MQ2008 x100)
+            # check's and then dense_view's (each a visible share of a short fit: docs/BENCHMARKS.md,
+            # "Memory and sparse input", times the same fit on dense and CSR rows)
             X, y, qid = unpack(X, y, qid)
             self._fit_arrays(*self._validate_fit_data(dense_view(X), y, qid))
         return self._finish_fit()

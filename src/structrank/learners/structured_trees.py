@@ -20,9 +20,10 @@ every misordered pair of the max-violating ranking, whatever its place in the li
 and lambdarank's |Delta NDCG|-weighted gradient look at the top k. On long lists with many good
 documents (LETOR 3.0 OHSUMED: about 150 documents, a third of them relevant) most of the gradient
 then goes to pairs deep in the list; against the latent target those pairs cancel and the trees
-are pushed on the head only. Measured, grids chosen on vali, 100 trees, test NDCG@10 mean of 5
-folds: OHSUMED 0.3906 -> 0.4146 (lambdarank 0.4130), MQ2008 (about 19 documents per query, so
-little below the cut) 0.2256 -> 0.2230 (lambdarank 0.2315).
+are pushed on the head only. Measured when the target was chosen (grids on vali, 100 trees, test
+NDCG@10 over 5 folds): the latent target lifted OHSUMED to lambdarank's level and left MQ2008
+(about 19 documents per query, so little below the cut) about where it was. docs/ANY_SCORER.md
+sets ``trees · ndcg`` beside LightGBM lambdarank on both, for the current models.
 
 ``smoothing``: a hinge's subgradient is piecewise constant in the scores and zero on every query
 the scores already rank with a margin; the gradient of its perturbed smoothing (``ScoreLoss.smoothed``)
@@ -122,9 +123,9 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     smoothing_samples : int, default 1
         The draws each round's gradient averages. One draw is an unbiased estimate of the smoothed
         gradient, and boosting averages the rounds' estimates as stochastic gradient descent does;
-        each draw costs an oracle call on every query (graded NDCG@10 on MQ2008 Fold1: about 4 ms,
-        so 8 draws made 100 rounds' fit 6.7x LightGBM lambdarank's in one run; ``structrank bench
-        --only trees`` measures the default).
+        each draw costs an oracle call on every query, so the fit's time grows with the draws
+        (docs/BENCHMARKS.md, "Boosted trees on a structured loss", times the default beside LightGBM
+        lambdarank; ``structrank bench --only trees``).
     early_stopping_rounds : int or None, default None
         Stop when the eval metric (``dev_metric``) has not improved for this many rounds (needs
         ``eval_set`` in ``fit``).
@@ -196,7 +197,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
     def fit(self, X, y=None, qid=None, eval_set=None):
         """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``)."""
-        # deferred: lightgbm (0.2 s) loads only to train or predict
+        # deferred: lightgbm loads only to train or predict
         import lightgbm
 
         self._start_fit()
@@ -255,7 +256,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     def _constant_booster(self, X):
         """One tree with a zero leaf. LightGBM drops the columns it cannot split on, and a custom
         objective then fails; a regression on zero labels gives every document the same score."""
-        # deferred: lightgbm (0.2 s) loads only to train or predict
+        # deferred: lightgbm loads only to train or predict
         import lightgbm
 
         return lightgbm.train({**self._lgb_params(), "objective": "regression"},

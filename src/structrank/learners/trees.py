@@ -49,7 +49,7 @@ def stop_when_a_round_adds_nothing(fitted, best=None):
     ``fitted`` (the estimator) gets ``stop_reason_`` and ``n_epochs_`` (the rounds run); ``best()``, if
     given, is the 0-based round to keep (the dev set's), else the last round that added a tree.
     """
-    # deferred: lightgbm (0.2 s) loads only to train
+    # deferred: lightgbm loads only to train
     import lightgbm
 
     def callback(env):
@@ -173,7 +173,7 @@ class _LightGBMRanker(BaseRanker):
         return params
 
     def _train(self, params, X, label, group=None):
-        # deferred: lightgbm (0.2 s) loads only to train or predict, not with the class
+        # deferred: lightgbm loads only to train or predict, not with the class
         import lightgbm
 
         dataset = lightgbm.Dataset(X, label=label, group=group, free_raw_data=True)
@@ -189,7 +189,7 @@ class _LightGBMRanker(BaseRanker):
         cache = getattr(self, "_booster_cache", None)
         if cache is not None and cache[0] is self.booster_text_:
             return cache[1]
-        # deferred: lightgbm (0.2 s) loads only to train or predict, not with the class
+        # deferred: lightgbm loads only to train or predict, not with the class
         import lightgbm
 
         text = checked_model_text(str(self.booster_text_))

@@ -49,11 +49,13 @@ per state, and Viterbi and n-best stay exact (tests check both against brute for
 **Candidate tags.** Each word is decoded only over its candidate tags: a known word's tags seen
 with it; for an unknown word, the tags of its suffix distribution within ``unknown_beam`` (1e-4)
 of the most probable one, at most ``max_unknown_tags`` (20) of them, most probable first. On UD
-English-EWT dev the probability mass so dropped averages 0.01% per unknown word (at most 1.5%);
-the dev accuracy is that of the unpruned model (92.31%) and the 10-best oracle 0.04 points lower,
-while 10-best decoding runs twice as fast. Every score, Viterbi and n-best below is
-exact for the model restricted to these candidates; :meth:`TrigramHMMTagger.candidates` lists
-them so that tests can enumerate the same space by brute force.
+English-EWT dev the probability mass so dropped is a small fraction per unknown word; measured
+when the defaults were set, the dev accuracy was that of the unpruned model and the 10-best
+oracle barely lower, while 10-best decoding ran faster (docs/BENCHMARKS.md, "POS tagging and
+n-best reranking", gives the current accuracy and decoding speed). Every score, Viterbi and
+n-best below is exact for the model restricted to these candidates;
+:meth:`TrigramHMMTagger.candidates` lists them so that tests can enumerate the same space by
+brute force.
 
 **Decoding** is in log space over states (previous tag, tag), in numba. The n-best search is list
 Viterbi: every state keeps its ``n`` best partial paths (score and a back-pointer to the

@@ -87,7 +87,7 @@ def jackknife_nbest(sentences_words, sentences_tags, n_folds=10, n=10, make_tagg
     if n_jobs == 1:
         parts = [_fold_nbest(*job) for job in jobs]
     else:
-        # deferred: joblib (0.1 s) loads only when the folds run in parallel
+        # deferred: joblib loads only when the folds run in parallel
         from joblib import Parallel, delayed
 
         parts = Parallel(n_jobs=n_jobs)(delayed(_fold_nbest)(*job) for job in jobs)

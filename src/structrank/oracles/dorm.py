@@ -3,7 +3,8 @@
 With two gain levels (binary relevance, the paper's) ``two_level_batch`` solves it in numba, one
 pass over the queries: within a level the places taken go to its best-scoring documents in score
 order (A(rank) >= 0 and non-increasing), so a DP over (place, good documents placed), O(width^2)
-per query, replaces the assignment (10-20 times faster on OHSUMED's latent DORM). Graded gains
+per query, replaces the assignment (many times faster on OHSUMED's latent DORM; docs/BENCHMARKS.md,
+"Structured learning", times the DORM oracle and fits). Graded gains
 use ``scipy.optimize.linear_sum_assignment``, on a rectangular problem when A is sparse (only the
 first ``max(cut, k)`` ranks are assigned).
 """
@@ -17,7 +18,7 @@ from structrank.numba_cache import njit
 from structrank.sorting import order_desc
 
 #: graded DORM solves a (documents x assigned ranks) assignment, cubic in its smaller side (scipy's
-#: linear_sum_assignment: 1,000 documents 0.5 s, 2,000 about 6 s a call): past this many documents on
+#: linear_sum_assignment: seconds a call at this size, a cube's growth beyond): past this many documents on
 #: both sides a query is refused rather than left to run for hours (issue 24); sparse DORM (dorm_cut)
 #: assigns only the first max(cut, k) ranks and stays cheap
 MAX_ASSIGNMENT_SIDE = 2000
@@ -173,7 +174,7 @@ def dorm_query(s, gains, k, discount, decay):
     d = np.zeros(width)
     d[:depth] = discount[:depth] / ideal
     cells = s[:, None] * a[None, :width] - gains[:, None] * d[None, :]
-    from scipy.optimize import linear_sum_assignment  # deferred: SciPy (0.4 s), graded gains only
+    from scipy.optimize import linear_sum_assignment  # deferred: SciPy, graded gains only
 
     rows, cols = linear_sum_assignment(cells, maximize=True)
     order[cols] = rows

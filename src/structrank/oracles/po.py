@@ -296,8 +296,9 @@ def _interleave(sg, sb, weight, gain_discount, cut):
 
 
 #: Above this many (good, bad) pairs a no-clip list (NDCG-nc) is solved by pooling adjacent
-#: violators rather than by the P x (N + 1) table (at 10,000 documents the table took 60-180 ms and
-#: 70-200 MB). Below it the table stays: both are exact, but on tied objectives (w = 0) they may
+#: violators rather than by the P x (N + 1) table, whose time and memory grow with P x N
+#: (docs/BENCHMARKS.md, "Structured learning", times ndcg-nc/po at 1,000 and 10,000 documents).
+#: Below it the table stays: both are exact, but on tied objectives (w = 0) they may
 #: pick different maximisers, and LETOR's lists (at most about 10^5 pairs) keep their fits' bits.
 PAVA_MIN_PAIRS = 2**20
 

@@ -55,8 +55,9 @@ from structrank.oracles.po import _split_sorted
 from structrank.structures import positional_weights
 
 INFERENCES = ("greedy", "exact", "none")
-#: the exact DP fills (relevant + 1) x (others + 1) cells of 9 bytes per query: past 10^8 cells (0.8 GiB,
-#: about half a second a call) a query is refused rather than left to exhaust memory or time (issue 24)
+#: the exact DP fills (relevant + 1) x (others + 1) cells of 9 bytes per query: past 10^8 cells
+#: (9 * 10^8 bytes; docs/BENCHMARKS.md, "Positional MAP inference", times the exact search) a query is
+#: refused rather than left to exhaust memory or time (issue 24)
 MAX_EXACT_CELLS = 10**8
 _KERNEL_IDS = {"greedy": 0, "exact": 1, "none": 0}  # "none" is the greedy at scale 0
 

@@ -14,7 +14,8 @@
 - ``csr_index_error``: what is wrong with a CSR matrix's column indices or row pointers, if
   anything. The kernels read CSR indices as unsigned (a view, no copy): numba checks a signed
   index for a negative value on every access, which kept the CSR loops from vectorising (the
-  products took 1.2-2.4x their dense cost; unsigned, 0.55-1.1x). They trust the indices, so the
+  products cost well above their dense cost; unsigned, about the same: docs/BENCHMARKS.md,
+  "Memory and sparse input", times a fit on dense and CSR rows). They trust the indices, so the
   learners check them at the door (``learners.base``): a bad index is an error naming the row,
   not a read outside the array.
 """
@@ -136,7 +137,8 @@ def _lists_every_column(indices, indptr, n_columns):
 def dense_view(X):
     """X itself, or, for a CSR matrix whose every row lists every column in order (a LETOR file read
     as CSR), the dense (rows, columns) view of its values: no copy, and the dense kernels skip the
-    column indices (a CSR fit took 1.3-1.6x a dense one). Sums keep their order, so the products
+    column indices (docs/BENCHMARKS.md, "Memory and sparse input", sets a CSR fit beside a dense one).
+    Sums keep their order, so the products
     have the same bits either way."""
     if not sp.issparse(X):
         return X

@@ -18,12 +18,13 @@ _SCRATCH = threading.local()
 def scratch(name, n, dtype=np.float64) -> np.ndarray:
     """This thread's reusable array ``name`` of ``n`` elements (contents undefined).
 
-    Why: a shard's per-row temporaries (scores, coefficients, orders: 400 kB each at 50,000
-    rows) are large enough for glibc to serve each from a fresh mmap whose pages fault in
+    Why: a shard's per-row temporaries (scores, coefficients, orders: 8 bytes a row each, a
+    shard's rows) are large enough for glibc to serve each from a fresh mmap whose pages fault in
     again at every call, or to trim its heap after each free. In a young worker process that
-    made a cutting-plane shard step 30-40% slower than the same step in a long-lived main
-    process. A shard function asks for its temporaries here instead; one buffer per name and
-    thread grows to the largest shard and is reused, and nothing it returns may alias one.
+    made a cutting-plane shard step markedly slower than the same step in a long-lived main
+    process (docs/BENCHMARKS.md, "Scale", times shard steps in worker processes). A shard
+    function asks for its temporaries here instead; one buffer per name and thread grows to the
+    largest shard and is reused, and nothing it returns may alias one.
     """
     pool = _SCRATCH.__dict__.setdefault("pool", {})
     key = (name, np.dtype(dtype).str)

@@ -6,13 +6,13 @@ shard, giving each worker one contiguous group of shards:
 
 - ``n_jobs=None`` or 1 and no dask backend active: in this process, shard after shard;
 - ``n_jobs > 1``: on that many threads of this process (``workers.thread_pool``), used through
-  the executor directly rather than ``joblib.Parallel``, whose result loop sleeps 10 ms whenever
-  no task is done (a tenth of a 10^6-row perceptron epoch);
+  the executor directly rather than ``joblib.Parallel``, whose result loop sleeps between polls
+  whenever no task is done (a wait as long as a good part of a short perceptron epoch);
 - inside ``joblib.parallel_backend("dask")`` with a ``distributed.Client``: one ``ShardGroup``
   actor per worker, created at the first map, holds a contiguous group of shards in proportion
   to the worker's threads for the whole fit and is called by the client directly, with no
-  scheduler round trip per iteration (which had held a 2-process LocalCluster to 1.07x one
-  process at 10^6 rows), and a call's arguments and results travel as one pickle each (``packed``);
+  scheduler round trip per iteration (which had held a 2-process LocalCluster to about the speed
+  of one process at 10^6 rows), and a call's arguments and results travel as one pickle each (``packed``);
 - inside a worker's task (a grid point fitted on the cluster): the shards are scattered once
   (``client.scatter``), and each map submits one task per worker thread, each pinned to its
   worker, through that backend's client, for the same reason.
@@ -173,7 +173,7 @@ class ShardedQueries:
         # without joblib's polling loop
         # one slot per worker thread, and each group pinned to its slot's worker: left to itself the
         # scheduler may start both groups on the worker that answered first (a LocalCluster of 2 then
-        # ran at 1.07x one process), and a shard that stays on one process keeps its mapped pages and
+        # ran hardly faster than one process), and a shard that stays on one process keeps its mapped pages and
         # its memo there from one iteration to the next
         info = client.scheduler_info()["workers"]  # may be empty in a worker's client: then unpinned
         slots = [address for address in sorted(info) for _ in range(info[address].get("nthreads", 1))]
@@ -188,8 +188,9 @@ class ShardedQueries:
     def _map_on_actors(self, client, fn, args, extra):
         """The map on the cluster's workers through one ``ShardGroup`` actor each: the client calls
         them directly, one round trip per worker and no scheduler in between (a task through the
-        scheduler took 15-40 ms more per map: at 10^6 rows a LocalCluster of 2 processes ran an
-        SVM-map pass at 1.07x one process, its calls at 1.3-1.5x)."""
+        scheduler added its own round trip to every map, which at 10^6 rows held a LocalCluster of 2
+        processes to about the speed of one; docs/BENCHMARKS.md, "Scale", gives the cluster's
+        speed-up and the round trip beyond the workers' work per iteration)."""
         actors, map_id = self._actors(client), next(_MAP_IDS)
         payloads = [packed((fn, args, [extra[i] for i in group])) for _, group in actors]
         start = time.perf_counter()
@@ -269,9 +270,9 @@ class ShardGroup:
 def packed(value) -> bytes:
     """One pickle (protocol 5) of a call's arguments or results. Why: dask serialises every NumPy array
     of a message as frames of its own, and a call of 100 shards moves a few hundred small arrays
-    (the shards' visiting orders out, their weights back). LSP-AP at 10^7 rows on a LocalCluster of 2
-    (100 shards a worker), medians per epoch: from the call to the worker's start 12 ms, from its end
-    to the client's result 23-27 ms; packed, 4-7 ms and 2-3 ms."""
+    (the shards' visiting orders out, their weights back), each with its own overhead; packed, the
+    round trips of LSP-AP's epochs at 10^7 rows on a LocalCluster of 2 fell severalfold
+    (docs/BENCHMARKS.md, "Scale", gives each cluster fit's round trip and bytes moved per iteration)."""
     return pickle.dumps(value, protocol=5)
 
 
@@ -310,7 +311,7 @@ def cache_stamp(folder) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _open_cache(folder, stamp=0):
-    # deferred: the cache's reader (SciPy, 0.1 s) loads only to serve shards from a cache folder
+    # deferred: the cache's reader (SciPy) loads only to serve shards from a cache folder
     from structrank.data.cache import LetorCache
 
     return LetorCache.load(folder)
@@ -331,8 +332,8 @@ def _cache_shard(handle) -> dict:
 def _apply_on_threads(fn, pairs, args, threads) -> list:
     """``[fn(shard, *args, *more) for (shard or handle, more) in pairs]``, in order, on ``threads``
     threads of this process: one task per thread over a contiguous group of pairs, through the
-    executor directly rather than joblib.Parallel, whose result loop sleeps 10 ms whenever no task
-    is done (a tenth of a 10^6-row perceptron epoch)."""
+    executor directly rather than joblib.Parallel, whose result loop sleeps between polls whenever no
+    task is done (the module's docstring says why that matters)."""
     if threads == 1:
         return _apply_group(fn, pairs, args)
     executor = thread_pool(threads)

@@ -5,8 +5,8 @@
   (all of structrank's are), so the threads run at once on the shards in place, with nothing
   written, shipped or mapped again per worker (sklearn's forests use joblib's threads for the same
   reason). loky's worker processes, used before, paid an IPC round trip, a wake-up and a shard's
-  move to another process's cache at every map, which kept LSP-AP's short epochs under a speed-up
-  of 1.6;
+  move to another process's cache at every map, which kept LSP-AP's short epochs well below the
+  speed-up threads reach (docs/BENCHMARKS.md, "Scale", sets 2 threads beside the machine's ceiling);
 - ``dask_client``: the client of joblib's active dask backend (``joblib.parallel_backend("dask")``
   or ``parallel_config(backend="dask")`` with a ``distributed.Client``), else None;
   ``cluster(address)`` is the context that connects one and activates the backend
@@ -90,8 +90,8 @@ def contiguous_groups(n_shards, workers):
     """Contiguous groups of shard indices, one per worker.
 
     One task per worker: on a cluster a task costs a network round trip. Smaller groups (4 per
-    worker, so that a faster core could take more) were measured with worker processes and were
-    no faster: 1.46-1.65 against 1.51-1.62 at 10^6 rows, and a LocalCluster went from 1.35 to 0.83.
+    worker, so that a faster core could take more) were measured with worker processes at 10^6 rows
+    and were no faster, and on a LocalCluster they were slower than one group a worker.
     """
     return np.array_split(np.arange(n_shards), min(n_shards, max(1, workers)))
 

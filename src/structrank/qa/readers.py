@@ -543,7 +543,7 @@ SPLITS = ("train", "dev", "test")
 
 
 def _existing(path: Path) -> Path:
-    """``path`` or ``path.gz``, whichever exists (the data folder gzips files over 1 MB)."""
+    """``path`` or ``path.gz``, whichever exists (the data folder gzips its larger files)."""
     for candidate in (path, path.with_name(path.name + ".gz")):
         if candidate.is_file():
             return candidate

@@ -346,7 +346,7 @@ def _existing(path: Path, required: bool = True) -> Path | None:
 
 
 def semeval_file(name: str, data_root=None, required: bool = True) -> Path | None:
-    """A file of the SemEval folder by its name without .gz (the data folder gzips files over 1 MB)."""
+    """A file of the SemEval folder by its name without .gz (the data folder gzips its larger files)."""
     root = Path(data_root) if data_root is not None else data_dir(required=True)
     return _existing(root / FOLDER / name, required)
 
