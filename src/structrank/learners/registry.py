@@ -344,9 +344,11 @@ def _spec_loss(spec):
     return spec.parameters().get("loss")
 
 
-def _trained_loss(spec):
-    """The registered loss a model trains on, also through an inner ranker (``nystroem-svm-map``), or None."""
-    return _spec_loss(spec) or (spec.defaults.get("ranker_params") or {}).get("loss")
+def trained_loss(spec):
+    """The name of the registered loss a model trains on, also through an inner ranker (``nystroem-svm-map``),
+    or None (the baselines); nothing is imported."""
+    name = _spec_loss(spec) or (spec.defaults.get("ranker_params") or {}).get("loss")
+    return name if name in entries() else None  # RankSVM's loss="hinge" is liblinear's, no registered one
 
 
 def models_by_loss() -> dict:
@@ -354,7 +356,7 @@ def models_by_loss() -> dict:
     ``None``: the models that train on no registered loss (the baselines, LambdaMART, ...)."""
     table = {name: [] for name in entries()}
     for model, spec in MODELS.items():
-        table.setdefault(_trained_loss(spec) if _trained_loss(spec) in table else None, []).append(model)
+        table.setdefault(trained_loss(spec), []).append(model)
     return table
 
 
