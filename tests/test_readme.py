@@ -95,3 +95,35 @@ def test_the_readme_examples_run(tmp_path, monkeypatch, capsys, data_root):
     assert sum(r.startswith("python") for r in ran) >= 5
     assert set(parsed) <= {f"structrank {c}" for c in PARSED_ONLY}
     assert (tmp_path / "model.json").is_file() and (tmp_path / "diff.png").is_file()
+
+
+def _readme_table_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_table", README.parent / "tools" / "readme_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_table_of_losses_and_models_is_the_registries(monkeypatch):
+    """The README lists no loss or model by hand: its table is generated from the registries, so a loss
+    added without `python tools/readme_table.py` run (or a model) fails here (issue 39, point 3)."""
+    tool = _readme_table_tool()
+    text = README.read_text()
+    assert tool.fill(text) == text, "README.md's table of losses is stale: run `python tools/readme_table.py`"
+    block = tool.BLOCK.search(text).group(0)
+    from structrank.learners.registry import MODELS, models_by_loss
+    from structrank.losses import loss_names
+
+    for name in loss_names():
+        assert f"| `{name}` |" in block
+    assert all(f"`{model}`" in block for model in MODELS)
+    assert tool.main(["--check"]) == 0
+
+    assert set(models_by_loss()) == {*loss_names(), None}
+
+    # a loss registered and the README not regenerated: the check fails
+    grown = tool.readme_table() + "| `new` | hinge | new | `svm-new` |\n"
+    monkeypatch.setattr(tool, "readme_table", lambda: grown)
+    assert tool.fill(text) != text and tool.main(["--check"]) == 1

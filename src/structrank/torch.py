@@ -54,8 +54,8 @@ class StructuredRankingLoss(torch.nn.Module):
     Parameters
     ----------
     loss : str
-        Any registered loss (``structrank.losses.loss_names()``) ("auc", "map", "ndcg", "ndcg-nc",
-        "mrr", "combo", "crf-kl", ...).
+        Any registered loss (``structrank.losses.loss_names()`` lists them, docs/LOSSES.md with
+        their options).
     random_state : int or None
         Seeds the CRF objectives' subsets (a new draw at every call).
     **options

@@ -78,8 +78,9 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     Parameters
     ----------
     loss : str, default "ndcg"
-        A loss of ``structrank.learners.score_loss``: "auc", "map", "ndcg", "ndcg-nc", "mrr",
-        "combo" (structural hinges) or "crf-ml", "crf-kl", ... (permutation CRF objectives).
+        Any registered loss, seen through ``structrank.learners.score_loss``: a structural hinge or
+        a permutation CRF objective (``structrank.losses.loss_names()`` lists them, docs/LOSSES.md
+        with their options).
     hidden_layer_sizes : tuple of int, default (32,)
     linear_skip : bool, default True
         Add a linear term ``x . v`` to the network's output ("wide and deep"), started at 0. Why:

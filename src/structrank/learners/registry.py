@@ -344,6 +344,38 @@ def _spec_loss(spec):
     return spec.parameters().get("loss")
 
 
+def trained_loss(spec):
+    """The name of the registered loss a model trains on, also through an inner ranker (``nystroem-svm-map``),
+    or None (the baselines); nothing is imported."""
+    name = _spec_loss(spec) or (spec.defaults.get("ranker_params") or {}).get("loss")
+    return name if name in entries() else None  # RankSVM's loss="hinge" is liblinear's, no registered one
+
+
+def models_by_loss() -> dict:
+    """{registered loss name: [its command-line models]} for every loss (registry order), then
+    ``None``: the models that train on no registered loss (the baselines, LambdaMART, ...)."""
+    table = {name: [] for name in entries()}
+    for model, spec in MODELS.items():
+        table.setdefault(trained_loss(spec), []).append(model)
+    return table
+
+
+def readme_table() -> str:
+    """The README's table of losses and models (between its ``registry-table`` markers): every
+    registered loss with its kind, the metric it stands for and the command-line models that train
+    on it, and a last row of the models that train on no registered loss. Generated from the two
+    registries by ``python tools/readme_table.py`` (tests/test_readme.py keeps the README equal to it)."""
+    lines = ["| loss | kind | stands for | command-line models |", "|---|---|---|---|"]
+    for name, models in models_by_loss().items():
+        if name is None:
+            lines.append(f"| none | | | {', '.join(f'`{m}`' for m in models)} |")
+            continue
+        entry = entries()[name]
+        lines.append(f"| `{name}` | {entry.kind} | {', '.join(entry.build().metrics)} | "
+                     f"{', '.join(f'`{m}`' for m in models)} |")
+    return "\n".join(lines) + "\n"
+
+
 def losses_page() -> str:
     """docs/LOSSES.md: every registered loss (``structrank.losses``) with its options, the metric it
     stands for, and the command-line models that train on it, generated from the registry."""
@@ -357,7 +389,7 @@ def losses_page() -> str:
              "|---" * 9 + "|"]
     for name, entry in entries().items():
         loss = entry.build()
-        models = ", ".join(f"`{m}`" for m, spec in MODELS.items() if _spec_loss(spec) == name)
+        models = ", ".join(f"`{m}`" for m in models_by_loss()[name])
         options = ", ".join(f"`{o}`" for o in entry.options) or "none"
         lines.append(f"| `{name}` | {entry.kind} | {', '.join(entry.feature_maps)} | {options} | "
                      f"{', '.join(loss.metrics)} ({loss.convention}) | {loss.labels} | {entry.paper or 'structrank'} | "

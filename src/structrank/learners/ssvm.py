@@ -341,7 +341,10 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     Parameters
     ----------
-    loss : {"auc", "map", "ndcg", "ndcg-nc", "mrr", "combo"}, default "map"
+    loss : str, default "map"
+        A hinge loss of the registry: ``structrank.losses.loss_names("hinge")`` lists them and
+        docs/LOSSES.md gives each one's options and the metric it stands for (the table above names
+        the papers' methods among them).
     C : float, default 1.0
         Weight of the average slack.
     k : int, default 10

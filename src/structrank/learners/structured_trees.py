@@ -94,11 +94,10 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     Parameters
     ----------
     loss : str, default "ndcg"
-        A structural loss ("auc", "map", "ndcg", "ndcg-nc", "mrr", "combo": the hinge of
-        ``StructSVMRanker``'s loss, its max-violating structure against the ideal one) or a
-        permutation CRF objective ("crf-ml", "crf-la", "crf-ls", "crf-el", "crf-kl",
-        "crf-ml-sum", "crf-la-sum": ``PermutationCRFRanker``'s, on a subset of at most 6 documents
-        per query drawn anew each round with every relevance level in it).
+        Any registered loss (``structrank.losses.loss_names()``; docs/LOSSES.md lists them): a
+        hinge (``StructSVMRanker``'s loss, its max-violating structure against the ideal one) or a
+        probabilistic objective (a permutation CRF objective, ``PermutationCRFRanker``'s, on a
+        subset of at most 6 documents per query drawn anew each round with every relevance level in it).
     k, feature_map, gain, discount, dorm_cut, components, relevant_from
         The structural loss's options, as in ``StructSVMRanker`` (``gain="auto"``: graded NDCG
         gains when the training labels have more than two levels).
