@@ -13,7 +13,7 @@ from structrank.data import make_ranking_dataset
 from structrank.learners import StructuredBoostingRanker
 from structrank.learners.registry import get_model
 from structrank.learners.structured_trees import latent_star
-from structrank.oracles import make_loss
+from structrank.losses import get_loss
 from structrank.oracles.graded import _grades, graded_po_coef_from_order
 from structrank.oracles.latent import latent_po_star
 
@@ -35,7 +35,7 @@ def test_the_latent_target_is_the_best_loss_zero_ranking(seed):
     labels = rng.integers(0, 3, size=6)
     labels[:2] = (0, 2)
     scores = rng.normal(size=6)
-    loss = make_loss("ndcg", k=3, gain="exp2", discount="log2")
+    loss = get_loss("ndcg", k=3, gain="exp2", discount="log2")
     star = latent_star(loss, scores, labels, _offsets([6]))
     gains = np.exp2(labels) - 1.0
     ideal = _dcg(gains, np.argsort(-gains, kind="stable"), 3)
@@ -56,7 +56,7 @@ def test_with_binary_gains_it_is_the_latent_svms_target():
     offsets = _offsets([30, 7, 12])
     labels = rng.integers(0, 2, size=offsets[-1])
     scores = rng.normal(size=offsets[-1])
-    loss = make_loss("ndcg", k=5)
+    loss = get_loss("ndcg", k=5)
     np.testing.assert_allclose(latent_star(loss, scores, labels, offsets),
                                latent_po_star(scores, loss.relevance(labels), offsets, 5))
 
@@ -64,7 +64,7 @@ def test_with_binary_gains_it_is_the_latent_svms_target():
 def test_the_latent_hinge_is_non_negative_and_zero_below_the_head():
     """Delta(r_hat) + s . (c_hat - c_latent) >= 0, and a list whose head is right has hinge 0
     however its tail is ordered, where the hinge against the ideal ranking is not."""
-    loss = make_loss("ndcg", k=2, gain="exp2")
+    loss = get_loss("ndcg", k=2, gain="exp2")
     labels = np.array([2, 1, 1, 0, 1, 0, 0, 1])
     offsets = _offsets([8])
     scores = np.array([10.0, 9.0, 0.0, 0.1, -0.1, 0.2, 0.3, -0.2])  # top 2 right, the tail mixed up

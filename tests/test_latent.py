@@ -10,7 +10,7 @@ from structrank.data.dataset import group_offsets
 from structrank.learners import LatentPerceptronRanker, LatentSSVMRanker
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.model_io import load_model, save_model
-from structrank.oracles.positional import PositionalAPLoss
+from structrank.losses.map import PositionalAPLoss
 
 
 @pytest.fixture(scope="module")

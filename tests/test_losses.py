@@ -8,7 +8,7 @@ from structrank.learners import (LatentPerceptronRanker, LatentSSVMRanker, MLPRa
                                  StructSVMRanker, StructuredBoostingRanker)
 from structrank.learners.registry import MODELS
 from structrank.losses import HINGE, PROBABILISTIC, RankingLoss, entries, get_loss, loss_names
-from structrank.oracles.positional import PositionalAPLoss
+from structrank.losses.map import PositionalAPLoss
 
 # every variant issue 20 names, as (registry name, options)
 VARIANTS = [

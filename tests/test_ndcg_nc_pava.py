@@ -27,13 +27,13 @@ def test_pooling_reaches_the_table_optimum(seed, n_good, n_bad, convention, spre
 
 def test_a_long_list_takes_the_pooling_path_and_agrees_with_the_table():
     """10,000 documents (the table: 9 million cells) through the oracle, against the table itself."""
-    from structrank.oracles import StructuredLoss
+    from structrank.losses import get_loss
 
     rng = np.random.default_rng(3)
     s = rng.normal(size=10_000)
     z = (rng.random(10_000) < 0.1).astype(np.int64)
     assert z.sum() * (z.size - z.sum()) > po.PAVA_MIN_PAIRS
-    v = StructuredLoss("ndcg-nc", "po").oracle(s, z)
+    v = get_loss("ndcg-nc", feature_map="po").oracle(s, z)
     good, bad = np.flatnonzero(z)[np.argsort(-s[z == 1], kind="stable")], np.flatnonzero(z == 0)[np.argsort(-s[z == 0], kind="stable")]
     discount = CONVENTIONS["letor4"].discounts(z.size)
     weight = np.full(good.size, 1.0 / discount[:good.size].sum())

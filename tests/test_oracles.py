@@ -20,18 +20,40 @@ from hypothesis import strategies as st
 
 from structrank.metrics import evaluate
 from structrank.metrics.conventions import CONVENTIONS
-from structrank.oracles import (
-    StructuredLoss,
-    auc_oracle,
-    dorm_oracle,
-    make_loss,
-    map_oracle,
-    mrr_oracle,
-    ndcg_oracle,
-)
+from structrank.losses import get_loss
 from structrank.structures import phi_dorm, phi_mrr, phi_po
 
 TOL = 1e-9
+
+
+def structured(name, feature_map=None, **options):
+    """The loss ``name`` with a feature map (None: the paper's) and options."""
+    return get_loss(name, feature_map=feature_map, **options)
+
+
+def auc_oracle(scores, labels, relevant_from=1):
+    return get_loss("auc", relevant_from=relevant_from).oracle(scores, labels)
+
+
+def map_oracle(scores, labels, relevant_from=1):
+    return get_loss("map", relevant_from=relevant_from).oracle(scores, labels)
+
+
+def ndcg_oracle(scores, labels, k=10, discount="letor", relevant_from=1, gain="binary"):
+    """NDCG@k with phi_po; ``k=None``: the whole list (ndcg-nc)."""
+    name = "ndcg-nc" if k is None else "ndcg"
+    return get_loss(name, k=k, discount=discount, relevant_from=relevant_from, gain=gain).oracle(scores, labels)
+
+
+def mrr_oracle(scores, labels, k=10, feature_map="mrr", relevant_from=1):
+    return get_loss("mrr", feature_map=feature_map, k=k, relevant_from=relevant_from).oracle(scores, labels)
+
+
+def dorm_oracle(scores, labels, k=10, cut=None, gain="binary", discount="letor", relevant_from=1):
+    """NDCG@k (``k=None``: the whole list) with phi_dorm."""
+    name = "ndcg-nc" if k is None else "ndcg"
+    return get_loss(name, feature_map="dorm", k=10 if k is None else k, dorm_cut=cut, gain=gain, discount=discount,
+                    relevant_from=relevant_from).oracle(scores, labels)
 
 
 @lru_cache(maxsize=None)
@@ -259,7 +281,7 @@ def test_graded_dorm_oracle_equals_brute_force(case, k):
 @given(scores_st, st.integers(1, 5))
 def test_combo_oracle_takes_the_most_violated_component(case, k):
     s, y = arrays(case)
-    combo = make_loss("combo", k=k)
+    combo = get_loss("combo", k=k)
     v = combo.oracle(s, y)
     perms = permutations(len(s))
     best = -np.inf
@@ -280,7 +302,7 @@ def test_combo_oracle_takes_the_most_violated_component(case, k):
                                               ("mrr", "mrr"), ("mrr", "po"), ("ndcg", "dorm")])
 def test_query_with_one_kind_of_document_has_no_violation(labels, name, feature_map):
     """All relevant, all irrelevant or a single document: loss 0 and c_hat = c_star."""
-    loss = StructuredLoss(name, feature_map)
+    loss = structured(name, feature_map)
     s = np.linspace(1.0, -1.0, len(labels))
     v = loss.oracle(s, np.array(labels))
     assert v.loss == 0.0
@@ -292,7 +314,7 @@ def test_query_with_one_kind_of_document_has_no_violation(labels, name, feature_
 def test_all_equal_scores_give_the_worst_ranking(name, feature_map):
     """With all scores equal, the score term is constant: the oracle returns a ranking of maximal loss."""
     y = np.array([1, 0, 0, 1, 0, 0])
-    v = StructuredLoss(name, feature_map, k=3).oracle(np.zeros(6), y)
+    v = structured(name, feature_map, k=3).oracle(np.zeros(6), y)
     worst_order = np.array([1, 2, 4, 5, 0, 3])  # every bad document first
     metric = {"auc": "auc", "map": "map", "ndcg": "ndcg@3", "ndcg-nc": "ndcg", "mrr": "mrr@3"}[name]
     worst = 1.0 - metric_of_orders(y, worst_order[None, :], metric, "letor4")[0]
@@ -303,7 +325,7 @@ def test_all_equal_scores_give_the_worst_ranking(name, feature_map):
 def test_k_longer_than_the_list(k):
     """k beyond the list length: NDCG@k is NDCG over the whole list, MRR@k has no miss class."""
     s, y = np.array([0.3, 0.2, 0.1]), np.array([0, 1, 0])
-    for loss, metric in ((StructuredLoss("ndcg", k=k), f"ndcg@{min(k, 3)}"), (StructuredLoss("mrr", k=k), f"mrr@{k}")):
+    for loss, metric in ((structured("ndcg", k=k), f"ndcg@{min(k, 3)}"), (structured("mrr", k=k), f"mrr@{k}")):
         v = loss.oracle(s, y)
         perms = permutations(3)
         coef = brute_mrr(perms, y) if loss.feature_map == "mrr" else brute_po(perms, y)
@@ -317,9 +339,9 @@ def test_batch_equals_query_by_query():
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     s = rng.normal(size=offsets[-1])
     y = rng.integers(0, 3, size=offsets[-1])
-    for loss in (StructuredLoss("map"), StructuredLoss("ndcg", k=3), StructuredLoss("mrr"),
-                 StructuredLoss("ndcg", "dorm", dorm_cut=4), StructuredLoss("ndcg", "dorm"),
-                 StructuredLoss("ndcg", "dorm", gain="exp2"), StructuredLoss("ndcg-nc", "dorm"), make_loss("combo")):
+    for loss in (structured("map"), structured("ndcg", k=3), structured("mrr"),
+                 structured("ndcg", "dorm", dorm_cut=4), structured("ndcg", "dorm"),
+                 structured("ndcg", "dorm", gain="exp2"), structured("ndcg-nc", "dorm"), get_loss("combo")):
         coef, delta = loss.batch(s, y, offsets)
         for q in range(len(sizes)):
             a, b = offsets[q], offsets[q + 1]
@@ -342,13 +364,13 @@ def test_structures_match_their_definitions():
 
 def test_bad_loss_options_are_refused():
     with pytest.raises(ValueError, match="unknown loss"):
-        StructuredLoss("precision")
+        get_loss("p@x")
     with pytest.raises(ValueError, match="dorm"):
-        StructuredLoss("map", "dorm")
+        structured("map", "dorm")
     with pytest.raises(ValueError, match="k must be"):
-        StructuredLoss("ndcg", k=0)
+        structured("ndcg", k=0)
     with pytest.raises(ValueError, match="discount"):
-        StructuredLoss("ndcg", discount="ln")
+        structured("ndcg", discount="ln")
 
 
 def brute_graded_po(perms, y):
@@ -404,7 +426,7 @@ def test_graded_ndcg_with_two_grades_is_the_binary_oracle():
 
 
 def test_graded_star_is_the_ideal_ranking():
-    loss = StructuredLoss("ndcg", "po", k=3, gain="exp2")
+    loss = structured("ndcg", "po", k=3, gain="exp2")
     y = np.array([2, 0, 1, 1, 0, 2, 1])
     s = np.zeros(len(y))
     ideal = np.argsort(-y, kind="stable")
@@ -415,9 +437,28 @@ def test_graded_star_is_the_ideal_ranking():
 
 
 def test_graded_gain_options_are_checked():
+    from structrank.losses import get_entry
+
+    assert "gain" not in get_entry("map").options  # graded gains are NDCG's alone
     with pytest.raises(ValueError, match="exp2"):
-        StructuredLoss("map", "po", gain="exp2")
-    with pytest.raises(ValueError, match="exp2"):
-        StructuredLoss("ndcg-nc", "po", gain="exp2")
+        structured("ndcg-nc", "po", gain="exp2")
     with pytest.raises(ValueError, match="labels >= 0"):
         ndcg_oracle(np.zeros(3), np.array([-1, 0, 1]), gain="exp2")
+
+
+def test_the_loss_names_that_moved_to_losses_still_work_with_a_warning():
+    """structrank.oracles gave make_loss, StructuredLoss and the *_oracle functions before issue 39."""
+    import structrank.oracles as oracles
+
+    s, y = np.array([2.0, 1.0, 0.0]), np.array([0, 1, 1])
+    with pytest.warns(FutureWarning, match="make_loss"):
+        make_loss = oracles.make_loss
+    assert make_loss("ndcg", k=3).label == get_loss("ndcg", k=3).label
+    with pytest.warns(FutureWarning, match="map_oracle"):
+        old = oracles.map_oracle(s, y)
+    new = get_loss("map").oracle(s, y)
+    assert old.loss == new.loss and old.order.tolist() == new.order.tolist()
+    with pytest.warns(FutureWarning, match="StructuredLoss"):
+        assert oracles.StructuredLoss("mrr", "po", k=3).label == "mrr@3/po"
+    with pytest.raises(AttributeError):
+        oracles.no_such_name

@@ -343,8 +343,8 @@ def test_scratch_buffers_are_reused_per_name_and_thread():
 def test_oracle_outputs_fill_the_given_buffers(data):
     """batch(out=...) and matvec(out=...) fill the caller's arrays with what they would return."""
     from structrank.learners.latent import _FixedTruth
-    from structrank.oracles import make_loss
-    from structrank.oracles.positional import PositionalAPLoss
+    from structrank.losses import get_loss
+    from structrank.losses.map import PositionalAPLoss
 
     X, y, offsets = data.X, data.y, data.offsets
     w = np.random.default_rng(3).normal(size=X.shape[1])
@@ -354,8 +354,8 @@ def test_oracle_outputs_fill_the_given_buffers(data):
     with pytest.raises(ValueError, match="float64 array of"):
         matvec(X, w, out=np.empty(n - 1))
     positional = PositionalAPLoss("greedy", "harmonic", 1.0, "all", 1)
-    losses = [make_loss("map"), make_loss("ndcg"), make_loss("ndcg", feature_map="dorm"),
-              make_loss("ndcg", gain="exp2"), positional, _FixedTruth(positional, np.zeros(n), w)]
+    losses = [get_loss("map"), get_loss("ndcg"), get_loss("ndcg", feature_map="dorm"),
+              get_loss("ndcg", gain="exp2"), positional, _FixedTruth(positional, np.zeros(n), w)]
     for loss in losses:
         coef, delta = loss.batch(scores, y, offsets)
         buffers = (np.full(n, np.nan), np.full(n, -1, dtype=np.int64))
@@ -364,17 +364,17 @@ def test_oracle_outputs_fill_the_given_buffers(data):
         np.testing.assert_array_equal(filled, coef)
         np.testing.assert_array_equal(filled_delta, delta)
     with pytest.raises(ValueError, match="out must be"):
-        make_loss("map").batch(scores, y, offsets, out=(np.empty(n), np.empty(n)))  # order must be int64
+        get_loss("map").batch(scores, y, offsets, out=(np.empty(n), np.empty(n)))  # order must be int64
 
 
 def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     """The cutting plane's shard step keeps a loss's fixed c_star in the shard (shard_memo),
     and the memo is never shipped to a cluster with the shard."""
     from structrank.learners.ssvm import _shard_step
-    from structrank.oracles import make_loss
+    from structrank.losses import get_loss
     from structrank.parallel.shards import shipped
 
-    loss = make_loss("map")
+    loss = get_loss("map")
     shards = ShardedQueries({"X": data.X, "y": data.y}, data.offsets, shard_rows=10**9)
     shard = shards.shards[0]
     w = np.random.default_rng(0).normal(size=data.X.shape[1])

@@ -20,7 +20,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from structrank.metrics import evaluate
-from structrank.oracles.positional import PositionalAPLoss
+from structrank.losses.map import PositionalAPLoss
 from structrank.structures import positional_weights
 
 TOL = 1e-9

@@ -184,10 +184,10 @@ def test_stopping_at_max_iter_reports_the_final_model(split):
     model = StructSVMRanker(loss="map", C=100.0, tol=1e-6, max_iter=3).fit(train)
     assert model.n_iter_ == 3 and not model.converged_ and model.n_constraints_ == 3
     # the reported objective is the one of the returned weights
-    from structrank.oracles import make_loss
+    from structrank.losses import get_loss
 
     scores = train.X @ model.coef_
-    loss = make_loss("map")
+    loss = get_loss("map")
     c_hat, delta = loss.batch(scores, train.y, train.offsets)
     keep = [q for q in range(train.n_queries) if 0 < (train.y[train.offsets[q]:train.offsets[q + 1]] >= 1).sum()
             < train.offsets[q + 1] - train.offsets[q]]

@@ -16,8 +16,9 @@ from structrank import StructSVMRanker
 from structrank.data import letor_folds, read_letor
 from structrank.learners.base import informative_queries
 from structrank.metrics import evaluate
-from structrank.oracles import make_loss
-from structrank.oracles.latent import ImputedTarget, latent_dorm_star, latent_po_star
+from structrank.losses import get_loss
+from structrank.losses.latent import ImputedTarget
+from structrank.oracles.latent import latent_dorm_star, latent_po_star
 from test_oracles import arrays, brute_dorm, brute_mrr, brute_po, metric_of_orders, permutations, scores_st
 
 TOL = 1e-9
@@ -40,7 +41,7 @@ def test_latent_star_is_the_best_loss_zero_ranking(case, top):
     star = latent_po_star(scores, z, np.array([0, len(scores)]), top)
     assert star @ scores == pytest.approx(best, abs=TOL)
     if top >= z.sum():  # every good document on top: the paper's ideal ranking
-        ideal = make_loss("ndcg").star(scores, labels, np.array([0, len(scores)]))
+        ideal = get_loss("ndcg").star(scores, labels, np.array([0, len(scores)]))
         np.testing.assert_allclose(star, ideal, atol=TOL)
 
 
@@ -52,7 +53,7 @@ def test_latent_dorm_star_is_the_best_loss_zero_ranking(case, top, cut):
     perms = permutations(len(scores))
     correct = zero_loss_rankings(perms, z, top)
     best = (brute_dorm(perms, cut)[correct] @ scores).max()
-    loss = make_loss("ndcg", feature_map="dorm", k=top, dorm_cut=cut)
+    loss = get_loss("ndcg", feature_map="dorm", k=top, dorm_cut=cut)
     offsets = np.array([0, len(scores)])
     star = latent_dorm_star(scores, z, offsets, top, loss.decay)
     assert star @ scores == pytest.approx(best, abs=TOL)
@@ -69,7 +70,7 @@ def test_imputed_mrr_oracle_is_the_best_ranking_with_the_imputed_first_good(case
     scores, labels = arrays(case)
     z = (labels >= 1).astype(np.int8)
     offsets = np.array([0, len(scores)])
-    loss = make_loss("mrr", k=k)
+    loss = get_loss("mrr", k=k)
     target = ImputedTarget.impute(loss, np.zeros(1), scores, labels, offsets)
     coef, delta = target.batch(scores, labels, offsets)
     perms = permutations(len(scores))
@@ -126,10 +127,10 @@ def test_the_paper_hinge_for_clipped_losses_is_lowest_at_zero_on_ohsumed(data_ro
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
     w = StructSVMRanker(loss="auc", C=10.0).fit(train).coef_
     for name in ("ndcg", "mrr"):
-        slacks = [mean_slack(make_loss(name), X, y, offsets, t * w) for t in (0.0, 0.01, 0.1, 1.0)]
+        slacks = [mean_slack(get_loss(name), X, y, offsets, t * w) for t in (0.0, 0.01, 0.1, 1.0)]
         assert slacks[0] == pytest.approx(1.0) and all(np.diff(slacks) > 0), (name, slacks)
     for name in ("map", "ndcg-nc"):
-        slacks = [mean_slack(make_loss(name), X, y, offsets, t * w) for t in (0.0, 0.1)]
+        slacks = [mean_slack(get_loss(name), X, y, offsets, t * w) for t in (0.0, 0.1)]
         assert slacks[1] < slacks[0], (name, slacks)
 
 

@@ -14,7 +14,7 @@ LOSSES = loss_names()
 from structrank.learners.structured_trees import _per_query_hessian
 from structrank.metrics import evaluate
 from structrank.model_io import load_model, save_model
-from structrank.oracles import make_loss
+from structrank.losses import get_loss
 from structrank.oracles.crf import query_objective
 
 
@@ -35,7 +35,7 @@ def test_a_hinge_loss_boosts_on_its_subgradient(split):
     model.gain_ = "binary"
     offsets = _offsets(train)
     scores = np.random.default_rng(0).normal(size=train.n_rows)
-    loss = make_loss("map")
+    loss = get_loss("map")
     c_hat, delta = loss.batch(scores, train.y, offsets)
     values, grad = model.score_loss().bind(train.y, offsets)(scores)
     np.testing.assert_array_equal(grad, c_hat - loss.star(scores, train.y, offsets))

@@ -15,7 +15,7 @@ from structrank.data import make_ranking_dataset  # noqa: E402
 from structrank.learners import MLPRanker  # noqa: E402
 from structrank.metrics import evaluate  # noqa: E402
 from structrank.model_io import load_model, save_model  # noqa: E402
-from structrank.oracles import make_loss  # noqa: E402
+from structrank.losses import get_loss  # noqa: E402
 from structrank.torch import StructuredRankingLoss  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def test_a_hinge_backpropagates_its_subgradient(name):
     scores = torch.tensor(s, requires_grad=True)
     value = StructuredRankingLoss(name, gain="binary")(scores, y, offsets)
     value.backward()
-    loss = make_loss(name)
+    loss = get_loss(name)
     c_hat, delta = loss.batch(s, y, offsets)
     grad = c_hat - loss.star(s, y, offsets)
     np.testing.assert_allclose(scores.grad.numpy(), grad / 2, atol=1e-12)

@@ -1,5 +1,5 @@
 """Rank discounts of NDCG, shared bit for bit by the metrics (``metrics.conventions``) and the
-NDCG oracles (``oracles.losses``): a bottom module, so that neither layer imports the other."""
+NDCG losses (``losses.ndcg``): a bottom module, so that neither layer imports the other."""
 
 from __future__ import annotations
 

@@ -275,13 +275,13 @@ def _ceiling_child(queue, barrier, path, part, parts, passes):
     try:
         from structrank.data.cache import open_letor_cache
         from structrank.learners.ssvm import _shard_step
-        from structrank.oracles import make_loss
+        from structrank.losses import get_loss
         from structrank.parallel.shards import ShardedQueries, _cache_shard
 
         cache = open_letor_cache(path)
         shards = ShardedQueries.from_cache(cache, SHARD_ROWS)
         mine = [shards.handles[i] for i in np.array_split(np.arange(len(shards)), parts)[part]]
-        losses = [make_loss("map")]
+        losses = [get_loss("map")]
         w = np.random.default_rng(0).normal(size=cache.n_features)
 
         def one_pass():

@@ -42,7 +42,7 @@ from structrank.paths import data_dir
 
 THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-#: (row label, StructuredLoss arguments, target in ms or None)
+#: (row label, get_loss arguments, target in ms or None)
 ORACLES = (
     ("map/po", dict(name="map", feature_map="po"), 1.0),
     ("ndcg@10/po", dict(name="ndcg", feature_map="po"), 1.0),
@@ -98,7 +98,7 @@ ORACLE_SIZES = (1000, 10000)
 def bench_oracles(n_docs=ORACLE_SIZES, k=10, rates=(0.1, 0.5), repeat=200, seed=0, oracles=ORACLES):
     """Time one oracle call on one query of each size, beside numpy's argsort of the same scores
     (timed right after it, so both see the same machine); a list of rows (dicts) in milliseconds."""
-    from structrank.oracles import StructuredLoss
+    from structrank.losses import get_loss
 
     rng = np.random.default_rng(seed)
     rows = []
@@ -115,7 +115,7 @@ def bench_oracles(n_docs=ORACLE_SIZES, k=10, rates=(0.1, 0.5), repeat=200, seed=
                 kwargs = dict(kwargs)
                 levels = kwargs.pop("levels", 2)
                 y = labels * (1 + (grade - 1) % (levels - 1))
-                loss = StructuredLoss(k=k, **kwargs)
+                loss = get_loss(kwargs.pop("name"), k=k, **kwargs)
                 start = time.perf_counter()
                 loss.oracle(scores, y)  # compile, or load the numba cache
                 compile_s = time.perf_counter() - start

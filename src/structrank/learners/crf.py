@@ -36,12 +36,16 @@ from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NE
                                       LinearRankerMixin, Number)
 from structrank.learners.epochs import Curve
 from structrank.losses import PROBABILISTIC, get_loss, require
+from structrank.losses.crf import OBJECTIVES, CRFObjective
 from structrank.numba_cache import njit
-from structrank.oracles.crf import OBJECTIVES, ndcg_losses, objective_gradient, stacked_tables
 from structrank.parallel.rows import row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
 from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
 from structrank.parallel.workers import dask_client
+
+# the kernels the numba SGD below calls, from the loss (module globals, so that numba compiles them in and caches)
+ndcg_losses = CRFObjective.kernels.ndcg_losses
+objective_gradient = CRFObjective.kernels.objective_gradient
 
 
 @njit(cache=True, nogil=True)
@@ -293,7 +297,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             n_features = X.shape[1]
             sharded = self.n_jobs is not None or dask_client() is not None
             shards = ShardedQueries({"X": X, "r": r}, offsets, self.shard_rows) if sharded else None
-        tables, starts = stacked_tables(size)
+        tables, starts = loss.kernels.stacked_tables(size)
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None
         rng = np.random.default_rng(self.random_state)
         theta = np.zeros(n_features)

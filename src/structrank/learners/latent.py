@@ -25,7 +25,7 @@ by shard on the mapped file; with ``n_jobs`` the latent SVM's shards each impute
 Both take ``loss=`` from the registry (default: MAP with the positional map, the paper's). The
 perceptron runs any other hinge one query at a time in process (``_loss_epoch``; its loss scaling
 C as the oracle at ``s / C``; sharding refuses it); the latent SVM imputes a clipped loss's latent
-target (``structrank.oracles.latent.ImputedTarget``) or holds any other loss to its ``star`` at
+target (``structrank.losses.latent.ImputedTarget``) or holds any other loss to its ``star`` at
 the imputation.
 """
 
@@ -51,16 +51,16 @@ from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, order
 from structrank.parallel.workers import dask_client
 from structrank.losses import HINGE, get_loss, require
 from structrank.losses.base import relevance
-from structrank.oracles.latent import ImputedTarget, has_latent_target
-from structrank.oracles.positional import (
-    PositionalAPLoss,
-    coef_of_order,
-    check_exact_size,
-    exact_kernel,
-    greedy_kernel,
-    latent_truth,
-)
+from structrank.losses.latent import ImputedTarget, has_latent_target
+from structrank.losses.map import PositionalAPLoss
 from structrank.structures import POSITIONAL_WEIGHTS, positional_weights
+
+# the kernels Alg. 1's numba step below calls, from the loss (module globals, so that numba compiles them in
+# and caches the step)
+exact_kernel = PositionalAPLoss.kernels.exact
+greedy_kernel = PositionalAPLoss.kernels.greedy
+latent_truth = PositionalAPLoss.kernels.truth
+coef_of_order = PositionalAPLoss.kernels.coef_of_order
 
 
 @njit(cache=True, nogil=True)
@@ -363,13 +363,13 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                 raise DataValidationError(f"{X.source}: no query has both a good and a bad document: nothing to "
                                           "learn from")
             if positional and loss.inference == "exact":
-                check_exact_size(loss.relevance(np.asarray(X.y)), offsets)
+                loss.kernels.check_exact_size(loss.relevance(np.asarray(X.y)), offsets)
             self.n_features_in_ = n_features = X.n_features
             shards = ShardedQueries.from_cache(X, self.shard_rows)
         else:
             X, y, qid, offsets = self._validate_fit_data(X, y, qid)
             if positional and loss.inference == "exact":  # its numba loop calls the DP directly
-                check_exact_size(loss.relevance(y), offsets)
+                loss.kernels.check_exact_size(loss.relevance(y), offsets)
             X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
             X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
             z = relevance(y, self.relevant_from)

@@ -1,6 +1,6 @@
 """Structural SVM rankers trained by the 1-slack cutting-plane algorithm (Joachims et al. 2009).
 
-The learner knows nothing of the loss it optimises: it asks a loss object (structrank.oracles)
+The learner knows nothing of the loss it optimises: it asks a loss object (structrank.losses)
 for the max-violating structure of every query and turns the answer into one constraint
 
     w . g >= delta - xi,   g = mean_q X_q^T (c_star_q - c_hat_q),   delta = mean_q Delta_q,
@@ -37,7 +37,7 @@ from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, 
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE, get_entry, get_loss, require
 from structrank.losses.combo import DEFAULT_COMBO
-from structrank.oracles.latent import ImputedTarget, check_latent, has_latent_target
+from structrank.losses.latent import ImputedTarget, check_latent, has_latent_target
 from structrank.parallel.rows import dense_view, dot, matvec, rmatvec
 from structrank.parallel.scratch import scratch, shard_memo
 from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards

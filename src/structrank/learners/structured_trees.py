@@ -62,12 +62,8 @@ TARGETS = ("ideal", "latent")
 
 def latent_star(loss, scores, labels, offsets) -> np.ndarray:
     """phi_po coefficients of each query's best loss-zero ranking of NDCG@k under ``scores``
-    (``structrank.oracles.latent.latent_graded_po_star`` on the loss's gains or relevance)."""
-    # deferred: numba's oracles load only for the latent target
-    from structrank.oracles.latent import latent_graded_po_star
-
-    grades = loss.gains(labels) if loss.gain == "exp2" else loss.relevance(labels)
-    return latent_graded_po_star(scores, grades, offsets, int(loss.k))
+    (the loss's ``latent_graded_star``)."""
+    return loss.latent_graded_star(scores, labels, offsets)
 
 
 def _latent_value_and_grad(loss, labels, offsets):

@@ -112,6 +112,56 @@ class RankingLoss:
         return tuple(self.metrics), self.convention, None if self.labels == "graded" else self.relevant_from
 
 
+class OracleLoss(RankingLoss):
+    """A hinge whose oracle also gives each query's ranking: subclasses implement
+    ``_run(scores, labels, offsets, out=None) -> (coef, delta, order)`` over every query (their numba
+    batch kernel, from ``structrank.oracles``), and ``star``; ``batch`` and ``oracle`` follow from it."""
+
+    def relevance(self, labels) -> np.ndarray:
+        """Binary relevance of each row: label >= ``relevant_from``."""
+        return relevance(labels, self.relevant_from)
+
+    def _run(self, scores, labels, offsets, out=None):
+        raise NotImplementedError
+
+    def oracle(self, scores, labels) -> Violation:
+        """The max-violating structure of one query (its coefficients, its loss, its ranking)."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        coef, delta, order = self._run(scores, labels, np.array([0, scores.shape[0]], dtype=np.int64))
+        return Violation(coef, float(delta[0]), order)
+
+    def batch(self, scores, labels, offsets, out=None):
+        """``(c_hat, delta)`` for every query at once.
+
+        ``out``: optional ``(coef, order)`` arrays (float64, int64) of the rows' length to fill,
+        so that a caller running many batches reuses its memory (``structrank.parallel.scratch.scratch``).
+        """
+        coef, delta, _ = self._run(np.ascontiguousarray(scores, dtype=np.float64), labels, offsets, out)
+        return coef, delta
+
+
+def batch_outputs(n, out=None):
+    """The ``(coef, order)`` arrays a batch oracle fills: the caller's ``out`` or new ones."""
+    if out is None:
+        return np.empty(n), np.empty(n, dtype=np.int64)
+    coef, order = out
+    if coef.shape != (n,) or order.shape != (n,) or coef.dtype != np.float64 or order.dtype != np.int64:
+        raise ValueError(f"out must be (float64, int64) arrays of {n} rows")
+    return coef, order
+
+
+def chosen_feature_map(name: str, feature_map, offered: tuple) -> str:
+    """The feature map a loss runs with: ``offered[0]`` (the paper's) for None; ValueError for one it has no
+    oracle for."""
+    if feature_map is None:
+        return offered[0]
+    if feature_map not in offered:
+        if feature_map == "dorm":
+            raise ValueError(f"feature_map 'dorm' goes with the ndcg losses, not {name!r}")
+        raise ValueError(f"loss {name!r} has no oracle for feature_map {feature_map!r}")
+    return feature_map
+
+
 def hinge_values(delta, scores, grad, offsets) -> np.ndarray:
     """Each query's hinge ``Delta + s . (c_hat - c_star)`` from its loss and subgradient."""
     return delta + np.add.reduceat(scores * grad, offsets[:-1]) if scores.size else np.zeros(0)

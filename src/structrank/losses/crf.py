@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
 from structrank.errors import DataValidationError
 from structrank.losses.base import PROBABILISTIC, RankingLoss
 from structrank.losses.registry import register
+from structrank.oracles import crf as kernels
 from structrank.oracles.crf import OBJECTIVES, SUBSET_SIZE, objective_code, query_objective
 
 SUMMARIES = {
@@ -45,6 +47,10 @@ class CRFObjective(RankingLoss):
     labels = "graded"
     feature_map = "permutation"
     metrics = ("ndcg@5",)  # Volkovs et al. report NDCG@1-5; their SGD picks by NDCG@5 too
+    #: the kernels the CRF learner's numba SGD calls itself: ``ndcg_losses``, ``objective_gradient`` (by
+    #: ``code``) and ``stacked_tables`` (every ranking's position weights)
+    kernels = SimpleNamespace(ndcg_losses=kernels.ndcg_losses, objective_gradient=kernels.objective_gradient,
+                              stacked_tables=kernels.stacked_tables)
 
     def __post_init__(self):
         objective_code(self.objective, self.param)

@@ -1,67 +1,42 @@
-"""Loss-augmented inference oracles: pure functions (scores, labels) -> max-violating structure.
+"""Loss-augmented inference oracles: pure numba kernels over flat arrays, nothing else.
 
-Each returns a ``Violation(coef, loss, order)``: the feature-map coefficients of the structure
-that maximises ``s . c + Delta``, its loss Delta, and the ranking itself. ``make_loss`` builds the
-objects learners use (``batch`` over all queries, ``star`` for the correct structure).
+Each kernel solves, for one query's scores and relevance, ``max over rankings of s . c(r) + Delta(r)``
+and writes the maximiser's feature-map coefficients and its ranking into the caller's arrays; a
+``*_batch`` kernel runs one over every query (``offsets`` bound them). The modules: ``po``
+(phi_po: AUC, MAP, NDCG@k, NDCG-nc, MRR@k), ``graded`` (NDCG@k with graded gains), ``mrr``
+(phi_mrr), ``dorm`` (phi_dorm), ``positional`` (MAP with the positional map), ``latent`` (the
+latent targets of the clipped losses) and ``crf`` (the permutation CRF's objectives).
+
+The oracles know no loss object, learner or metric (tests/test_layers.py): each loss of
+``structrank.losses`` is one class holding its kernels, its target and its metric, built by
+``structrank.losses.get_loss``.
 
 >>> import numpy as np
->>> v = map_oracle(np.array([2.0, 1.0, 0.0]), np.array([0, 1, 1]))
->>> v.order.tolist(), round(v.loss, 4)
+>>> from structrank.oracles.po import map_batch
+>>> coef, order = np.empty(3), np.empty(3, dtype=np.int64)
+>>> delta = map_batch(np.array([2.0, 1.0, 0.0]), np.array([0, 1, 1], dtype=np.int8), np.array([0, 3]), coef, order)
+>>> order.tolist(), round(float(delta[0]), 4)
 ([0, 1, 2], 0.4167)
+
+The names this package gave before the losses moved to ``structrank.losses`` (``make_loss``,
+``StructuredLoss``, ``ComboLoss``, ``map_oracle``, ...) still work, with a FutureWarning.
 """
 
-from structrank.oracles.losses import (
-    DEFAULT_COMBO,
-    LOSSES,
-    ComboLoss,
-    StructuredLoss,
-    Violation,
-    make_loss,
-)
+from structrank.deprecation import warn_renamed
+
+_MOVED = ("DEFAULT_COMBO", "LOSSES", "ComboLoss", "StructuredLoss", "Violation", "auc_oracle", "dorm_oracle",
+          "make_loss", "map_oracle", "mrr_oracle", "ndcg_oracle")
 
 
-def auc_oracle(scores, labels, relevant_from=1) -> Violation:
-    """SVM-auc: pairs decided independently (Eq. 8), phi_po."""
-    return StructuredLoss("auc", "po", relevant_from=relevant_from).oracle(scores, labels)
+def __getattr__(name):
+    if name not in _MOVED:
+        raise AttributeError(f"module 'structrank.oracles' has no attribute {name!r}")
+    # deferred: deprecated aliases of the loss names that moved to structrank.losses (issue 39); the oracles
+    # import no loss otherwise
+    from structrank.losses.legacy import MOVED
+
+    warn_renamed("structrank.oracles", name, "structrank.losses (get_loss(name, **options), its .oracle)")
+    return MOVED[name]
 
 
-def map_oracle(scores, labels, relevant_from=1) -> Violation:
-    """SVM-map: Yue et al.'s exact interleaving, phi_po."""
-    return StructuredLoss("map", "po", relevant_from=relevant_from).oracle(scores, labels)
-
-
-def ndcg_oracle(scores, labels, k=10, discount="letor", relevant_from=1, gain="binary") -> Violation:
-    """SVM-ndcg: NDCG@k with phi_po; ``k=None`` is the no-clip variant (SVM-ndcg-nc).
-
-    ``gain="exp2"``: graded gains ``2^label - 1`` and phi_po over all pairs of different labels.
-    """
-    if k is None:
-        return StructuredLoss("ndcg-nc", "po", discount=discount, relevant_from=relevant_from,
-                              gain=gain).oracle(scores, labels)
-    return StructuredLoss("ndcg", "po", k, discount, relevant_from, gain=gain).oracle(scores, labels)
-
-
-def mrr_oracle(scores, labels, k=10, feature_map="mrr", relevant_from=1) -> Violation:
-    """SVM-mrr: MRR@k with phi_mrr (Fig. 3), or with phi_po (``feature_map="po"``)."""
-    return StructuredLoss("mrr", feature_map, k, relevant_from=relevant_from).oracle(scores, labels)
-
-
-def dorm_oracle(scores, labels, k=10, cut=None, gain="binary", discount="letor", relevant_from=1) -> Violation:
-    """DORM: NDCG@k (``k=None``: whole list) with phi_dorm, an assignment problem."""
-    name = "ndcg-nc" if k is None else "ndcg"
-    return StructuredLoss(name, "dorm", 10 if k is None else k, discount, relevant_from, cut, gain).oracle(scores, labels)
-
-
-__all__ = [
-    "DEFAULT_COMBO",
-    "LOSSES",
-    "ComboLoss",
-    "StructuredLoss",
-    "Violation",
-    "auc_oracle",
-    "dorm_oracle",
-    "make_loss",
-    "map_oracle",
-    "mrr_oracle",
-    "ndcg_oracle",
-]
+__all__: list = []

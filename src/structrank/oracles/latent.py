@@ -23,20 +23,18 @@ bounds the loss of the ranking by score, since that ranking maximises w.Psi.
 - phi_po (NDCG@k, MRR@k): h puts the min(k, n+) (MRR: 1) best-scoring good documents on top,
   then every other document by score; misordered pairs below the top cancel between r and h.
 - phi_dorm (DORM, NDCG@k): the same ranking, its coefficients A(rank); the paper's DORM already
-  sorts each grade by score (``StructuredLoss.star``), the latent one frees the goods below k.
+  sorts each grade by score (``NDCGLoss.star``), the latent one frees the goods below k.
 - phi_mrr: every correct ranking has Psi = 0, so the latent part is the oracle's: the first good
   document is the best-scoring one at the imputation (the tight bound's gmax, linearised), and the
   other good documents, which phi_mrr and Delta_MRR never see below it, are left out.
 
 What it holds: ``latent_orders`` (the best loss-zero ranking of each query) and its coefficients
 ``latent_po_star``, ``latent_dorm_star`` and ``latent_graded_po_star`` (graded gains, for boosted
-trees); ``ImputedTarget``, a loss held to its correct structure imputed at some w, with
-``batch``/``star``/``same_as`` and ``for_shard`` (a shard imputes its own rows).
+trees), and ``first_good_kept`` (phi_mrr). ``structrank.losses.latent.ImputedTarget`` is the loss held
+to the correct structure they impute at some w.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,31 +42,6 @@ from structrank.numba_cache import njit
 from structrank.oracles.graded import _grades, graded_po_coef_from_order
 from structrank.sorting import order_desc
 from structrank.structures import po_coef_from_order
-
-# loss name -> how many good documents a loss-zero ranking must put on top (None: the cut-off k)
-LATENT_TOP = {"ndcg": None, "mrr": 1}
-
-
-def has_latent_target(loss) -> bool:
-    """Whether the loss is a clipped one with binary gains whose correct structure can be imputed."""
-    name, feature_map = getattr(loss, "name", None), getattr(loss, "feature_map", None)
-    return name in LATENT_TOP and feature_map in ("po", "mrr", "dorm") and getattr(loss, "gain", "binary") == "binary"
-
-
-def check_latent(loss) -> None:
-    """Refuse, with the reason, a loss that has no latent target."""
-    if not has_latent_target(loss):
-        name = getattr(loss, "name", None)
-        raise ValueError(
-            f"target='latent' needs a clipped loss with binary gains and phi_po, phi_mrr or phi_dorm (ndcg, mrr), got "
-            f"{getattr(loss, 'label', name)!r}: for the other losses the ideal ranking is already the only "
-            "loss-zero one up to ties")
-
-
-def _top(loss) -> int:
-    top = LATENT_TOP[loss.name]
-    return int(loss.k) if top is None else top
-
 
 def latent_orders(scores, z, offsets, top):
     """The best loss-zero ranking of every query, as one array of within-query orders.
@@ -167,63 +140,3 @@ def first_good_kept(scores, z, offsets) -> np.ndarray:
         if goods.size:
             keep[a + goods[np.argmax(scores[a:b][goods])]] = True  # first of equals: the input order
     return keep
-
-
-@dataclass(frozen=True, eq=False)
-class ImputedTarget:
-    """A loss with its correct structure imputed at weights ``w``: the convex step of CCCP.
-
-    ``batch`` and ``star`` are the loss's with the imputation of the rows they are given at
-    construction (``impute``); a shard of the rows (structrank.parallel) imputes its own rows
-    again at ``w`` through ``for_shard`` rather than receive them.
-    """
-
-    loss: object
-    w: np.ndarray
-    c_star: np.ndarray | None = None  # phi_po, phi_dorm: the imputed ranking's coefficients
-    keep: np.ndarray | None = None  # phi_mrr: the rows the oracle sees
-    star_varies = False
-
-    @classmethod
-    def impute(cls, loss, w, scores, labels, offsets) -> "ImputedTarget":
-        check_latent(loss)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        z = loss.relevance(labels)
-        if loss.feature_map == "mrr":
-            return cls(loss, w, keep=first_good_kept(scores, z, offsets))
-        if loss.feature_map == "dorm":
-            return cls(loss, w, c_star=latent_dorm_star(scores, z, offsets, _top(loss), loss.decay))
-        return cls(loss, w, c_star=latent_po_star(scores, z, offsets, _top(loss)))
-
-    @property
-    def label(self) -> str:
-        return f"{self.loss.label}/latent"
-
-    def same_as(self, other: "ImputedTarget") -> bool:
-        """Whether two imputations are equal (CCCP has then converged)."""
-        mine = self.keep if self.c_star is None else self.c_star
-        theirs = other.keep if other.c_star is None else other.c_star
-        return np.array_equal(mine, theirs)
-
-    def batch(self, scores, labels, offsets, out=None):
-        if self.keep is None:
-            return self.loss.batch(scores, labels, offsets, out)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        kept_offsets = np.concatenate([[0], np.cumsum(np.add.reduceat(self.keep.astype(np.int64), offsets[:-1]))]) \
-            if offsets.size > 1 else np.zeros(1, dtype=np.int64)
-        scores = np.ascontiguousarray(scores, dtype=np.float64)
-        c_kept, delta = self.loss.batch(scores[self.keep], np.asarray(labels)[self.keep], kept_offsets)
-        coef = np.zeros(scores.shape[0]) if out is None else out[0]
-        coef[:] = 0.0  # good documents left out sit below the first one: phi_mrr gives them 0
-        coef[self.keep] = c_kept
-        return coef, delta
-
-    def star(self, scores, labels, offsets) -> np.ndarray:
-        if self.c_star is None:
-            return np.zeros(int(np.asarray(offsets)[-1]))  # phi_mrr of any correct ranking
-        return self.c_star
-
-    def for_shard(self, shard) -> "ImputedTarget":
-        from structrank.parallel.rows import matvec  # deferred: numba, joblib and SciPy only where shards are
-
-        return ImputedTarget.impute(self.loss, self.w, matvec(shard["X"], self.w), shard["y"], shard["offsets"])

@@ -74,3 +74,16 @@ def mrr_kernel(s, z, k, discount, coef, order):
         pos += 1
     mrr_coef_from_order(order, z, coef)
     return best_loss
+
+
+_NO_DISCOUNT = np.zeros(0)  # MRR reads no discount table
+
+
+@njit(cache=True, nogil=True)
+def mrr_batch(s, z, offsets, k, coef, order):
+    """``mrr_kernel`` over every query (``offsets`` bound the queries); returns each query's loss."""
+    delta = np.empty(offsets.shape[0] - 1)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        delta[q] = mrr_kernel(s[a:b], z[a:b], k, _NO_DISCOUNT, coef[a:b], order[a:b])
+    return delta

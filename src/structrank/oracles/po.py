@@ -450,3 +450,50 @@ def mrr_po_kernel(s, z, k, discount, coef, order):
     weight[0] = 1.0
     reciprocal = 1.0 / (1.0 + np.arange(n))
     return _interleave_kernel(s, z, weight, reciprocal, cut, coef, order)
+
+
+# The batch loops: each runs its kernel over every query (``offsets`` bound the queries). One loop per
+# kernel, not a jitted function passed as an argument: numba's on-disk cache cannot always save
+# functions that take other jitted functions as arguments ("underlying object has vanished").
+
+_NO_DISCOUNT = np.zeros(0)  # the kernels that read no discount table take this one
+
+
+@njit(cache=True, nogil=True)
+def auc_batch(s, z, offsets, coef, order):
+    """``auc_kernel`` over every query; returns each query's loss."""
+    delta = np.empty(offsets.shape[0] - 1)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        delta[q] = auc_kernel(s[a:b], z[a:b], 0, _NO_DISCOUNT, coef[a:b], order[a:b])
+    return delta
+
+
+@njit(cache=True, nogil=True)
+def map_batch(s, z, offsets, coef, order):
+    """``map_kernel`` over every query; returns each query's loss."""
+    delta = np.empty(offsets.shape[0] - 1)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        delta[q] = map_kernel(s[a:b], z[a:b], 0, _NO_DISCOUNT, coef[a:b], order[a:b])
+    return delta
+
+
+@njit(cache=True, nogil=True)
+def ndcg_batch(s, z, offsets, k, discount, coef, order):
+    """``ndcg_kernel`` over every query (``k <= 0``: no cut-off); returns each query's loss."""
+    delta = np.empty(offsets.shape[0] - 1)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        delta[q] = ndcg_kernel(s[a:b], z[a:b], k, discount, coef[a:b], order[a:b])
+    return delta
+
+
+@njit(cache=True, nogil=True)
+def mrr_po_batch(s, z, offsets, k, coef, order):
+    """``mrr_po_kernel`` over every query; returns each query's loss."""
+    delta = np.empty(offsets.shape[0] - 1)
+    for q in range(offsets.shape[0] - 1):
+        a, b = offsets[q], offsets[q + 1]
+        delta[q] = mrr_po_kernel(s[a:b], z[a:b], k, _NO_DISCOUNT, coef[a:b], order[a:b])
+    return delta

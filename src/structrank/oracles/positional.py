@@ -37,29 +37,23 @@ below likewise. ``positions="positives"`` keeps only the top P positions in the 
 Queries without a good or without a bad document cannot be violated: their structure is the
 latent ground truth and their loss 0.
 
-``PositionalAPLoss`` wraps them with the same ``batch``/``star``/``oracle`` calls as
-``structrank.oracles.losses.StructuredLoss``.
+``structrank.losses.map.PositionalAPLoss`` is the loss object that runs them (``run_positional``,
+``latent_star``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from structrank.errors import DataValidationError
-from structrank.losses.base import RankingLoss, Violation, longest_query
 from structrank.numba_cache import njit
-from structrank.oracles.losses import batch_outputs
 from structrank.oracles.po import _split_sorted
-from structrank.structures import positional_weights
 
 INFERENCES = ("greedy", "exact", "none")
 #: the exact DP fills (relevant + 1) x (others + 1) cells of 9 bytes per query: past 10^8 cells
 #: (9 * 10^8 bytes; docs/BENCHMARKS.md, "Positional MAP inference", times the exact search) a query is
 #: refused rather than left to exhaust memory or time (issue 24)
 MAX_EXACT_CELLS = 10**8
-_KERNEL_IDS = {"greedy": 0, "exact": 1, "none": 0}  # "none" is the greedy at scale 0
 
 
 @njit(cache=True, nogil=True)
@@ -207,84 +201,3 @@ def check_exact_size(z, offsets) -> None:
             f"{offsets[q + 1] - offsets[q] - n_good[q]:,} other documents: exact inference would fill {cells[q]:,} DP "
             f"cells, past the limit of {MAX_EXACT_CELLS:,} (structrank.oracles.positional.MAX_EXACT_CELLS); use "
             "inference='greedy' (the paper's, O(n log n)) for lists this long")
-
-
-@dataclass(frozen=True)
-class PositionalAPLoss(RankingLoss):
-    """Delta_ap with the positional map: the loss object of the latent perceptron and latent SVM.
-
-    Parameters
-    ----------
-    inference : {"greedy", "exact", "none"}
-        The paper's greedy (LSP-AP, LSSVM-AP), the exact interleaving search (LSP-AP*,
-        LSSVM-AP*), or no loss at all (plain LSP).
-    weights : str
-        Positional weights v_j (structrank.structures.positional_weights): "harmonic" (1/j, the
-        paper's), "log2" (1/log2(j + 1)) or "linear" ((N - j + 1)/N).
-    scale : float
-        Loss scaling C of Alg. 1 (the latent SVM uses 1: its C is the regulariser).
-    positions : {"all", "positives"}
-        Coefficients at all N positions, or only at the top P (the LSSVM update of Sec. 4.1).
-    relevant_from : int
-        Labels >= this are good.
-    """
-
-    inference: str = "greedy"
-    weights: str = "harmonic"
-    scale: float = 1.0
-    positions: str = "all"
-    relevant_from: int = 1
-
-    name = "map"
-    feature_map = "positional"
-    star_varies = True  # the latent ground truth follows the scores
-    metrics = ("map",)
-
-    def __post_init__(self):
-        if self.inference not in INFERENCES:
-            raise ValueError(f"inference must be one of {', '.join(INFERENCES)}, got {self.inference!r}")
-        if self.positions not in ("all", "positives"):
-            raise ValueError(f"positions must be 'all' or 'positives', got {self.positions!r}")
-        if not np.isfinite(self.scale) or self.scale < 0:
-            raise ValueError(f"the loss scale must be a finite number >= 0, got {self.scale!r}")
-        positional_weights(1, self.weights)  # validates the name
-
-    @property
-    def label(self) -> str:
-        return {"greedy": "ap/pos", "exact": "ap*/pos", "none": "argmax/pos"}[self.inference]
-
-    def relevance(self, labels) -> np.ndarray:
-        return (np.asarray(labels) >= self.relevant_from).astype(np.int8)
-
-    def _run(self, scores, labels, offsets, out=None):
-        scores = np.ascontiguousarray(scores, dtype=np.float64)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        longest = longest_query(offsets)
-        if self.inference == "exact":
-            check_exact_size(self.relevance(labels), offsets)
-        coef, order = batch_outputs(scores.shape[0], out)
-        scale = 0.0 if self.inference == "none" else float(self.scale)
-        delta = run_positional(_KERNEL_IDS[self.inference], scores, self.relevance(labels), offsets,
-                               positional_weights(longest, self.weights), scale, self.positions == "positives",
-                               coef, order)
-        return coef, delta, order
-
-    def oracle(self, scores, labels) -> Violation:
-        """The inferred structure of one query (its coefficients, its ``1 - AP``, its ranking)."""
-        coef, delta, order = self._run(scores, labels, [0, len(scores)])
-        return Violation(coef, float(delta[0]), order)
-
-    def batch(self, scores, labels, offsets, out=None):
-        """``(c_hat, delta)`` for every query; ``out`` as in ``StructuredLoss.batch``."""
-        coef, delta, _ = self._run(scores, labels, offsets, out)
-        return coef, delta
-
-    def star(self, scores, labels, offsets) -> np.ndarray:
-        """Coefficients of the latent ground truth (Eq. 3) of every query for the scores."""
-        scores = np.ascontiguousarray(scores, dtype=np.float64)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        longest = longest_query(offsets)
-        coef = np.empty(scores.shape[0])
-        latent_star(scores, self.relevance(labels), offsets, positional_weights(longest, self.weights),
-                    self.positions == "positives", coef)
-        return coef
