@@ -193,7 +193,7 @@ def run_all(
         joblib backend (``"loky"`` by default, ``"threading"`` for run functions that release
         the GIL).
     identity : callable, optional
-        ``identity(spec)``: what the run is made from (:func:`~structrank.experiments.store.run_identity`),
+        ``identity(spec)``: what the run is made from (``store.run_identity``),
         stored with it. A recorded run whose identity differs (or that has none) is run again and
         replaced, and one line on stderr says how many and why. Without it a recorded key is done.
 

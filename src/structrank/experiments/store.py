@@ -18,7 +18,7 @@ A store knows what it was made from, at two levels:
   Files not seen before are added (a quick run, then the full one with more data sets, resumes).
   Refusing rather than rerunning keeps a wrong ``--data-dir`` from replacing hours of runs, and
   protects the caches some experiments compute from the data; ``reproduce --fresh`` starts afresh.
-- each run: :meth:`ResultStore.record` stores the run's identity (:func:`run_identity`): a digest of
+- each run: :meth:`ResultStore.record` stores the run's identity (``run_identity``): a digest of
   the content of the files the run read (SHA-256 of their bytes, with their names below the folder
   given; never the folder's own name or path) and a digest of the experiment (its name and
   configuration). A resumed experiment runs again every recorded run whose identity differs from
@@ -45,7 +45,6 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import functools
 import hashlib
@@ -68,7 +67,7 @@ COLUMNS = (
 )
 KEY_FIELDS = ("experiment", "dataset", "split", "fold", "seed", "model", "params")
 
-#: 2: ``runs.identity`` (a run's :func:`run_identity`; NULL in a run that version 1 recorded)
+#: 2: ``runs.identity`` (a run's ``run_identity``; NULL in a run that version 1 recorded)
 _SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -536,7 +535,7 @@ class ResultStore:
         seconds : float
             Wall-clock seconds the run took.
         identity : str, optional
-            What the run was made from (:func:`run_identity`). A run recorded under the same key
+            What the run was made from (``run_identity``). A run recorded under the same key
             with another identity (or none) is replaced by this one, in the same transaction.
 
         Returns
