@@ -28,7 +28,7 @@ class ScoreLoss:
     """A loss by name with its options; ``bind(y, offsets)`` gives ``f(scores) -> (values, gradient)``.
 
     ``values`` holds one value per query, ``gradient`` the derivative of their sum with respect to
-    each row's score. ``gain`` must be resolved ("binary" or "exp2"; see ``ssvm.resolve_gain``).
+    each row's score. ``gain`` must be resolved ("binary" or "exp2"; see ``losses.resolve_gain``).
 
     >>> f = ScoreLoss("map").bind(np.array([1, 0, 0]), np.array([0, 3]))
     >>> values, grad = f(np.zeros(3))     # at w = 0 the hinge is the loss of the worst ranking
@@ -121,8 +121,8 @@ class ScoreLossScorerMixin:
 
     def _fit_loss(self, y):
         """Check ``loss`` and resolve ``gain_`` on the training labels (as ``StructSVMRanker``)."""
-        # deferred: learners.ssvm (numba, the QP) loads only to fit; structrank.torch imports this module alone
-        from structrank.learners.ssvm import resolve_gain
+        # deferred: the losses load their oracles (numba) only to fit; structrank.torch imports this module alone
+        from structrank.losses import resolve_gain
 
         spec = self.score_loss()  # checks the name
         self.gain_ = resolve_gain(self.gain, self.loss, spec.options(), "ideal", y)

@@ -35,7 +35,7 @@ from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, 
                                       LinearRankerMixin, built_problem, informative_queries, informative_rows, metric_list,
                                       optimiser_health, query_ranges, unpack)
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
-from structrank.losses import HINGE, get_entry, get_loss, require
+from structrank.losses import HINGE, get_loss, require, resolve_gain
 from structrank.losses.combo import DEFAULT_COMBO
 from structrank.losses.latent import ImputedTarget, check_latent, has_latent_target
 from structrank.parallel.rows import dense_view, dot, matvec, rmatvec
@@ -218,23 +218,6 @@ def cutting_plane(X, y, offsets, losses, C, tol=1e-4, max_iter=1000, qp_tol=1e-1
         trace.dual.append(dual_objective(H, b, alpha))
         w = rmatvec(G, alpha)
     return w, alpha, n_iter, converged, trace
-
-
-def resolve_gain(gain, loss, options, target, y) -> str:
-    """The NDCG gain a fit uses: "auto" is graded ("exp2") when the labels ``y`` have more than two
-    levels, the target is the ideal one (the latent targets are binary) and the registered loss
-    ``loss`` builds with graded gains under ``options``; binary otherwise."""
-    if gain not in ("auto", "binary", "exp2"):
-        raise ValueError(f"gain must be 'auto', 'binary' or 'exp2', got {gain!r}")
-    if gain != "auto":
-        return gain
-    if target != "ideal" or "gain" not in get_entry(loss).options or np.unique(np.asarray(y)).size <= 2:
-        return "binary"
-    try:
-        get_loss(loss, **{**options, "gain": "exp2"})
-    except ValueError:  # this loss and feature map have no graded oracle
-        return "binary"
-    return "exp2"
 
 
 @dataclass

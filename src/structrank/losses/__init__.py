@@ -9,7 +9,7 @@ True
 """
 
 from structrank.losses.base import HINGE, PROBABILISTIC, RankingLoss, Violation
-from structrank.losses.registry import entries, get_entry, get_loss, loss_names, register, require
+from structrank.losses.registry import entries, get_entry, get_loss, loss_names, register, require, resolve_gain
 
 __all__ = ["HINGE", "PROBABILISTIC", "RankingLoss", "Violation", "entries", "get_entry", "get_loss", "loss_names",
-           "register", "require"]
+           "register", "require", "resolve_gain"]

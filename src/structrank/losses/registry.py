@@ -13,7 +13,9 @@ Its calls:
   gives its ``LossEntry``;
 - ``loss_names(kind)`` and ``entries()`` list them (the hinges by name, then the probabilistic
   objectives);
-- ``require(loss, kind, learner)``: the clear error of a loss of the wrong kind.
+- ``require(loss, kind, learner)``: the clear error of a loss of the wrong kind;
+- ``resolve_gain(gain, loss, options, target, y)``: the NDCG gain a fit uses ("auto" settled on the
+  labels), which every learner of a loss asks here rather than deciding for itself.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import importlib
 import inspect
 import pkgutil
 from dataclasses import dataclass
+
+import numpy as np
 
 from structrank.losses.base import HINGE
 
@@ -107,3 +111,28 @@ def require(loss, kind: str, learner: str):
         raise ValueError(f"{learner} needs a {kind} loss, got {loss.label!r} ({loss.kind}); "
                          f"the {kind} losses are: {', '.join(loss_names(kind))}")
     return loss
+
+
+#: the values of a loss's ``gain`` option: "auto" is settled on the labels at fit (``resolve_gain``)
+GAINS = ("auto", "binary", "exp2")
+
+
+def resolve_gain(gain, loss, options, target, y) -> str:
+    """The NDCG gain a fit uses: "auto" is graded ("exp2") when the labels ``y`` have more than two
+    levels, the target is the ideal one (the latent targets are binary) and the registered loss
+    ``loss`` builds with graded gains under ``options``; binary otherwise.
+
+    >>> resolve_gain("auto", "ndcg", {}, "ideal", [0, 1, 2]), resolve_gain("auto", "map", {}, "ideal", [0, 1, 2])
+    ('exp2', 'binary')
+    """
+    if gain not in GAINS:
+        raise ValueError(f"gain must be 'auto', 'binary' or 'exp2', got {gain!r}")
+    if gain != "auto":
+        return gain
+    if target != "ideal" or "gain" not in get_entry(loss).options or np.unique(np.asarray(y)).size <= 2:
+        return "binary"
+    try:
+        get_loss(loss, **{**options, "gain": "exp2"})
+    except ValueError:  # this loss and feature map have no graded oracle
+        return "binary"
+    return "exp2"
