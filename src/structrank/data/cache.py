@@ -62,7 +62,6 @@ ARRAY_DTYPES = {
     "offsets": np.dtype("<i8"),
     "query_ids": np.dtype("<i8"),
 }
-_LABEL_MAX = np.iinfo(np.int32).max
 
 
 # -- public API ----------------------------------------------------------------------------------
@@ -420,9 +419,6 @@ def _parse_chunk(source: Path, raw: bytes, lines_before: int, n_features):
     if missing.size:
         raise DataFormatError(source, int(line_numbers[missing[0]]), "no qid on this row: the cache needs one on "
                               "every row (read_letor also reads FILE.query group files)", "qid")
-    big = np.flatnonzero(y > _LABEL_MAX)
-    if big.size:
-        raise DataFormatError(source, int(line_numbers[big[0]]), f"label {y[big[0]]:g} is too large", "label")
     return X, y, qid, line_numbers
 
 

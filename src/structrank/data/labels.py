@@ -21,42 +21,59 @@ def label_text(value) -> str:
     return str(value)
 
 
+def label_problem(y):
+    """``(row, problem)`` of the first label that is negative, fractional, not finite or above
+    ``MAX_LABEL`` (``problem`` in the words every route prints: "label 0.5 is not a non-negative
+    integer"), or None. The one rule of the file readers and the estimators; ``y`` is numeric."""
+    bad = np.flatnonzero(y < 0) if y.dtype.kind == "i" else np.zeros(0, dtype=np.int64)
+    if y.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y != np.round(y)))
+    if bad.size:
+        return int(bad[0]), f"label {label_text(y[bad[0]])} is not a non-negative integer"
+    big = np.flatnonzero(y > MAX_LABEL)
+    if big.size:
+        return int(big[0]), f"label {label_text(y[big[0]])} is too large (at most {MAX_LABEL})"
+    return None
+
+
 def check_labels(y, where: str | None = None) -> np.ndarray:
-    """Relevance labels as int64, or DataValidationError if any is negative, fractional, not finite or
-    above ``MAX_LABEL``, in the words of the file readers' messages (``where``: who checks, for them)."""
+    """Relevance labels as int64, or DataValidationError naming the row of ``label_problem``'s first
+    problem (``where``: who checks, for the message)."""
     at = f"{where}: " if where else ""
     y = np.asarray(y)
     if y.dtype.kind == "b":
         return y.astype(np.int64)
     if y.dtype.kind not in "iuf":
         raise DataValidationError(f"{at}labels must be numbers, got dtype {y.dtype}")
-    bad = np.flatnonzero(y < 0) if y.dtype.kind == "i" else np.zeros(0, dtype=np.int64)
-    if y.dtype.kind == "f":
-        bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y != np.round(y)))
-    if bad.size:
-        raise DataValidationError(f"{at}row {int(bad[0])}: label {label_text(y[bad[0]])} is not a non-negative integer")
-    big = np.flatnonzero(y > MAX_LABEL)
-    if big.size:
-        raise DataValidationError(f"{at}row {int(big[0])}: label {label_text(y[big[0]])} is too large (at most {MAX_LABEL})")
+    problem = label_problem(y)
+    if problem is not None:
+        raise DataValidationError(f"{at}row {problem[0]}: {problem[1]}")
     return y.astype(np.int64)
 
 
-def check_finite_features(X, where: str) -> None:
-    """DataValidationError naming the row and the feature (1-based, as in LETOR files) of the first NaN
-    or infinite value of X (an ndarray or a CSR matrix), in the words of the file readers' message."""
+def first_non_finite(X):
+    """``(row, column, value)`` of the first NaN or infinite value of X (an ndarray, or CSR arrays with
+    ``data``, ``indices`` and ``indptr``; column 0-based), or None."""
     values = X.data if hasattr(X, "indptr") else np.asarray(X)
     if values.dtype.kind not in "fc" or np.isfinite(values).all():
-        return
+        return None
     if hasattr(X, "indptr"):
         position = int(np.flatnonzero(~np.isfinite(values))[0])
         row = int(np.searchsorted(X.indptr, position, side="right") - 1)
-        column, value = int(X.indices[position]), float(values[position])
-    else:
-        row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
-        value = float(values[row, column])
-    kind = "NaN" if value != value else "inf"
-    raise DataValidationError(f"{where}: X holds {kind} at row {row}, feature {column + 1}: value {value} is not "
-                              "finite")
+        return row, int(X.indices[position]), values[position]
+    row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
+    return row, column, values[row, column]
+
+
+def check_finite_features(X, where: str) -> None:
+    """DataValidationError naming the row and the feature (1-based, as in LETOR files) of X's first NaN
+    or infinite value, in the words of the file readers' message."""
+    found = first_non_finite(X)
+    if found is not None:
+        row, column, value = found
+        kind = "NaN" if value != value else "inf"
+        raise DataValidationError(f"{where}: X holds {kind} at row {row}, feature {column + 1}: value {float(value)} "
+                                  "is not finite")
 
 
 def check_qid(qid, n_rows=None) -> np.ndarray:

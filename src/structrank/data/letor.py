@@ -33,7 +33,7 @@ import numpy as np
 from structrank.atomic import atomic_open
 from structrank.data import grammar
 from structrank.data.dataset import RankingDataset
-from structrank.data.labels import MAX_LABEL, label_text
+from structrank.data.labels import MAX_LABEL, first_non_finite, label_problem  # noqa: F401  (MAX_LABEL: qa.readers)
 from structrank.files import check_not_utf16, read_bytes  # noqa: F401  (imported from here by others)
 from structrank.errors import DataFormatError
 
@@ -366,30 +366,19 @@ def _decode_spans(raw: bytes, starts, ends) -> np.ndarray:
 
 
 def _check_labels(path, y, line_numbers):
-    bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y != np.round(y)))
-    if bad.size:
-        row = int(bad[0])
-        raise DataFormatError(
-            path, int(line_numbers[row]), f"label {label_text(y[row])} is not a non-negative integer", "label"
-        )
-    big = np.flatnonzero(y > MAX_LABEL)
-    if big.size:
-        row = int(big[0])
-        raise DataFormatError(path, int(line_numbers[row]), f"label {label_text(y[row])} is too large "
-                              f"(at most {MAX_LABEL})", "label")
+    problem = label_problem(y)
+    if problem is not None:
+        raise DataFormatError(path, int(line_numbers[problem[0]]), problem[1], "label")
 
 
 def _check_finite(path, X, line_numbers):
-    bad = np.flatnonzero(~np.isfinite(X.data))
-    if bad.size:
-        position = int(bad[0])
-        row = int(np.searchsorted(X.indptr, position, side="right") - 1)
-        column = int(X.indices[position]) + 1
-        value = X.data[position]
+    found = first_non_finite(X)
+    if found is not None:
+        row, column, value = found
         problem = f"value {float(value)} is not finite"
         if X.dtype == np.float32 and np.isinf(value):  # 1e300 in the file reads as inf in float32
             problem += " as float32, which holds at most 3.4e38"
-        raise DataFormatError(path, int(line_numbers[row]), problem, f"feature {column}")
+        raise DataFormatError(path, int(line_numbers[row]), problem, f"feature {column + 1}")
 
 
 def _format_value(value: float) -> str:
