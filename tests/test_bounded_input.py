@@ -207,8 +207,8 @@ def test_graded_dense_dorm_refuses_a_query_past_its_assignment_limit(monkeypatch
     X, y = rng.normal(size=(20, 3)), np.tile([2, 1, 0, 0], 5)
     qid = np.repeat([1, 2], [8, 12])
     with pytest.raises(DataValidationError, match=r"query 1 \(rows 8-19\).*12 x 12 assignment.*dorm_cut"):
-        StructSVMRanker(loss="ndcg", feature_map="dorm", gain="exp2", max_iter=2).fit(X, y, qid=qid)
-    StructSVMRanker(loss="ndcg", feature_map="dorm", gain="exp2", dorm_cut=5, max_iter=2).fit(X, y, qid=qid)
+        StructSVMRanker(loss="ndcg", max_iter=2, loss_params={"feature_map": "dorm", "gain": "exp2"}).fit(X, y, qid=qid)
+    StructSVMRanker(loss="ndcg", max_iter=2, loss_params={"feature_map": "dorm", "gain": "exp2", "dorm_cut": 5}).fit(X, y, qid=qid)
 
 
 def test_standard_input_is_read_with_a_bound(monkeypatch):

@@ -135,8 +135,8 @@ def test_score_follows_one_rule():
     assert RankSVM()._scoring() == (("ndcg@10",), "auto", None)
     assert StructSVMRanker(loss="map")._scoring() == (("map",), "auto", 1)
     # a loss whose metric fixes its convention keeps it; a convention named on the estimator wins
-    assert StructSVMRanker(loss="ndcg", discount="log2")._scoring()[1] == "trec"
-    assert StructSVMRanker(loss="ndcg", discount="log2", convention="mslr")._scoring()[1] == "mslr"
+    assert StructSVMRanker(loss="ndcg", loss_params={"discount": "log2"})._scoring()[1] == "trec"
+    assert StructSVMRanker(loss="ndcg", convention="mslr", loss_params={"discount": "log2"})._scoring()[1] == "mslr"
 
 
 # -- the command line ---------------------------------------------------------------------------

@@ -133,9 +133,9 @@ def constant_loss(spec, longest=DOCS):
     name = trained_loss(spec)
     if name is None:
         return None
-    options = {**spec.parameters(), **(spec.defaults.get("ranker_params") or {})}
-    # an "auto" option (NDCG's gain) is settled by the labels at fit: the loss's own default stands for it here
-    return get_loss(name, **{k: v for k, v in options.items() if v != "auto"}).constant_on(longest)
+    inner = spec.defaults.get("ranker_params") or {}  # nystroem-svm-*: its inner ranker's
+    # an "auto" gain is settled by the labels at fit; built without them it is the binary one
+    return get_loss(name, **{**spec.loss_options(), **(inner.get("loss_params") or {})}).constant_on(longest)
 
 
 def expected(spec, case):

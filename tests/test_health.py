@@ -40,14 +40,14 @@ def _fit(model, ds):
     return model, [w for w in caught if issubclass(w.category, StayedAtZeroWarning)]
 
 
-@pytest.mark.parametrize("params", [{"loss": "map"}, {"loss": "mrr"}, {"loss": "ndcg", "gain": "binary"},
+@pytest.mark.parametrize("params", [{"loss": "map"}, {"loss": "mrr"}, {"loss": "ndcg", "loss_params": {"gain": "binary"}},
                                     {"loss": "auc"}, {"loss": "mrr", "target": "latent"}])
 def test_ssvm_health_reads_the_fit_and_its_value_at_w_0(ds, params):
     model, _ = _fit(StructSVMRanker(C=10.0, **params), ds)
     h = model.health_
     X, y, offsets = _informative(ds)
     # at w = 0 every score ties: the slack there is the mean loss of the max-violating ranking at zero scores
-    loss = model._loss()
+    loss = model.loss_
     _, delta = loss.batch(np.zeros(y.size), y, offsets)
     if params.get("target") != "latent":
         assert h.zero_slack == pytest.approx(delta.mean(), rel=1e-12)
@@ -82,7 +82,7 @@ def test_latent_ssvm_health_is_eq_4_at_its_weights_and_at_0(ds):
     model, _ = _fit(LatentSSVMRanker(C=10.0), ds)
     h = model.health_
     X, y, offsets = _informative(ds)
-    loss = model._loss()
+    loss = model.loss_
     zero = np.zeros(y.size)
     from structrank.learners.latent import _FixedTruth
 
@@ -98,7 +98,7 @@ def test_perceptron_health_is_its_hinge_against_w_0(ds, params):
     model, _ = _fit(LatentPerceptronRanker(max_epochs=5, **params), ds)
     h = model.health_
     X, y, offsets = _informative(ds)
-    loss = model._loss()
+    loss = model.loss_
     _, delta = loss.batch(np.zeros(y.size), y, offsets)  # zero scores: every ranking's w.Psi is 0
     assert h.zero_slack == pytest.approx(delta.mean(), rel=1e-12)
     assert h.objective_ratio == pytest.approx(h.slack / h.zero_slack, rel=1e-12)
@@ -112,8 +112,8 @@ def test_the_sharded_perceptron_records_the_same_health_kind(ds):
 
 
 @pytest.mark.parametrize("params, cure", [({"loss": "mrr"}, "target='latent' (svm-mrr)"),
-                                          ({"loss": "ndcg", "feature_map": "dorm"}, "target='latent' (dorm)"),
-                                          ({"loss": "ndcg"}, "feature_map='dorm' with target='latent' (svm-ndcg)"),
+                                          ({"loss": "ndcg", "loss_params": {"feature_map": "dorm"}}, "target='latent' (dorm)"),
+                                          ({"loss": "ndcg"}, "loss_params={'feature_map': 'dorm'} with target='latent' (svm-ndcg)"),
                                           ({"loss": "map"}, "a larger C")])
 def test_a_fit_that_stays_at_w_0_warns_once_naming_cause_and_cure(ds, params, cure):
     model, said = _fit(StructSVMRanker(C=TINY_C, **params), ds)
@@ -196,11 +196,11 @@ def test_predict_warns_when_every_score_ties(ds, tmp_path, capsys):
 def test_short_names_train_the_formulation_that_learns_and_the_papers_stay_one_name_away():
     latent = {name: MODELS[name].make() for name in ("svm-mrr", "svm-ndcg", "dorm")}
     assert all(m.target == "latent" for m in latent.values())
-    assert latent["svm-ndcg"].feature_map == "dorm" and latent["dorm"].feature_map == "dorm"
+    assert latent["svm-ndcg"].loss_params["feature_map"] == "dorm" and latent["dorm"].loss_params["feature_map"] == "dorm"
     ideal = {name: MODELS[name].make() for name in ("svm-mrr-ideal", "svm-ndcg-ideal", "dorm-ideal")}
     assert all(m.target == "ideal" for m in ideal.values())
-    assert ideal["svm-ndcg-ideal"].loss == "ndcg" and ideal["svm-ndcg-ideal"].feature_map is None
-    assert ideal["dorm-ideal"].feature_map == "dorm" and ideal["svm-mrr-ideal"].loss == "mrr"
+    assert ideal["svm-ndcg-ideal"].loss == "ndcg" and ideal["svm-ndcg-ideal"].loss_params is None
+    assert ideal["dorm-ideal"].loss_params["feature_map"] == "dorm" and ideal["svm-mrr-ideal"].loss == "mrr"
     # the help text comes from the registry: each short name says what it trains and where the paper's is
     assert "svm-mrr-ideal" in MODELS["svm-mrr"].help and "svm-ndcg-ideal" in MODELS["svm-ndcg"].help
     assert "dorm-ideal" in MODELS["dorm"].help and "ideal target" in MODELS["svm-ndcg-ideal"].help

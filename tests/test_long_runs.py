@@ -105,7 +105,7 @@ def test_the_network_stops_at_an_epoch_whose_gradients_are_all_zero():
         warnings.simplefilter("ignore", DegenerateDataWarning)
         # P@k with k past every list has no loss left, only the hinge's s . (c_hat - c_star), which is 0 once the
         # scores put every good document above every bad one: then the gradients are 0 and Adam's steps die out
-        model = MLPRanker(loss="precision", k=longest, epochs=10**6).fit(ds)
+        model = MLPRanker(loss="precision", epochs=10**6, loss_params={"k": longest}).fit(ds)
     stop = model.n_epochs_
     assert stop < 10**4 and model.stop_reason_ == (f"stopped after epoch {stop} of 1000000: no step of it moved the "
                                                    "network's parameters (the gradients were 0, or Adam's steps below "

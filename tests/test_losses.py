@@ -79,8 +79,8 @@ def test_unknown_and_incompatible_losses_are_clear_errors_at_fit():
     with pytest.raises(ValueError, match="positional MAP kernels only"):
         LatentPerceptronRanker(loss="ndcg", n_jobs=1).fit(ds)
     with pytest.raises(ValueError, match="no oracle for feature_map 'positional'"):
-        LatentPerceptronRanker(loss="ndcg", feature_map="positional").fit(ds)
-    with pytest.raises(ValueError, match="loss must be one of auc, combo"):
+        LatentPerceptronRanker(loss="ndcg", loss_params={"feature_map": "positional"}).fit(ds)
+    with pytest.raises(ValueError, match="unknown loss 'nope'; known: auc, combo"):
         StructuredBoostingRanker(loss="nope").fit(ds)
     with pytest.raises(ValueError, match="objective must be a str among"):
         PermutationCRFRanker(objective="nope").fit(ds)
@@ -88,8 +88,8 @@ def test_unknown_and_incompatible_losses_are_clear_errors_at_fit():
 
 def test_the_perceptron_with_the_default_loss_is_the_paper_s_positional_map():
     model = LatentPerceptronRanker()
-    assert isinstance(model._loss(), PositionalAPLoss) and model._scoring()[0] == ("map",)
-    assert LatentSSVMRanker(loss="ndcg", k=5)._scoring()[0] == ("ndcg@5",)
+    assert isinstance(model._trained_loss(), PositionalAPLoss) and model._scoring()[0] == ("map",)
+    assert LatentSSVMRanker(loss="ndcg", loss_params={"k": 5})._scoring()[0] == ("ndcg@5",)
 
 
 @pytest.mark.parametrize("cls", [LatentPerceptronRanker, LatentSSVMRanker])
@@ -118,7 +118,7 @@ def test_the_perceptron_on_a_scaled_loss_updates_against_the_oracle_at_scores_ov
 
 @pytest.mark.extra("torch")
 def test_mlp_rejects_an_unknown_loss_before_training():
-    with pytest.raises(ValueError, match="loss must be one of"):
+    with pytest.raises(ValueError, match="unknown loss .nope.; known: "):
         MLPRanker(loss="nope").fit(make_ranking_dataset(n_queries=4, random_state=0))
 
 

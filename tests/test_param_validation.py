@@ -49,12 +49,12 @@ BAD_SETS = [
     ("lambdamart", "num_leaves=1", "num_leaves", "1"), ("svc-poly", "degree=1000", "degree", "1000"),
     ("crf-kl", "T=-Infinity", "T", "-inf"), ("crf-kl", "subset_size=10", "subset_size", "10"),
     ("lsp-ap", "max_epochs=0", "max_epochs", "0"), ("lsp-ap", "average=1", "average", "1"),
-    ("gbrt-map", "k=0", "k", "0"), ("linreg", "alpha=-1", "alpha", "-1"),
+    ("gbrt-ndcg", 'loss_params={"k": 0}', "loss_params['k']", "0"), ("linreg", "alpha=-1", "alpha", "-1"),
     # issue 38.6: counts beyond C's int (k=10^20 failed inside numba), names no metric or convention knows, LightGBM's
     # own limits, and a nested dict's values
-    ("svm-ndcg", "k=100000000000000000000", "k", "100000000000000000000"),
-    ("lsp-ndcg", "k=100000000000000000000", "k", "100000000000000000000"),
-    ("gbrt-ndcg", "k=1e20", "k", "1e+20"), ("ranksvm", "max_iter=1099511627776", "max_iter", "1099511627776"),
+    ("svm-ndcg", 'loss_params={"k": 100000000000000000000}', "loss_params['k']", "100000000000000000000"),
+    ("lsp-ndcg", 'loss_params={"k": 100000000000000000000}', "loss_params['k']", "100000000000000000000"),
+    ("gbrt-ndcg", 'loss_params={"k": 1e20}', "loss_params['k']", "1e+20"), ("ranksvm", "max_iter=1099511627776", "max_iter", "1099511627776"),
     ("lsp-ap", "max_epochs=100000000000000000000", "max_epochs", "100000000000000000000"),
     ("crf-kl", "dev_metric=ndcg@x", "dev_metric", "'ndcg@x'"), ("lsp-ap", "dev_convention=letor5", "dev_convention",
                                                                 "'letor5'"),
@@ -62,8 +62,8 @@ BAD_SETS = [
     ("lambdamart", "num_leaves=200000", "num_leaves", "200000"), ("mcrank", "random_state=4294967295", "random_state",
                                                                   "4294967295"),
     ("nystroem-svm-map", 'ranker_params={"loss": "map", "C": -1}', "ranker_params['C'] of StructSVMRanker", "-1"),
-    ("nystroem-svm-ndcg", 'ranker_params={"loss": "ndcg", "k": 100000000000000000000}',
-     "ranker_params['k'] of StructSVMRanker", "100000000000000000000"),
+    ("nystroem-svm-ndcg", 'ranker_params={"loss": "ndcg", "loss_params": {"k": 100000000000000000000}}',
+     "ranker_params['loss_params']['k'] of StructSVMRanker", "100000000000000000000"),
 ]
 
 
@@ -162,7 +162,7 @@ def test_a_nested_value_names_the_dict_the_key_and_the_inner_ranker():
 def test_the_largest_k_trains(model, tmp_path, capsys):
     # k = 2^31 - 1 is inside the range: the kernels take it (k = 10^20 is refused above)
     ds = make_ranking_dataset(n_queries=6, n_features=4, random_state=0)
-    params = {"k": MAX_COUNT, **({"max_epochs": 2} if model.startswith("lsp") else {}),
+    params = {"loss_params": {"k": MAX_COUNT}, **({"max_epochs": 2} if model.startswith("lsp") else {}),
               **({"n_estimators": 2} if model.startswith("gbrt") else {}), **({"epochs": 1} if model.startswith("mlp")
                                                                                else {})}
     with warnings.catch_warnings():  # P@k and Recall@k at this k are constant (below): the model ranks nothing
@@ -184,7 +184,7 @@ def longest_list(ds):
 def test_a_k_that_covers_every_list_warns_that_p_and_recall_at_k_are_constant(ds, cls, options, loss, metric):
     longest = longest_list(ds)
     with pytest.warns(DegenerateDataWarning) as caught:
-        getattr(learners, cls)(loss=loss, k=longest, **options).fit(ds)
+        getattr(learners, cls)(loss=loss, loss_params={"k": longest}, **options).fit(ds)
     said = [str(w.message) for w in caught if w.category is DegenerateDataWarning and "longest" in str(w.message)]
     assert said == [f"{cls}: k={longest} is at least the longest training list ({longest} documents): {metric}@{longest} "
                     "counts the good documents in the top min(k, n), which is the whole list when it has at most k "
@@ -200,7 +200,7 @@ def test_no_warning_where_the_loss_still_orders_the_lists(ds, loss):
     k = 3 if loss == "precision" else 10 * longest_list(ds)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateDataWarning)
-        assert np.any(learners.StructSVMRanker(loss=loss, k=k).fit(ds).coef_)
+        assert np.any(learners.StructSVMRanker(loss=loss, loss_params={"k": k}).fit(ds).coef_)
 
 
 @pytest.mark.parametrize("cls, params, param", [

@@ -87,8 +87,8 @@ def test_imputed_mrr_oracle_is_the_best_ranking_with_the_imputed_first_good(case
 
 def test_latent_target_refuses_losses_without_one():
     X = np.eye(4)
-    for kwargs in ({"loss": "map"}, {"loss": "auc"}, {"loss": "ndcg", "gain": "exp2"},
-                   {"loss": "ndcg", "feature_map": "dorm", "gain": "exp2"}, {"loss": "combo"}):
+    for kwargs in ({"loss": "map"}, {"loss": "auc"}, {"loss": "ndcg", "loss_params": {"gain": "exp2"}},
+                   {"loss": "ndcg", "loss_params": {"feature_map": "dorm", "gain": "exp2"}}, {"loss": "combo"}):
         with pytest.raises(ValueError, match="latent"):
             StructSVMRanker(target="latent", **kwargs).fit(X, [1, 0, 1, 0], qid=[1, 1, 2, 2])
     with pytest.raises(ValueError, match="target must be"):
@@ -158,7 +158,7 @@ def test_ndcg_with_phi_po_stays_flat_where_phi_dorm_learns_on_ohsumed(data_root)
     train, test = _ohsumed_fold1(data_root)
     po = StructSVMRanker(loss="ndcg", C=1000.0, target="latent").fit(train)
     assert po.slack_ > 0.99, po.slack_
-    dorm = [StructSVMRanker(loss="ndcg", feature_map="dorm", dorm_cut=30, C=C, target="latent").fit(train)
+    dorm = [StructSVMRanker(loss="ndcg", C=C, target="latent", loss_params={"feature_map": "dorm", "dorm_cut": 30}).fit(train)
             for C in (0.1, 1.0)]
     assert dorm[0].slack_ > dorm[1].slack_ and dorm[1].slack_ < 0.95, [m.slack_ for m in dorm]
 
@@ -175,8 +175,8 @@ def _mq2008_fold1(data_root):
 
 # (loss parameters, two values of C): phi_mrr is a count (not scaled by 1/(n+ n-)), so its C is lower
 CONVEX_LOSSES = {"auc": ({"loss": "auc"}, (0.01, 1.0)), "map": ({"loss": "map"}, (0.01, 1.0)),
-                 "ndcg": ({"loss": "ndcg", "gain": "binary"}, (0.01, 1.0)), "ndcg-nc": ({"loss": "ndcg-nc"}, (0.01, 1.0)),
-                 "dorm-cut30": ({"loss": "ndcg", "feature_map": "dorm", "dorm_cut": 30, "gain": "binary"}, (0.01, 1.0)),
+                 "ndcg": ({"loss": "ndcg", "loss_params": {"gain": "binary"}}, (0.01, 1.0)), "ndcg-nc": ({"loss": "ndcg-nc"}, (0.01, 1.0)),
+                 "dorm-cut30": ({"loss": "ndcg", "loss_params": {"feature_map": "dorm", "dorm_cut": 30, "gain": "binary"}}, (0.01, 1.0)),
                  "mrr": ({"loss": "mrr"}, (1e-4, 0.01))}
 
 

@@ -47,7 +47,7 @@ def test_a_hinge_loss_boosts_on_its_subgradient(split):
 def test_a_crf_objective_boosts_on_its_exact_gradient_over_a_subset():
     y = np.array([2, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0])
     offsets = np.array([0, 4, y.size])  # a query of 4 documents (all used) and one of 7 (a subset of 6)
-    model = StructuredBoostingRanker(loss="crf-kl", crf_param=2.0, random_state=3)
+    model = StructuredBoostingRanker(loss="crf-kl", random_state=3, loss_params={"crf_param": 2.0})
     scores = np.linspace(1.0, -1.0, y.size)
     values, grad = model.score_loss().bind(y, offsets)(scores)
     value, exact = query_objective("kl", scores[:4], y[:4], 2.0)
@@ -104,7 +104,7 @@ def test_model_file_round_trip(split, tmp_path):
 
 def test_clear_errors(split):
     train, dev = split
-    with pytest.raises(ValueError, match="loss must be one of"):
+    with pytest.raises(ValueError, match="unknown loss 'p@5'; known: "):
         StructuredBoostingRanker(loss="p@5").fit(train)
     with pytest.raises(ValueError, match="eval_set"):
         StructuredBoostingRanker(early_stopping_rounds=3).fit(train)

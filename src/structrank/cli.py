@@ -361,7 +361,7 @@ def cmd_train(args):
     refuse_inapplicable([("--jobs", args.jobs is not None, args.vali, "with --vali (it fits the grid's points in "
                                                                        "parallel)")])
     spec = get_model(args.model)
-    fixed = parse_assignments(args.set)
+    fixed = spec.with_loss_params(parse_assignments(args.set))  # --set k=5 (deprecated) joins loss_params, once
     convention = _train_convention(args, fixed, spec)
     spec.make(**fixed)  # unknown names and bad values fail here, before any work
     ignored = ignored_parameters(spec, fixed)

@@ -227,7 +227,10 @@ def load_model(path):
         raise DataFormatError(path, None, f"learned arrays do not match {cls.__name__}", "arrays")
     # JSON has no tuples: give back a tuple where the class's default is one
     params = {k: tuple(v) if isinstance(v, list) and isinstance(valid[k], tuple) else v for k, v in params.items()}
-    model = cls(**params)
+    # deferred: the learners (scikit-learn) load only for rankers, not for archives
+    from structrank.learners.loss_params import migrated_params
+
+    model = cls(**migrated_params(cls, params))  # a file of before loss_params gives its loss options flat
     # the class's declared ranges (as for fit and --set), before any array is used: a forged
     # degree=1000 made a polynomial model predict inf and NaN
     # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from structrank.learners.score_loss import ScoreLoss
+from structrank.losses import PROBABILISTIC
 
 __all__ = ["StructuredRankingLoss"]
 
@@ -53,14 +54,14 @@ class StructuredRankingLoss(torch.nn.Module):
 
     Parameters
     ----------
-    loss : str
+    loss : str or ScoreLoss
         Any registered loss (``structrank.losses.loss_names()`` lists them, docs/LOSSES.md with
-        their options).
+        their options), or a built one (``ScoreLoss``, a fitted learner's).
     random_state : int or None
         Seeds the CRF objectives' subsets (a new draw at every call).
     **options
-        The loss's options (``k``, ``feature_map``, ``gain`` "binary" or "exp2", ``discount``,
-        ``dorm_cut``, ``components``, ``relevant_from``, ``crf_param``), as in ``ScoreLoss``.
+        The loss's options, those it declares (docs/LOSSES.md; ``gain`` "binary" or "exp2"); another
+        is a ValueError.
 
     Examples
     --------
@@ -87,14 +88,14 @@ class StructuredRankingLoss(torch.nn.Module):
 
     def __init__(self, loss="map", random_state=0, **options):
         super().__init__()
-        self.spec = ScoreLoss(loss, **options)
+        # the loss is built here, once: every call binds it to its batch's labels
+        self.spec = loss if isinstance(loss, ScoreLoss) else ScoreLoss.named(loss, **options)
         self._rng = np.random.default_rng(random_state)
 
     @classmethod
     def from_spec(cls, spec: ScoreLoss) -> "StructuredRankingLoss":
-        """The module of a ``ScoreLoss`` (its ``random_state`` seeds the CRF subsets' draws)."""
-        options = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.name not in ("loss", "random_state")}
-        return cls(spec.loss, spec.random_state, **options)
+        """The module of a ``ScoreLoss`` (a fitted learner's loss; its ``random_state`` seeds the CRF subsets' draws)."""
+        return cls(spec, spec.random_state)
 
     def forward(self, scores, labels, offsets):
         """The mean over queries of the loss of ``scores``.
@@ -121,6 +122,6 @@ class StructuredRankingLoss(torch.nn.Module):
         if offsets[0] != 0 or offsets[-1] != scores.shape[0] or np.any(np.diff(offsets) < 0):
             raise ValueError(f"offsets must rise from 0 to the number of scores ({scores.shape[0]})")
         spec = self.spec
-        if spec.loss.startswith("crf-"):
+        if spec.loss.kind == PROBABILISTIC:
             spec = dataclasses.replace(spec, random_state=int(self._rng.integers(2**31)))
         return _LossFunction.apply(scores, spec.bind(labels, offsets))

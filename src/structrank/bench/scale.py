@@ -112,7 +112,8 @@ def _learner(name, n_jobs=None, epochs=None):
         from structrank.learners.ssvm import StructSVMRanker
 
         return StructSVMRanker(loss=name[4:], C=1.0, tol=0.0, max_iter=SCALE_ITERATIONS, n_jobs=n_jobs,
-                               shard_rows=SHARD_ROWS, gain="binary")  # the measured runs' binary gain
+                               shard_rows=SHARD_ROWS,
+                               loss_params={"gain": "binary"} if name == "svm-ndcg" else None)  # the measured runs' gain
     if name == "lsp-ap":
         from structrank.learners.latent import LatentPerceptronRanker
 

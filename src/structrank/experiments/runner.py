@@ -395,13 +395,14 @@ def _on_dataset_root(spec, run, roots):
 
 def paper_model(name):
     """The command-line model ``name`` as the reproductions train it: with the papers' binary NDCG gain
-    (``gain="binary"`` where the estimator's default is "auto", which picks the gain from the labels)."""
+    (``loss_params={"gain": "binary"}`` where its loss has a gain, whose default "auto" picks it from the labels)."""
     # deferred: start-up time (`reproduce --help` loads this module); the learners and numba load to run
     from structrank.learners.registry import get_model
 
     spec = get_model(name)
-    if spec.cls().get_params(deep=False).get("gain") == "auto":
-        spec = dataclasses.replace(spec, defaults={**spec.defaults, "gain": "binary"})
+    if "gain" in spec.loss_options():
+        binary = {**(spec.defaults.get("loss_params") or {}), "gain": "binary"}
+        spec = dataclasses.replace(spec, defaults={**spec.defaults, "loss_params": binary})
     return spec
 
 

@@ -33,7 +33,7 @@ What it holds:
 - parameters as data: every ranker declares each ``__init__`` parameter once in scikit-learn's
   ``_parameter_constraints`` (``Interval``/``StrOptions``; ``Number`` is an ``Interval`` that
   refuses booleans, ``Items`` a list whose items each meet a constraint; shared ``POSITIVE``,
-  ``COUNT``, ``LOSS_OPTIONS``, ``METRICS``...; counts at most ``MAX_COUNT``), and ``parameter_problems``
+  ``COUNT``, ``METRICS``...; a loss's options are the loss's own, ``learners.loss_params``; counts at most ``MAX_COUNT``), and ``parameter_problems``
   checks them, then what they must satisfy together (``_joint_parameter_problems``: the loss they build,
   a nested dict), for ``fit`` (``_start_fit``, before the data), for ``--set`` (``ModelSpec.make``) and
   for model headers (``load_model``); ``_warn_if_loss_is_constant``: a k that makes the loss constant
@@ -44,15 +44,17 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import InvalidParameterError, Interval, StrOptions, _Constraint, make_constraint
+from sklearn.utils._param_validation import InvalidParameterError, StrOptions, _Constraint
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from structrank.constraints import (COUNT, MAX_COUNT, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE,  # noqa: F401
+                                   Items, Number, problem)
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
 from structrank.data.labels import check_finite_features, check_qid
 from structrank.data.filters import queries_with_both
@@ -61,31 +63,6 @@ from structrank.learners.epochs import BestEpoch
 from structrank.metrics import evaluate
 from structrank.metrics.conventions import AUTO, CONVENTION_NAMES
 from structrank.metrics.evaluate import parse_metric
-
-
-class Number(Interval):
-    """scikit-learn's ``Interval`` without booleans: ``C=true`` is not C=1, nor ``max_iter=true`` 1 iteration.
-
-    Bounds given as None exclude infinity unless the interval is closed on that side, so
-    ``Number(Real, 0, None, closed="neither")`` is a finite positive float (NaN is never inside).
-    """
-
-    def is_satisfied_by(self, val):
-        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
-
-
-class Items(_Constraint):
-    """A list or tuple whose every item meets ``constraint`` (layer sizes, a combination's losses)."""
-
-    def __init__(self, constraint):
-        super().__init__()
-        self.constraint = make_constraint(constraint)
-
-    def is_satisfied_by(self, val):
-        return isinstance(val, (list, tuple)) and all(self.constraint.is_satisfied_by(item) for item in val)
-
-    def __str__(self):
-        return f"a list of items each {self.constraint}"
 
 
 class MetricNames(_Constraint):
@@ -116,24 +93,10 @@ class ConventionName(_Constraint):
         return f"a convention among {{{', '.join(repr(name) for name in CONVENTION_NAMES)}}}"
 
 
-#: the largest count a parameter may hold: C's int, which liblinear and LightGBM take their counts in, and the
-#: metrics' largest cut-off (``parse_metric``); past it ``k=10**20`` failed inside numba instead of here
-MAX_COUNT = 2**31 - 1
-#: constraints shared by many rankers' parameters (scikit-learn's ``_parameter_constraints`` entries)
-POSITIVE = [Number(Real, 0, None, closed="neither")]
-NON_NEGATIVE = [Number(Real, 0, None, closed="left")]
-COUNT = [Number(Integral, 1, MAX_COUNT, closed="both")]
-NON_NEGATIVE_INT = [Number(Integral, 0, MAX_COUNT, closed="both")]
 # threads: -1 all cores, -2 all but one, ...; 0 is no number of threads
 N_JOBS = [Number(Integral, 1, MAX_COUNT, closed="both"), Number(Integral, -MAX_COUNT, -1, closed="both"), None]
 METRICS = [MetricNames()]
 CONVENTION = [ConventionName()]
-#: the options of a registered loss (``structrank.losses``): its name and feature map are checked by the registry
-LOSS_OPTIONS = {
-    "loss": [str], "k": COUNT, "feature_map": [str, None], "components": [Items(str)],
-    "discount": [StrOptions({"letor", "log2"})], "dorm_cut": [*COUNT, None],
-    "gain": [StrOptions({"auto", "binary", "exp2"})], "relevant_from": COUNT,
-}
 
 
 def parameter_problems(estimator) -> dict:
@@ -143,12 +106,9 @@ def parameter_problems(estimator) -> dict:
     loss they build, a nested dict's keys and values)."""
     problems = {}
     for name, value in estimator.get_params(deep=False).items():
-        # scikit-learn's make_constraint knows its own kinds only; Items and Interval are constraint objects already
-        constraints = [c if isinstance(c, _Constraint) else make_constraint(c)
-                       for c in estimator._parameter_constraints.get(name, ())]
-        if constraints and not any(c.is_satisfied_by(value) for c in constraints):
-            allowed = " or ".join(str(c) for c in constraints if not c.hidden)
-            problems[name] = f"{name} must be {allowed}, got {value!r}"
+        found = problem(name, value, estimator._parameter_constraints.get(name, ()))
+        if found:
+            problems[name] = found
     if not problems and hasattr(estimator, "_joint_parameter_problems"):
         problems = estimator._joint_parameter_problems()
     return problems
@@ -424,7 +384,7 @@ class BaseRanker(BaseEstimator):
         longest = int(np.max(np.diff(offsets), initial=0))
         reason = loss.constant_on(longest) if hasattr(loss, "constant_on") else None
         if reason is not None and not getattr(self, "_said_degenerate", False):  # one warning a fit: the data's first
-            self._warn_degenerate(f"k={self.k} is at least the longest training list ({longest} documents): {reason}, "
+            self._warn_degenerate(f"k={loss.k} is at least the longest training list ({longest} documents): {reason}, "
                                   "so every ranking has the same loss and training optimises nothing of that metric; "
                                   f"choose k below {longest}", stacklevel + 1)
 

@@ -211,6 +211,8 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+    loss_ : RankingLoss
+        The CRF objective the fit trained on (``crf-<objective>`` with ``alpha`` or ``T``), built once.
     best_epoch_ : int
     dev_curve_, dev_epochs_ : ndarray
         Dev metric after each epoch (empty without ``eval_set``), and those epochs: every one up to
@@ -281,7 +283,9 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         """
 
         self._start_fit()
-        loss = require(get_loss(f"crf-{self.objective}", crf_param=self._param()), PROBABILISTIC, type(self).__name__)
+        # the one build of the fit
+        self.loss_ = loss = require(get_loss(f"crf-{self.objective}", crf_param=self._param()), PROBABILISTIC,
+                                    type(self).__name__)
         code = loss.code
         size = int(self.subset_size)
         if serves_shards(X):

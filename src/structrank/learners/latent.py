@@ -39,9 +39,10 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
-                                      EvalSetMixin, LinearRankerMixin, built_problem, informative_queries, optimiser_health,
+from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
+                                      EvalSetMixin, LinearRankerMixin, informative_queries, optimiser_health,
                                       query_ranges)
+from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, LossParamsMixin, flat_constraints
 from structrank.learners.epochs import Curve, repeated_epochs
 from structrank.learners.ssvm import cccp, cccp_health
 from structrank.numba_cache import njit
@@ -49,7 +50,7 @@ from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, ro
 from structrank.parallel.scratch import shard_memo
 from structrank.parallel.shards import DEFAULT_SHARD_ROWS, ShardedQueries, ordered_sum, serves_shards
 from structrank.parallel.workers import dask_client
-from structrank.losses import HINGE, get_loss, require
+from structrank.losses import HINGE
 from structrank.losses.base import relevance
 from structrank.losses.latent import ImputedTarget, has_latent_target
 from structrank.losses.map import PositionalAPLoss
@@ -229,11 +230,25 @@ def _mixed_epoch(shards, visit, v, scale, exact, relevant_from, w, w_sum, n_jobs
 
 
 #: the constraints both latent learners declare for their loss, positional weights and sharding
-_LATENT_LOSS_OPTIONS = {**{key: LOSS_OPTIONS[key] for key in ("loss", "feature_map", "k", "relevant_from")},
+_LATENT_LOSS_OPTIONS = {**LOSS_PARAMETERS, **flat_constraints(("feature_map", "k", "relevant_from")),
                         "weights": [StrOptions(set(POSITIONAL_WEIGHTS))], "n_jobs": N_JOBS, "shard_rows": COUNT}
 
 
-class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
+class _LatentLossMixin(LossParamsMixin):
+    """The loss of the latent learners: a hinge whose positional options (the paper's MAP) come from the
+    learner's own parameters, on the positional map when MAP's feature map is not given."""
+
+    _flat_loss_options = ("feature_map", "k", "relevant_from")
+    _loss_kind = HINGE
+
+    def _loss_options(self, warn=False) -> dict:
+        options = super()._loss_options(warn)
+        options["feature_map"] = paper_feature_map(self.loss, options.get("feature_map"))
+        return options
+
+
+
+class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, BaseRanker):
     """Latent structured perceptron for ranking (Alg. 1): LSP, LSP-AP and LSP-AP*.
 
     Parameters
@@ -249,11 +264,11 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         (e.g. ``loss="ndcg"``, with its paper's map) runs Alg. 1 one query at a time in this process,
         its loss scaled by C > 0. A probabilistic objective (a CRF's) is refused: it has no
         max-violating ranking to update against.
-    feature_map : str or None, default None
-        The loss's feature map; None: the positional map for MAP (the paper's), the loss's own
-        default for the others.
-    k : int, default 10
-        The cut-off of a clipped loss (NDCG@k, MRR@k, P@k, ...).
+    loss_params : dict or None
+        The loss's options (docs/LOSSES.md lists each loss's): ``feature_map`` (None: the positional
+        map for MAP, the paper's, and the loss's own default for the others), ``k`` (the cut-off of
+        a clipped loss: NDCG@k, MRR@k, P@k, ...), ``relevant_from`` (labels at least this are good).
+        The positional map's ``inference``, ``weights`` and scale (``C``) are this learner's parameters.
     max_epochs : int, default 100
         Epochs T. With ``eval_set`` the epoch whose averaged weights give the best dev metric
         is kept (T_best); without, the weights after ``max_epochs``.
@@ -267,8 +282,6 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         Seed of the shuffling.
     dev_metric, dev_convention : str, default "map", "auto"
         What chooses the epoch on ``eval_set``.
-    relevant_from : int, default 1
-        Labels >= this are good.
     n_jobs : int or None, default None
         None: Alg. 1 in this process. An int (or a joblib dask backend): the queries are cut
         into shards of about ``shard_rows`` rows (structrank.parallel) and every epoch is
@@ -277,10 +290,15 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         shards' weights; the averaged weights sum every shard's iterates. With one shard this is
         Alg. 1 exactly; the model depends on the shards, never on the number of workers.
     shard_rows : int, default 100000
+    feature_map, k, relevant_from : deprecated
+        The loss's options as separate parameters, as before ``loss_params``: given, each joins
+        ``loss_params`` with a FutureWarning.
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+    loss_ : RankingLoss
+        The loss the fit trained on, built once.
     best_epoch_ : int
         The epoch kept (1-based).
     dev_curve_, dev_epochs_ : ndarray
@@ -321,12 +339,17 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                               "random_state": ["random_state"], "dev_metric": METRICS,
                               "dev_convention": CONVENTION}
 
+    _loss_set_by = {"inference": "its parameter inference", "weights": "its parameter weights",
+                    "scale": "its parameter C", "positions": "the perceptron updates all positions"}
+
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
-                 random_state=None, dev_metric="map", dev_convention="auto", relevant_from=1, n_jobs=None,
-                 shard_rows=DEFAULT_SHARD_ROWS, loss="map", feature_map=None, k=10):
+                 random_state=None, dev_metric="map", dev_convention="auto", n_jobs=None,
+                 shard_rows=DEFAULT_SHARD_ROWS, loss="map", loss_params=None, feature_map=DEPRECATED, k=DEPRECATED,
+                 relevant_from=DEPRECATED):
         self.inference = inference
         self.C = C
         self.loss = loss
+        self.loss_params = loss_params
         self.feature_map = feature_map
         self.k = k
         self.max_epochs = max_epochs
@@ -349,7 +372,8 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         """
 
         self._start_fit()
-        loss = self._loss()
+        loss = self._fit_loss(None)
+        relevant_from = loss.relevant_from
         positional = isinstance(loss, PositionalAPLoss)
         if not positional:
             if dask_client() is not None or serves_shards(X):
@@ -358,7 +382,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         if serves_shards(X):
             offsets = np.asarray(X.offsets, dtype=np.int64)
             # only queries with a good and a bad document are visited, as informative_queries keeps
-            queries = queries_with_both(np.asarray(X.y), offsets, self.relevant_from)
+            queries = queries_with_both(np.asarray(X.y), offsets, relevant_from)
             if queries.size == 0:
                 raise DataValidationError(f"{X.source}: no query has both a good and a bad document: nothing to "
                                           "learn from")
@@ -370,9 +394,9 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
             X, y, qid, offsets = self._validate_fit_data(X, y, qid)
             if positional and loss.inference == "exact":  # its numba loop calls the DP directly
                 loss.kernels.check_exact_size(loss.relevance(y), offsets)
-            X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
+            X, y, offsets = informative_queries(X, y, offsets, relevant_from)
             X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-            z = relevance(y, self.relevant_from)
+            z = relevance(y, relevant_from)
             n_features = X.shape[1]
             queries = np.arange(offsets.size - 1)
             sharded = self.n_jobs is not None or dask_client() is not None
@@ -403,7 +427,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                 n_updates, total = _perceptron_epoch_rows(*row_arrays(X), n_features, z, offsets, visit, v, scale,
                                                           exact, w, w_sum)
             else:
-                w, n_updates, total = _mixed_epoch(shards, visit, v, scale, exact, self.relevant_from, w, w_sum,
+                w, n_updates, total = _mixed_epoch(shards, visit, v, scale, exact, relevant_from, w, w_sum,
                                                    self.n_jobs)
             steps += n_queries
             self.n_updates_ += int(n_updates)
@@ -417,7 +441,7 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
                                                               w, w_sum, w_sum - start_sum, steps, n_queries)
                 break
         if serves_shards(X):  # the mapped file, shard by shard
-            parts = shards.map(_shard_hinge, best.iterate, loss, positional, float(self.C), self.relevant_from,
+            parts = shards.map(_shard_hinge, best.iterate, loss, positional, float(self.C), relevant_from,
                                n_jobs=self.n_jobs)
             self.health_ = _perceptron_health(best.iterate, [p[0] for p in parts], [p[1] for p in parts],
                                               np.concatenate([p[2] for p in parts]))
@@ -452,10 +476,10 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
     def _joint_parameter_problems(self):
         """The loss the options build; another loss than the positional MAP needs C > 0 (its scaling) and runs
         in this process (no n_jobs)."""
-        problems = built_problem("loss", self._loss)
-        if problems or isinstance(self._loss(), PositionalAPLoss):
+        problems = super()._joint_parameter_problems()
+        if problems or self._loss_options()["feature_map"] == "positional":
             return problems
-        label = self._loss().label
+        label = self.loss
         if not self.C > 0:
             return {"C": f"loss {label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}"}
         if self.n_jobs is not None:
@@ -470,15 +494,12 @@ class LatentPerceptronRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         return ("its averaged weights give the training queries the hinge of w = 0: more epochs, another epoch on "
                 "--vali, or inference with the loss (not 'none') learns")
 
-    def _loss(self):
-        """The registered hinge loss (the positional MAP loss by default), scaled by C."""
-        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k,
-                        relevant_from=self.relevant_from, inference=self.inference, weights=self.weights,
-                        scale=float(self.C), positions="all")
-        return require(loss, HINGE, type(self).__name__)
+    def _loss_context(self):
+        """The positional map's inference, weights and scale are the perceptron's (the loss scaled by C)."""
+        return {"inference": self.inference, "weights": self.weights, "scale": float(self.C), "positions": "all"}
 
     def _objective_scoring(self):
-        return self._loss().scoring()
+        return self._trained_loss().scoring()
 
 
 @dataclass(frozen=True)
@@ -508,7 +529,7 @@ class _FixedTruth:
         return _FixedTruth(self.loss, self.loss.star(matvec(shard["X"], self.w), shard["y"], shard["offsets"]), self.w)
 
 
-class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
+class LatentSSVMRanker(_LatentLossMixin, LinearRankerMixin, BaseRanker):
     """Latent structural SVM for MAP (Yu & Joachims 2009; LSSVM-AP and LSSVM-AP*).
 
     Minimises Eq. 4, ``1/2 |w|^2 + C/|Q| sum_q [max_r (Delta_ap(r) + w.Psi(r)) - max_{h correct} w.Psi(h)]``
@@ -531,10 +552,12 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     weights : {"harmonic", "log2", "linear"}, default "harmonic"
     positions : {"positives", "all"}, default "positives"
         Keep only the top P positions of Psi in the constraints (Sec. 4.1), or all N.
-    loss, feature_map, k : default "map", None, 10
-        A hinge loss of the registry (``structrank.losses``) and its options. The default is the
-        paper's (``feature_map=None``: the positional map for MAP, the loss's own default for
-        others). A clipped loss with a latent target (NDCG@k, MRR@k with binary gains) imputes the
+    loss, loss_params : default "map", None
+        A hinge loss of the registry (``structrank.losses``) and its options (docs/LOSSES.md lists
+        them: ``feature_map``, ``k``, ``relevant_from``, ...). The default is the paper's (no
+        ``feature_map``: the positional map for MAP, the loss's own default for others); the positional
+        map's ``inference``, ``weights`` and ``positions`` are this learner's parameters. A clipped
+        loss with a latent target (NDCG@k, MRR@k with binary gains) imputes the
         best loss-zero ranking under w (structrank.oracles.latent); any other is held to its
         ``star`` at the imputation (one convex solve when the target does not follow the scores).
         A probabilistic objective (a CRF's) is refused.
@@ -545,15 +568,19 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     outer_tol : float, default 1e-3
         Stop CCCP when Eq. 4 drops by less than this fraction; the iterate with the lowest
         objective is kept.
-    relevant_from : int, default 1
     n_jobs : int or None, default None
         None: in this process. An int (or a joblib dask backend): every cutting-plane
         iteration's oracle calls run shard by shard on that many threads, each shard imputing its
         own latent truth (StructSVMRanker's ``n_jobs``); the same model on any number of workers.
     shard_rows : int, default 100000
+    feature_map, k, relevant_from : deprecated
+        The loss's options as separate parameters, as before ``loss_params``: given, each joins
+        ``loss_params`` with a FutureWarning.
 
     Attributes
     ----------
+    loss_ : RankingLoss
+        The loss the fit trained on, built once.
     coef_ : ndarray
     n_outer_ : int
         CCCP iterations run.
@@ -583,12 +610,16 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
                               "slack": [StrOptions({"mean", "sum"})], "positions": [StrOptions({"positives", "all"})],
                               "tol": POSITIVE, "max_iter": COUNT, "max_outer": COUNT, "outer_tol": NON_NEGATIVE}
 
+    _loss_set_by = {"inference": "its parameter inference", "weights": "its parameter weights",
+                    "positions": "its parameter positions", "scale": "the latent SVM's loss is unscaled, C weighs the slacks"}
+
     def __init__(self, inference="greedy", C=1.0, slack="mean", weights="harmonic", positions="positives", tol=1e-4,
-                 max_iter=1000, max_outer=30, outer_tol=1e-3, relevant_from=1, n_jobs=None,
-                 shard_rows=DEFAULT_SHARD_ROWS, loss="map", feature_map=None, k=10):
+                 max_iter=1000, max_outer=30, outer_tol=1e-3, n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS, loss="map",
+                 loss_params=None, feature_map=DEPRECATED, k=DEPRECATED, relevant_from=DEPRECATED):
         self.inference = inference
         self.C = C
         self.loss = loss
+        self.loss_params = loss_params
         self.feature_map = feature_map
         self.k = k
         self.slack = slack
@@ -608,9 +639,9 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
         and repeat until the imputation or the objective stops changing. Returns self."""
         self._start_fit()
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
-        loss = self._loss()
+        loss = self._fit_loss(y)
         self._warn_if_loss_is_constant(loss, offsets)
-        X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)
+        X, y, offsets = informative_queries(X, y, offsets, loss.relevant_from)
         n_queries = offsets.size - 1
         # the cutting-plane solver weighs the mean slack: Eq. 4's sum is its mean times |Q|
         C = float(self.C) * (n_queries if self.slack == "sum" else 1)
@@ -636,15 +667,9 @@ class LatentSSVMRanker(LinearRankerMixin, BaseRanker):
     def _formulation(self):
         return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"
 
-    def _joint_parameter_problems(self):
-        return built_problem("loss", self._loss)
-
-    def _loss(self):
-        """The registered hinge loss (the positional MAP loss by default)."""
-        loss = get_loss(self.loss, feature_map=paper_feature_map(self.loss, self.feature_map), k=self.k,
-                        relevant_from=self.relevant_from, inference=self.inference, weights=self.weights, scale=1.0,
-                        positions=self.positions)
-        return require(loss, HINGE, type(self).__name__)
+    def _loss_context(self):
+        """The positional map's inference, weights and positions are the latent SVM's (its loss unscaled)."""
+        return {"inference": self.inference, "weights": self.weights, "scale": 1.0, "positions": self.positions}
 
     def _objective_scoring(self):
-        return self._loss().scoring()
+        return self._trained_loss().scoring()

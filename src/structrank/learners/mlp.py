@@ -23,12 +23,12 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.deprecation import renamed_attribute
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning, FeatureScaleWarning
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
-                                      EvalSetMixin, Items, built_problem, labels_vary_within_queries)
+from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker, EvalSetMixin,
+                                      Items, labels_vary_within_queries)
 from structrank.learners.epochs import BestEpoch, OneStandardErrorEpoch, SignificantGainEpoch
+from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, flat_constraints
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC, get_entry
-from structrank.losses.combo import DEFAULT_COMBO
 from structrank.metrics import evaluate
 
 INITS = ("zeros", "linear")
@@ -126,10 +126,13 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         Queries per Adam step (the loss is their mean).
     learning_rate : float, default 1e-3
     weight_decay : float, default 0.0
-    k, feature_map, gain, discount, dorm_cut, components, relevant_from, crf_param
-        The loss's options, as in ``StructuredBoostingRanker``.
     random_state : int, default 0
         Seeds the weights, the query order and the CRF subsets.
+    loss_params : dict or None
+        The loss's options, as in ``StructuredBoostingRanker`` (docs/LOSSES.md lists each loss's).
+    k, feature_map, gain, discount, dorm_cut, components, relevant_from, crf_param : deprecated
+        The loss's options as separate parameters, as before ``loss_params``: given, each joins
+        ``loss_params`` with a FutureWarning.
 
     Attributes
     ----------
@@ -167,18 +170,21 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
 
-    _parameter_constraints = {**LOSS_OPTIONS, "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
+    _parameter_constraints = {**LOSS_PARAMETERS, **flat_constraints(ScoreLossScorerMixin._flat_loss_options),
+                              "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
                               "init": [StrOptions(set(INITS))],
                               "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [*METRICS, None],
                               "epochs": NON_NEGATIVE_INT, "batch_queries": COUNT, "learning_rate": POSITIVE,
-                              "weight_decay": NON_NEGATIVE, "crf_param": POSITIVE,
+                              "weight_decay": NON_NEGATIVE,
                               "random_state": NON_NEGATIVE_INT}  # torch's seed: an int
 
     def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30,
                  epoch_rule="best", dev_metric=None, batch_queries=16,
-                 learning_rate=1e-3, weight_decay=0.0, k=10, feature_map=None, gain="auto", discount="letor",
-                 dorm_cut=None, components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, random_state=0):
+                 learning_rate=1e-3, weight_decay=0.0, random_state=0, loss_params=None, k=DEPRECATED,
+                 feature_map=DEPRECATED, gain=DEPRECATED, discount=DEPRECATED, dorm_cut=DEPRECATED,
+                 components=DEPRECATED, relevant_from=DEPRECATED, crf_param=DEPRECATED):
         self.loss = loss
+        self.loss_params = loss_params
         self.hidden_layer_sizes = hidden_layer_sizes
         self.linear_skip = linear_skip
         self.init = init
@@ -200,7 +206,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     def _joint_parameter_problems(self):
         """The loss the options build; the linear start needs the linear skip, and no epochs need the linear start."""
-        problems = built_problem("loss", lambda: self.score_loss().build())
+        problems = super()._joint_parameter_problems()
         if problems:
             return problems
         if self.init == "linear" and not self.linear_skip:
@@ -253,7 +259,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from")
         self._fit_loss(y)
-        self._warn_if_loss_is_constant(self.score_loss().build(), offsets)
+        self._warn_if_loss_is_constant(self.loss_, offsets)
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         torch.manual_seed(int(self.random_state))
         rng = np.random.default_rng(self.random_state)
@@ -321,11 +327,15 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         own = ("learning_rate", "random_state", "dev_metric")
         options = {name: value for name, value in self.get_params(deep=False).items()
                    if name in accepted and name not in own}
+        # the linear model's own loss options over the network's (svm-ndcg's phi_dorm)
+        loss_params = {**self._given_loss_params(), **(spec.defaults.get("loss_params") or {})}
         options.update(spec.defaults)
+        if "loss_params" in accepted:
+            options["loss_params"] = loss_params
         key = (spec.name, repr(sorted(options.items())), _digest(X, y, qid), None if dev is None else _digest(*dev))
         if key not in _LINEAR_STARTS:
             metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
-            convention = self.score_loss().build().convention
+            convention = self._trained_loss().convention
 
             def linear_value(scores):  # the linear model's own vali metric (the CRF's: NDCG@1-5)
                 return evaluate(dev[1], scores, dev[2], metrics, convention).mean_of(metrics)

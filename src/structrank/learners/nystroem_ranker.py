@@ -13,6 +13,7 @@ line: ``nystroem-svm-map`` and ``nystroem-svm-ndcg``.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -101,8 +102,11 @@ class NystroemRanker(BaseRanker):
             return {"ranker_params": f"ranker_params has no key {unknown[0]!r}: {self.ranker}'s parameters are "
                                      f"{', '.join(sorted(known))}"}
         for name, problem in parameter_problems(cls(**params)).items():  # the first
-            if problem.startswith(f"{name} must be "):
-                return {"ranker_params": f"ranker_params[{name!r}] of {self.ranker}{problem[len(name):]}"}
+            path = re.match(rf"{re.escape(name)}(\[[^\]]*\])* must be ", problem)  # k, or loss_params['k']
+            if path:
+                where = path.group(0)[:-len(" must be ")]
+                return {"ranker_params": f"ranker_params[{name!r}]{where[len(name):]} of {self.ranker}"
+                                         f"{problem[len(where):]}"}
             return {"ranker_params": f"ranker_params of {self.ranker}: {problem}"}
         return {}
 

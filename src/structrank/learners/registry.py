@@ -66,22 +66,58 @@ class ModelSpec:
 
         from structrank.learners.base import parameter_problems
 
+        params = self.with_loss_params(params)
         unknown = set(params) - set(self.cls().get_params(deep=False))
         if unknown:
             raise ValueError(
                 f"{self.name} has no parameter {', '.join(sorted(unknown))}; "
                 f"its parameters are: {', '.join(sorted(self.cls().get_params(deep=False)))}"
             )
-        model = self.cls(**{**self.defaults, **params})
+        model = self.cls(**self.over_defaults(params))
         problems = parameter_problems(model)
         if problems:
             raise InvalidParameterError(f"{self.name}: {next(iter(problems.values()))}")
         return model
 
+    def with_loss_params(self, params: dict, warn=True) -> dict:
+        """``params`` with the deprecated flat loss options of the class (``k=5``) moved into ``loss_params``
+        (a FutureWarning each with ``warn``), as the class itself takes them."""
+        flat = {name: params[name] for name in _flat_loss_options(self.estimator) if name in params}
+        if not flat:
+            return params
+        if warn:
+            # deferred: start-up time, `train` parses with this registry
+            from structrank.deprecation import warn_renamed
+
+            for name in flat:
+                warn_renamed(self.name, f"--set {name}", f"--set loss_params='{{\"{name}\": ...}}'", stacklevel=3)
+        rest = {name: value for name, value in params.items() if name not in flat}
+        return {**rest, "loss_params": {**flat, **(params.get("loss_params") or {})}}
+
+    def over_defaults(self, params: dict) -> dict:
+        """``params`` over the model's defaults; ``loss_params`` joins the model's own (``--set
+        loss_params='{"k": 5}'`` on svm-ndcg keeps its phi_dorm)."""
+        merged = {**self.defaults, **params}
+        if params.get("loss_params") is not None and self.defaults.get("loss_params"):
+            merged["loss_params"] = {**self.defaults["loss_params"], **params["loss_params"]}
+        return merged
+
     def parameters(self) -> dict:
         """Every constructor parameter the model is made with (its defaults over the class's), in
         ``get_params``' order, read from the class's source without importing it (see ``constructor_defaults``)."""
         return dict(sorted({**constructor_defaults(self.estimator), **self.defaults}.items()))
+
+    def loss_options(self) -> dict:
+        """{option: default} of the options of the model's loss that ``--set loss_params=...`` may set: the
+        loss's declared ones without those its learner sets itself, the model's own values over them."""
+        loss = _spec_loss(self)
+        if loss not in entries():
+            return {}
+        # the learner's own parameters (a seed, the perceptron's inference) and what it declares it sets (a scale)
+        own = {name for name, value in constructor_defaults(self.estimator).items() if value != "deprecated"}
+        set_by = own | set(_class_literal(self.estimator, "_loss_set_by") or {})
+        options = {name: value for name, value in entries()[loss].defaults.items() if name not in set_by}
+        return {**options, **(self.defaults.get("loss_params") or {})}
 
     def candidates(self, fixed: dict, grid: dict | None = None):
         """Every grid point (of ``grid``, the model's own by default), ``fixed`` parameters held."""
@@ -107,7 +143,7 @@ LATENT_AP_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
 # lists at every C, and the fits stay there (OptimiserHealth, StayedAtZeroWarning). For NDCG@k only phi_dorm with
 # the latent target moves off it there (phi_po's latent target stays too); the papers' literal formulations are
 # the -ideal names, which the reproductions train.
-DORM_LATENT = {"feature_map": "dorm", "target": "latent"}
+DORM_LATENT = {"loss_params": {"feature_map": "dorm"}, "target": "latent"}
 # Permutation CRFs: the learning rate, CRF-LA's loss weight alpha and CRF-KL's temperature T over the ranges of
 # Volkovs et al. (2011, Sec. 6.2), tuned on the mean of NDCG@1-5 as they tune
 CRF_RATE_GRID = [0.5, 0.1, 0.01, 0.001]
@@ -163,7 +199,7 @@ MODELS = {
                 ("dorm", "ndcg", DORM_LATENT, LATENT_TARGET_C_GRID, "ndcg@10",
                  "DORM (Le & Smola 2008) that learns on long lists: NDCG@k with phi_dorm, latent target (as "
                  "dorm-latent; the literal DORM is dorm-ideal)"),
-                ("dorm-ideal", "ndcg", {"feature_map": "dorm"}, SSVM_C_GRID, "ndcg@10",
+                ("dorm-ideal", "ndcg", {"loss_params": {"feature_map": "dorm"}}, SSVM_C_GRID, "ndcg@10",
                  "DORM (Le & Smola 2008): NDCG@k with phi_dorm and the ideal target, an assignment problem"),
                 ("dorm-latent", "ndcg", DORM_LATENT, LATENT_TARGET_C_GRID, "ndcg@10",
                  "DORM held to the best loss-zero ranking under w (latent target, CCCP)"),
@@ -439,25 +475,37 @@ def applicable_parameters(spec: ModelSpec) -> dict:
     parameters without the options of other losses that its own loss ignores (svm-mrr takes no
     ``components``, SVM-combo's) and without those the class reads only for other losses (its
     ``_loss_parameters``: SVM-combo's ``slacks``, CRF-KL's ``T``). Read from the sources."""
-    params = spec.parameters()
+    flat = set(_flat_loss_options(spec.estimator))  # deprecated: loss_params holds them
+    params = {name: value for name, value in spec.parameters().items() if name not in flat}
     loss = _spec_loss(spec)
     if loss not in entries():
         return params
     every_option = {option for entry in entries().values() for option in entry.options}
     # a seed is the learner's own too (LightGBM's, the shuffle's), not only a sampling loss's option
     others = every_option - set(entries()[loss].options) - {"random_state"}
-    node = next((n for n in _class_node(spec.estimator).body if isinstance(n, ast.Assign)
-                 and any(isinstance(t, ast.Name) and t.id == "_loss_parameters" for t in n.targets)), None)
-    loss_only = {} if node is None else ast.literal_eval(node.value)
+    loss_only = _class_literal(spec.estimator, "_loss_parameters") or {}
     return {name: value for name, value in params.items()
             if name not in others and loss in loss_only.get(name, (loss,))}
+
+
+def _class_literal(class_name: str, attribute: str):
+    """The literal value of ``attribute`` assigned in the body of ``class_name`` (read from its source), or None."""
+    node = next((n for n in _class_node(class_name).body if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == attribute for t in n.targets)), None)
+    return None if node is None else ast.literal_eval(node.value)
+
+
+def _flat_loss_options(class_name: str) -> tuple:
+    """The deprecated flat loss options of ``class_name``: its constructor parameters that default to "deprecated"."""
+    return tuple(name for name, value in constructor_defaults(class_name).items() if value == "deprecated")
 
 
 def ignored_parameters(spec: ModelSpec, params: dict) -> str | None:
     """Why the first of ``params`` (``structrank train --set``) that would not act on the model they make is
     ignored (``applicable_parameters`` of ``spec`` with ``params`` over its defaults, so ``--set loss=...``
     counts), or None: ``--set k=5`` on svm-map is an error, not a value MAP never reads."""
-    made = replace(spec, defaults={**spec.defaults, **params})
+    params = spec.with_loss_params(params, warn=False)
+    made = replace(spec, defaults=spec.over_defaults(params))
     acting = applicable_parameters(made)
     for name in params:
         if name not in acting:
@@ -477,6 +525,12 @@ def model_details(name: str) -> str:
              + ("; the learner picks its epoch on --vali itself" if spec.fit_with_vali else ""), "",
              "parameters (--set NAME=VALUE), with their defaults:"]
     lines += [f"  {key} = {value!r}" for key, value in applicable_parameters(spec).items()]
+    options = spec.loss_options()
+    if options:
+        example = next(iter(options))
+        lines += ["", f"the options of its loss ({_spec_loss(spec)!r}; --set loss_params='{{\"{example}\": ...}}', "
+                      "docs/LOSSES.md), with their defaults:"]
+        lines += [f"  {key} = {value!r}" for key, value in options.items()]
     lines += ["", "grid on --vali:" if grid else "grid on --vali: none (the defaults are used)"]
     lines += [f"  {key}: {', '.join(repr(v) for v in values)}" for key, values in grid.items()]
     return "\n".join(lines)

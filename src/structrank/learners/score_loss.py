@@ -3,8 +3,8 @@
 The spine of structrank (DESIGN.md) makes every loss a function of the scores alone, so any
 scorer that takes a gradient on its scores trains on any loss of the registry
 (``structrank.losses``): boosted trees (``structured_trees``), neural networks
-(``structrank.torch``), and the linear learners. ``ScoreLoss`` holds a loss's name and options as
-an estimator's parameters do, and binds them to the training labels.
+(``structrank.torch``), and the linear learners. ``ScoreLoss`` holds a built loss (a fitted
+estimator's ``loss_``, or one ``ScoreLoss.named`` builds) and binds it to the training labels.
 
 ``ScoreLoss`` gives ``f(scores) -> (values, gradient)`` through the loss's ``value_and_grad`` (a
 CRF objective draws its subsets from one seeded stream). ``smoothing`` > 0 replaces a hinge by its
@@ -19,55 +19,46 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structrank.losses import HINGE, PROBABILISTIC, get_loss, loss_names
-from structrank.losses.combo import DEFAULT_COMBO
+from structrank.learners.loss_params import LossParamsMixin
+from structrank.losses import HINGE, PROBABILISTIC, RankingLoss, get_entry
 
 
 @dataclass(frozen=True)
 class ScoreLoss:
-    """A loss by name with its options; ``bind(y, offsets)`` gives ``f(scores) -> (values, gradient)``.
+    """A built loss and how a scorer trains on it; ``bind(y, offsets)`` gives ``f(scores) -> (values, gradient)``.
 
     ``values`` holds one value per query, ``gradient`` the derivative of their sum with respect to
-    each row's score. ``gain`` must be resolved ("binary" or "exp2"; see ``losses.resolve_gain``).
+    each row's score. ``named`` builds the loss from a registered name and its options (``gain``
+    resolved: "binary" or "exp2"); a learner passes the loss it built once (``loss_``).
 
-    >>> f = ScoreLoss("map").bind(np.array([1, 0, 0]), np.array([0, 3]))
+    >>> f = ScoreLoss.named("map").bind(np.array([1, 0, 0]), np.array([0, 3]))
     >>> values, grad = f(np.zeros(3))     # at w = 0 the hinge is the loss of the worst ranking
     >>> round(float(values[0]), 4), bool(grad[0] < 0 < grad[1])
     (0.6667, True)
     """
 
-    loss: str = "ndcg"
-    k: int = 10
-    feature_map: str | None = None
-    gain: str = "binary"
-    discount: str = "letor"
-    dorm_cut: int | None = None
-    components: tuple = DEFAULT_COMBO
-    relevant_from: int = 1
-    crf_param: float = 1.0
+    loss: RankingLoss
     random_state: int | None = 0
     smoothing: float = 0.0
     smoothing_samples: int = 1  # one draw: unbiased, as StructuredBoostingRanker's default (its docstring says why)
 
     def __post_init__(self):
-        if self.loss not in loss_names():
-            raise ValueError(f"loss must be one of {', '.join(loss_names())}, got {self.loss!r}")
-        if self.smoothing and self.build().kind != HINGE:
-            raise ValueError(f"smoothing={self.smoothing} applies to a hinge; {self.loss!r} is a probabilistic "
+        if self.smoothing and self.loss.kind != HINGE:
+            raise ValueError(f"smoothing={self.smoothing} applies to a hinge; {self.loss.label!r} is a probabilistic "
                              "objective, smooth already (use smoothing=0)")
 
-    def options(self) -> dict:
-        return {"feature_map": self.feature_map, "k": self.k, "discount": self.discount, "dorm_cut": self.dorm_cut,
-                "components": tuple(self.components), "relevant_from": self.relevant_from,
-                "crf_param": self.crf_param, "random_state": self.random_state}
-
-    def build(self):
-        """The registered loss with these options."""
-        return get_loss(self.loss, **self.options(), gain=self.gain)
+    @classmethod
+    def named(cls, name, random_state=0, smoothing=0.0, smoothing_samples=1, **options) -> "ScoreLoss":
+        """The registered loss ``name`` built with ``options``, each one the loss declares (ValueError otherwise)."""
+        entry = get_entry(name)
+        problems = entry.problems(options, owner="options")
+        if problems:
+            raise ValueError(next(iter(problems.values())))
+        return cls(entry.build(**options), random_state, smoothing, smoothing_samples)
 
     def bind(self, y, offsets):
         y, offsets = np.asarray(y), np.asarray(offsets, dtype=np.int64)
-        loss = self.build()
+        loss = self.loss
         if loss.kind != PROBABILISTIC:
             return self.smoothed(lambda scores: loss.value_and_grad(scores, y, offsets))
         rng = np.random.default_rng(self.random_state)  # fresh subsets at each call, from one seeded stream
@@ -101,12 +92,16 @@ class ScoreLoss:
         return expected
 
 
-class ScoreLossScorerMixin:
-    """For a ranker with a registered ``loss`` and the loss options as parameters (trees, MLP):
-    ``score`` measures the loss's own metric, and ``score_loss`` is the fitted loss."""
+class ScoreLossScorerMixin(LossParamsMixin):
+    """For a ranker with a registered ``loss`` and its ``loss_params`` (trees, MLP): ``score`` measures the
+    loss's own metric, and ``score_loss`` is the fitted loss as the scorer trains on it."""
+
+    _flat_loss_options = ("k", "feature_map", "gain", "discount", "dorm_cut", "components", "relevant_from",
+                          "crf_param")
+    _loss_set_by = {"random_state": "its parameter random_state"}
 
     def _objective_scoring(self):
-        return self.score_loss().build().scoring()
+        return self._trained_loss().scoring()
 
     def _dev_scored(self, y, scores, qid, per_query=False):
         """What ``eval_set`` chooses the epoch or round by: the mean of ``dev_metric`` (None: ``score``'s
@@ -119,19 +114,7 @@ class ScoreLossScorerMixin:
             return np.mean(list(result.per_query.values()), axis=0)
         return result.mean_of()
 
-    def _fit_loss(self, y):
-        """Check ``loss`` and resolve ``gain_`` on the training labels (as ``StructSVMRanker``)."""
-        # deferred: the losses load their oracles (numba) only to fit; structrank.torch imports this module alone
-        from structrank.losses import resolve_gain
-
-        spec = self.score_loss()  # checks the name
-        self.gain_ = resolve_gain(self.gain, self.loss, spec.options(), "ideal", y)
-        self.score_loss().build()  # checks the options (a feature map the loss lacks, ...) before any work
-
     def score_loss(self, random_state=None):
-        """The fitted loss as a ``ScoreLoss`` (its gain resolved; "auto" reads as binary before fit)."""
-        gain = getattr(self, "gain_", "binary" if self.gain == "auto" else self.gain)
-        return ScoreLoss(self.loss, self.k, self.feature_map, str(gain), self.discount, self.dorm_cut,
-                         tuple(self.components), self.relevant_from, self.crf_param,
-                         self.random_state if random_state is None else random_state,
+        """The fitted loss as a ``ScoreLoss`` (before fit or after a load, the loss its parameters build)."""
+        return ScoreLoss(self._trained_loss(), self.random_state if random_state is None else random_state,
                          getattr(self, "smoothing", 0.0), getattr(self, "smoothing_samples", 1))

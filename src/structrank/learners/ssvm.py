@@ -22,6 +22,7 @@ What it holds: ``cutting_plane`` (one constraint group per loss; the constraint 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -31,12 +32,12 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
-from structrank.learners.base import (CONVENTION, COUNT, LOSS_OPTIONS, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
+from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
                                       LinearRankerMixin, built_problem, informative_queries, informative_rows, metric_list,
                                       optimiser_health, query_ranges, unpack)
+from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, LossParamsMixin, flat_constraints
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
-from structrank.losses import HINGE, get_loss, require, resolve_gain
-from structrank.losses.combo import DEFAULT_COMBO
+from structrank.losses import HINGE
 from structrank.losses.latent import ImputedTarget, check_latent, has_latent_target
 from structrank.parallel.rows import dense_view, dot, matvec, rmatvec
 from structrank.parallel.scratch import scratch, shard_memo
@@ -300,7 +301,7 @@ def _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards,
     return result
 
 
-class StructSVMRanker(LinearRankerMixin, BaseRanker):
+class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
 
     """Structural SVM ranker for a chosen ranking loss (Chakrabarti et al. 2008 and the methods it reviews).
 
@@ -314,11 +315,11 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     ============================  ===================================
     SVM-auc (Joachims 2005)       ``loss="auc"``
     SVM-map (Yue et al. 2007)     ``loss="map"``
-    SVM-ndcg                      ``loss="ndcg", k=10``
+    SVM-ndcg                      ``loss="ndcg", loss_params={"k": 10}``
     SVM-ndcg-nc (no clip)         ``loss="ndcg-nc"``
-    SVM-mrr                       ``loss="mrr", k=10`` (phi_mrr; ``feature_map="po"`` for phi_po)
-    DORM (Le & Smola 2008)        ``loss="ndcg", feature_map="dorm"`` (``dorm_cut`` for sparse A)
-    SVM-combo                     ``loss="combo", components=(...), slacks="separate"|"shared"``
+    SVM-mrr                       ``loss="mrr"`` (phi_mrr; ``loss_params={"feature_map": "po"}`` for phi_po)
+    DORM (Le & Smola 2008)        ``loss="ndcg", loss_params={"feature_map": "dorm"}`` (``"dorm_cut"``: sparse A)
+    SVM-combo                     ``loss="combo", loss_params={"components": (...)}, slacks="separate"|"shared"``
     latent SVM-ndcg / SVM-mrr     ``loss="ndcg"`` or ``"mrr"``, ``target="latent"`` (CCCP)
     ============================  ===================================
 
@@ -328,33 +329,25 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         A hinge loss of the registry: ``structrank.losses.loss_names("hinge")`` lists them and
         docs/LOSSES.md gives each one's options and the metric it stands for (the table above names
         the papers' methods among them).
+    loss_params : dict or None
+        The loss's options (docs/LOSSES.md lists each loss's, with its defaults): ``k`` (the cut-off of
+        NDCG@k and MRR@k), ``feature_map`` (None: the loss's own, phi_mrr for MRR and phi_po otherwise;
+        "dorm" for DORM), ``components`` (SVM-combo's losses, ``"loss"`` or ``"loss/feature_map"``; by
+        default MAP, NDCG@k and NDCG-nc with phi_po, MRR@k with phi_po: phi_mrr's unscaled counts would
+        outweigh the others in a shared w), ``discount`` ("letor": 1 at ranks 1-2 then 1/log2(rank), as
+        the paper and the LETOR scripts; "log2": 1/log2(rank + 1)), ``dorm_cut`` (DORM's sparse decay:
+        A(r) = 0 from rank ``dorm_cut`` on), ``relevant_from`` (a label at least this is good) and
+        ``gain``: NDCG's gain, binary relevance (the paper's) or graded, 2^label - 1 ("exp2"; with phi_po
+        the pairs are then all pairs of different labels, see structrank.oracles.graded). The default
+        "auto" takes graded gains for NDCG@k (phi_po or phi_dorm, ideal target) when the training labels
+        have more than two levels, binary otherwise; the choice is ``gain_``. Why: on graded data the
+        binary loss cannot tell a perfect document from a fair one, and the graded metric users report
+        then suffers; the paper's binary loss stays ``gain="binary"`` (what the reproductions use). NDCG
+        without cut-off, the other losses and the latent target see binary relevance whatever this says.
     C : float, default 1.0
         Weight of the average slack.
-    k : int, default 10
-        Cut-off of NDCG@k and MRR@k.
-    feature_map : {"po", "mrr", "dorm"} or None
-        The joint feature map; None takes the loss's own (phi_mrr for MRR, phi_po otherwise).
-    components : tuple of str
-        SVM-combo's losses, ``"loss"`` or ``"loss/feature_map"`` (default: MAP, NDCG@k and
-        NDCG-nc with phi_po, MRR@k with phi_po: phi_mrr's unscaled counts would outweigh the
-        others in a shared w).
     slacks : {"separate", "shared"}, default "separate"
         SVM-combo: one slack per loss, or one slack for the most violated of them.
-    discount : {"letor", "log2"}, default "letor"
-        NDCG discount (1 at ranks 1-2 then 1/log2(rank), as the paper and the LETOR scripts; or
-        1/log2(rank + 1)).
-    dorm_cut : int or None
-        DORM's sparse decay: A(r) = 0 from rank ``dorm_cut`` on.
-    gain : {"auto", "binary", "exp2"}, default "auto"
-        NDCG gain: binary relevance (the paper's; label >= ``relevant_from`` is good) or graded,
-        2^label - 1 ("exp2"; with phi_po the pairs are then all pairs of different labels, see
-        structrank.oracles.graded). "auto" takes graded gains for NDCG@k (phi_po or phi_dorm,
-        ideal target) when the training labels have more than two levels, binary otherwise; the
-        choice is ``gain_``. Why: on graded data the binary loss cannot tell a perfect document
-        from a fair one, and the graded metric users report then suffers; the paper's binary
-        loss stays ``gain="binary"`` (what the reproductions use). NDCG without cut-off, the
-        other losses and the latent target see binary relevance whatever this says.
-    relevant_from : int, default 1
     target : {"ideal", "latent"}, default "ideal"
         The correct structure each ranking is compared with. "ideal" (the paper): every good
         document above every bad one. "latent" (NDCG@k and MRR@k with binary gains): the best
@@ -389,10 +382,15 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         or the backend (same bits); it can differ from ``n_jobs=None``'s in the last bits.
     shard_rows : int, default 100000
         About how many rows one shard (one task per iteration) holds.
+    k, feature_map, components, discount, dorm_cut, gain, relevant_from : deprecated
+        The loss's options as separate parameters, as before ``loss_params``: given, each joins
+        ``loss_params`` with a FutureWarning.
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+    loss_ : RankingLoss
+        The loss the fit trained on, built once from ``loss`` and ``loss_params``.
     n_iter_ : int
     converged_ : bool
     n_constraints_ : int
@@ -431,16 +429,20 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
 
     #: parameters only some losses read (the model registry's per-model help lists them only there)
     _loss_parameters = {"slacks": ("combo",)}
-    _parameter_constraints = {**LOSS_OPTIONS, "C": POSITIVE, "slacks": [StrOptions({"separate", "shared"})],
+    _flat_loss_options = ("k", "feature_map", "components", "discount", "dorm_cut", "gain", "relevant_from")
+    _loss_kind = HINGE
+    _parameter_constraints = {**LOSS_PARAMETERS, **flat_constraints(_flat_loss_options), "C": POSITIVE,
+                              "slacks": [StrOptions({"separate", "shared"})],
                               "target": [StrOptions({"ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
                               "tol": NON_NEGATIVE, "max_iter": COUNT, "metric": [*METRICS, None],
                               "convention": [*CONVENTION, None], "n_jobs": N_JOBS, "shard_rows": COUNT}
 
-    def __init__(self, loss="map", C=1.0, k=10, feature_map=None, components=DEFAULT_COMBO, slacks="separate",
-                 discount="letor", dorm_cut=None, gain="auto", relevant_from=1, target="ideal", max_outer=30,
+    def __init__(self, loss="map", loss_params=None, C=1.0, slacks="separate", target="ideal", max_outer=30,
                  outer_tol=1e-3, tol=1e-4, max_iter=1000, metric=None, convention=None, n_jobs=None,
-                 shard_rows=DEFAULT_SHARD_ROWS):
+                 shard_rows=DEFAULT_SHARD_ROWS, k=DEPRECATED, feature_map=DEPRECATED, components=DEPRECATED,
+                 discount=DEPRECATED, dorm_cut=DEPRECATED, gain=DEPRECATED, relevant_from=DEPRECATED):
         self.loss = loss
+        self.loss_params = loss_params
         self.C = C
         self.k = k
         self.feature_map = feature_map
@@ -460,38 +462,31 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 
-    def _loss_options(self) -> dict:
-        return {"feature_map": self.feature_map, "k": self.k, "discount": self.discount,
-                "relevant_from": self.relevant_from, "dorm_cut": self.dorm_cut, "components": tuple(self.components)}
-
-    def _loss(self):
-        """The registered loss with this estimator's options (its gain resolved once fitted)."""
-        gain = getattr(self, "gain_", "binary" if self.gain == "auto" else self.gain)
-        return require(get_loss(self.loss, **self._loss_options(), gain=gain), HINGE, type(self).__name__)
+    @property
+    def _loss_target(self):
+        return self.target
 
     def _objective_scoring(self):
         if self.metric is not None:
             return tuple(metric_list(self.metric)), None, None
-        return self._loss().scoring()
+        return self._trained_loss().scoring()
 
-    def _joint_parameter_problems(self):
-        """The loss the options build (a feature map it lacks, a CRF objective, SVM-combo's unknown component),
-        and with the latent target, a loss that has one."""
-        problems = built_problem("loss", self._loss)
-        if not problems and self.target == "latent":
-            if len(self._losses()) != 1:
-                return {"target": "target='latent' takes one loss, not SVM-combo's separate slacks"}
-            problems = built_problem("target", lambda: check_latent(self._loss()))
-        return problems
+    def _loss_problems(self, loss) -> dict:
+        """With the latent target: {"target": why} when ``loss`` has none, or is SVM-combo's separate slacks."""
+        if self.target != "latent":
+            return {}
+        if len(self._losses(loss)) != 1:
+            return {"target": "target='latent' takes one loss, not SVM-combo's separate slacks"}
+        return built_problem("target", lambda: check_latent(loss))
 
-    def _losses(self):
-        loss = self._loss()
+    def _losses(self, loss):
         if self.slacks == "separate" and hasattr(loss, "components"):  # SVM-combo: one slack group per component
             return list(loss.components)
         return [loss]
 
-    def _resolve_gain(self, y):
-        return resolve_gain(self.gain, self.loss, self._loss_options(), self.target, y)
+    def _fit_loss(self, y):
+        """The loss built once (``loss_``, ``gain_``); its slack groups."""
+        return self._losses(super()._fit_loss(y))
 
     def fit(self, X, y=None, qid=None):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset, or a LetorCache, as X).
@@ -513,12 +508,11 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         return self._finish_fit()
 
     def _fit_arrays(self, X, y, qid, offsets):
-        self.gain_ = self._resolve_gain(y)
-        losses = self._losses()
-        self._warn_if_loss_is_constant(self._loss(), offsets, 3)
+        losses = self._fit_loss(y)
+        self._warn_if_loss_is_constant(self.loss_, offsets, 3)
         if self.target != "latent" and self.n_jobs is None and dask_client() is None:
             # only the informative queries can be violated; their rows are indexed, not copied
-            y, offsets, rows = informative_rows(y, offsets, self.relevant_from)
+            y, offsets, rows = informative_rows(y, offsets, self.loss_.relevant_from)
             self.n_queries_used_ = int(offsets.size - 1)
             # X is already dense_view's (fit takes it before the checks)
             X = X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
@@ -527,7 +521,7 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
             scores = matvec(X, w)
             return self._set_fitted(w, alpha, n_iter, converged, trace,
                                     query_ranges(scores if rows is None else scores[rows], offsets))
-        X, y, offsets = informative_queries(X, y, offsets, self.relevant_from)  # only these can be violated
+        X, y, offsets = informative_queries(X, y, offsets, self.loss_.relevant_from)  # only these can be violated
         self.n_queries_used_ = int(offsets.size - 1)
         if self.target == "latent":
             return self._fit_latent(X, y, offsets, losses)
@@ -540,9 +534,6 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         return self._set_fitted(w, alpha, n_iter, converged, trace, query_ranges(matvec(X, w), offsets))
 
     def _fit_latent(self, X, y, offsets, losses):
-        if len(losses) != 1:
-            raise ValueError("target='latent' takes one loss, not SVM-combo's separate slacks")
-        check_latent(losses[0])
         X = X.tocsr() if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
 
         def impute(w, scores):
@@ -567,14 +558,13 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
     def _fit_cache(self, cache):
         if self.target != "ideal":
             raise ValueError("target='latent' does not train on a LetorCache yet: read the file with read_letor")
-        self.gain_ = self._resolve_gain(cache.y)
-        losses = self._losses()
+        losses = self._fit_loss(cache.y)
         offsets = np.asarray(cache.offsets, dtype=np.int64)
-        self._warn_if_loss_is_constant(self._loss(), offsets, 3)
+        self._warn_if_loss_is_constant(self.loss_, offsets, 3)
         y = np.asarray(cache.y)
         # Queries without both a good and a bad document add exact zeros to every sum (their
         # loss and feature difference are 0); only the average counts the informative ones.
-        self.n_queries_used_ = int(queries_with_both(y, offsets, self.relevant_from).size)
+        self.n_queries_used_ = int(queries_with_both(y, offsets, self.loss_.relevant_from).size)
         if self.n_queries_used_ == 0:
             raise DataValidationError(f"{cache.source}: no query has both a good and a bad document: nothing to learn "
                                       "from")
@@ -606,15 +596,19 @@ class StructSVMRanker(LinearRankerMixin, BaseRanker):
         return self
 
     def _formulation(self):
-        options = "".join(f", {k}={v!r}" for k, v in (("feature_map", self.feature_map), ("dorm_cut", self.dorm_cut))
-                          if v is not None)  # the parameters that choose the formulation, when set
+        chosen = {k: v for k, v in self._given_loss_params().items() if k in ("feature_map", "dorm_cut") and v is not None}
+        options = f", loss_params={chosen!r}" if chosen else ""  # the options that choose the formulation, when set
         return f"{type(self).__name__}(loss={self.loss!r}{options}, target={self.target!r}, C={self.C:g})"
 
     def _zero_advice(self):
-        if self.loss == "ndcg" and self.feature_map in (None, "po"):  # phi_po stays there with either target
+        if self.loss == "ndcg" and self._given_loss_params().get("feature_map") in (None, "po"):
+            # phi_po stays there with either target
             return ("with phi_po the NDCG@k hinge gives the optimiser no signal on lists this long (it is lowest at w = 0, "
-                    "with either target); feature_map='dorm' with target='latent' (svm-ndcg) learns on such lists")
-        if self.target == "ideal" and has_latent_target(get_loss(self.loss, **self._loss_options(), gain="binary")):
+                    "with either target); loss_params={'feature_map': 'dorm'} with target='latent' (svm-ndcg) learns on "
+                    "such lists")
+        loss = self._trained_loss()
+        binary = dataclasses.replace(loss, gain="binary") if hasattr(loss, "gain") else loss  # the latent target's
+        if self.target == "ideal" and has_latent_target(binary):
             name = "svm-mrr" if self.loss == "mrr" else "dorm"
             return ("with the ideal target (every good document above every bad one) the loss gives the optimiser no "
                     f"signal on lists this long (its hinge is lowest at w = 0); target='latent' ({name}) learns on such "

@@ -49,12 +49,12 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.deprecation import renamed_attribute
 from structrank.errors import DataValidationError, DegenerateDataWarning
-from structrank.learners.base import (COUNT, LOSS_OPTIONS, METRICS, NON_NEGATIVE, POSITIVE, EvalSetMixin, built_problem,
-                                      features_vary_within_queries, labels_vary_within_queries)
+from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, EvalSetMixin, features_vary_within_queries,
+                                      labels_vary_within_queries)
+from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, flat_constraints
 from structrank.learners.score_loss import ScoreLossScorerMixin
-from structrank.losses.base import hinge_values
 from structrank.learners.trees import _LightGBMRanker, stop_when_a_round_adds_nothing
-from structrank.losses.combo import DEFAULT_COMBO
+from structrank.losses.base import hinge_values
 
 _HESSIAN_FLOOR = 1e-12
 TARGETS = ("ideal", "latent")
@@ -94,11 +94,10 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         hinge (``StructSVMRanker``'s loss, its max-violating structure against the ideal one) or a
         probabilistic objective (a permutation CRF objective, ``PermutationCRFRanker``'s, on a
         subset of at most 6 documents per query drawn anew each round with every relevance level in it).
-    k, feature_map, gain, discount, dorm_cut, components, relevant_from
-        The structural loss's options, as in ``StructSVMRanker`` (``gain="auto"``: graded NDCG
-        gains when the training labels have more than two levels).
-    crf_param : float, default 1.0
-        The CRF objective's parameter (LA's loss weight, KL's temperature T).
+    loss_params : dict or None
+        The loss's options (docs/LOSSES.md lists each loss's): a hinge's as in ``StructSVMRanker``
+        (``gain`` "auto", the default: graded NDCG gains when the training labels have more than two
+        levels), a CRF objective's ``crf_param`` (LA's loss weight, KL's temperature T).
     n_estimators : int, default 100
         Boosting rounds (one tree each); with ``eval_set`` and ``early_stopping_rounds`` the
         round with the best eval metric is kept.
@@ -132,10 +131,15 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     random_state : int or None, default 0
         LightGBM's seed and the CRF subsets' generator.
     n_jobs : int, default 1
+    k, feature_map, gain, discount, dorm_cut, components, relevant_from, crf_param : deprecated
+        The loss's options as separate parameters, as before ``loss_params``: given, each joins
+        ``loss_params`` with a FutureWarning.
 
     Attributes
     ----------
     booster_text_ : ndarray of str, shape ()
+    loss_ : RankingLoss
+        The loss the fit trained on, built once.
     gain_ : str
         The NDCG gain used ("binary" or "exp2"; "binary" for the other losses).
     best_iteration_ : int
@@ -158,16 +162,19 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     _text_attributes = ("booster_text_", "gain_")
     _text_choices = {"gain_": ("binary", "exp2")}  # checked when a model file is loaded
 
-    _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_OPTIONS, "crf_param": POSITIVE,
+    _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_PARAMETERS,
+                              **flat_constraints(ScoreLossScorerMixin._flat_loss_options),
                               "early_stopping_rounds": [*COUNT, None], "target": [StrOptions(set(TARGETS))],
                               "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
                               "dev_metric": [*METRICS, None]}
 
-    def __init__(self, loss="ndcg", k=10, feature_map=None, gain="auto", discount="letor", dorm_cut=None,
-                 components=DEFAULT_COMBO, relevant_from=1, crf_param=1.0, n_estimators=100, learning_rate=0.1,
-                 num_leaves=31, min_child_samples=20, early_stopping_rounds=None, target="ideal", smoothing=0.0,
-                 smoothing_samples=1, dev_metric=None, random_state=0, n_jobs=1):
+    def __init__(self, loss="ndcg", loss_params=None, n_estimators=100, learning_rate=0.1, num_leaves=31,
+                 min_child_samples=20, early_stopping_rounds=None, target="ideal", smoothing=0.0, smoothing_samples=1,
+                 dev_metric=None, random_state=0, n_jobs=1, k=DEPRECATED, feature_map=DEPRECATED, gain=DEPRECATED,
+                 discount=DEPRECATED, dorm_cut=DEPRECATED, components=DEPRECATED, relevant_from=DEPRECATED,
+                 crf_param=DEPRECATED):
         self.loss = loss
+        self.loss_params = loss_params
         self.dev_metric = dev_metric
         self.smoothing = smoothing
         self.smoothing_samples = smoothing_samples
@@ -203,13 +210,13 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from (every gradient is 0)")
         self._fit_loss(y)
-        self._warn_if_loss_is_constant(self.score_loss().build(), offsets)
+        self._warn_if_loss_is_constant(self.loss_, offsets)
         dev = self._eval_set_arrays(eval_set) if eval_set is not None else None  # checked before any early return
         if not features_vary_within_queries(X, np.array([0, X.shape[0]])):
             return self._keep(self._constant_booster(X), [])  # fit has warned
         spec = self.score_loss()
         if self.target == "latent":
-            loss = spec.smoothed(_latent_value_and_grad(spec.build(), y, offsets))
+            loss = spec.smoothed(_latent_value_and_grad(spec.loss, y, offsets))
         else:
             loss = spec.bind(y, offsets)
 
@@ -257,13 +264,10 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         return lightgbm.train({**self._lgb_params(), "objective": "regression"},
                               lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
 
-    def _joint_parameter_problems(self):
-        """The loss the options build (a typo is the first thing to hear about); the latent target needs NDCG@k
-        with phi_po."""
-        problems = built_problem("loss", lambda: self.score_loss().build())
-        if problems or self.target != "latent":
-            return problems
-        loss = self.score_loss().build()
+    def _loss_problems(self, loss):
+        """The latent target needs NDCG@k with phi_po."""
+        if self.target != "latent":
+            return {}
         if getattr(loss, "name", None) != "ndcg" or getattr(loss, "feature_map", None) != "po":
             return {"target": "target='latent' needs the NDCG@k hinge with phi_po (loss='ndcg'), got "
                               f"{getattr(loss, 'label', self.loss)!r}"}

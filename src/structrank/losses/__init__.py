@@ -9,7 +9,8 @@ True
 """
 
 from structrank.losses.base import HINGE, PROBABILISTIC, RankingLoss, Violation
-from structrank.losses.registry import entries, get_entry, get_loss, loss_names, register, require, resolve_gain
+from structrank.losses.registry import (build_for_labels, entries, get_entry, get_loss, loss_names, register, require,
+                                       resolve_gain)
 
-__all__ = ["HINGE", "PROBABILISTIC", "RankingLoss", "Violation", "entries", "get_entry", "get_loss", "loss_names",
+__all__ = ["HINGE", "PROBABILISTIC", "RankingLoss", "Violation", "build_for_labels", "entries", "get_entry", "get_loss", "loss_names",
            "register", "require", "resolve_gain"]

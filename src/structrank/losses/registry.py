@@ -7,10 +7,13 @@ and the generated docs read the registry.
 
 Its calls:
 
-- ``register(name, summary, kind, feature_maps, paper)``: a decorator on a factory whose
-  parameters are the loss's options;
+- ``register(name, summary, kind, feature_maps, paper, constraints)``: a decorator on a factory
+  whose parameters (with their defaults) are the loss's options, declared there once: a learner's
+  ``loss_params`` are checked against them (``LossEntry.problems``: an option the loss does not
+  take, a value outside its constraint, ``options.SHARED`` or the entry's own);
 - ``get_loss(name, **options)`` builds it (options it does not take are ignored), ``get_entry``
-  gives its ``LossEntry``;
+  gives its ``LossEntry``; ``build_for_labels`` builds the loss a fit trains, its gain settled on
+  the training labels, once;
 - ``loss_names(kind)`` and ``entries()`` list them (the hinges by name, then the probabilistic
   objectives);
 - ``require(loss, kind, learner)``: the clear error of a loss of the wrong kind;
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structrank.losses.base import HINGE
+from structrank.losses.base import HINGE, chosen_feature_map
 
 _ENTRIES: dict = {}
 _LOADED = False
@@ -44,10 +47,43 @@ class LossEntry:
     feature_maps: tuple
     factory: object
     paper: str = ""  # where it comes from ("" for structrank's own)
+    own_constraints: tuple = ()  # (option, constraints) of options the shared table does not know
 
     @property
     def options(self) -> tuple:
         return tuple(inspect.signature(self.factory).parameters)
+
+    @property
+    def defaults(self) -> dict:
+        """{option: its default}, as the factory declares them."""
+        return {name: p.default for name, p in inspect.signature(self.factory).parameters.items()}
+
+    def problems(self, params, owner="loss_params", set_by=()) -> dict:
+        """{option: why} for ``params`` (a learner's ``loss_params``): not a dict, an option this loss does not
+        take or that the learner sets itself (``set_by``: {option: what sets it, "its parameter C"}), a value
+        outside the option's constraint. Empty when each option is one the loss takes with a value it allows;
+        a combination the loss cannot build (a feature map without an oracle) shows only when it is built."""
+        # deferred: scikit-learn's constraint objects load to check options, not to run a loss
+        from structrank.constraints import problem
+        from structrank.losses.options import SHARED
+
+        if not isinstance(params, dict):
+            return {owner: f"{owner} must be a dict of the options of loss {self.name!r} or None, got {params!r}"}
+        constraints = {**SHARED, **dict(self.own_constraints)}
+        found = {}
+        for name, value in params.items():
+            if name in set_by:
+                found[name] = f"{owner}: {name!r} is set by the learner ({set_by[name]})"
+            elif name not in self.options:
+                taken = ", ".join(self.options) or "none"
+                found[name] = f"{owner}: loss {self.name!r} takes no option {name!r}; its options: {taken}"
+            else:
+                why = problem(f"{owner}[{name!r}]", value, constraints.get(name, ()))
+                if why is None and name == "feature_map" and value is not None:
+                    why = _feature_map_problem(self.name, value, self.feature_maps)
+                if why:
+                    found[name] = why
+        return found
 
     def build(self, **options):
         """The loss with the options it takes; options it does not take are ignored (a learner
@@ -56,13 +92,26 @@ class LossEntry:
         return self.factory(**taken)
 
 
-def register(name: str, summary: str, kind: str = HINGE, feature_maps: tuple = ("po",), paper: str = ""):
-    """Decorator: register ``factory(**options) -> RankingLoss`` under ``name``."""
+def _feature_map_problem(name, feature_map, offered):
+    """Why the loss ``name`` cannot run with ``feature_map`` (the feature maps it declares), or None."""
+    try:
+        chosen_feature_map(name, feature_map, offered)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def register(name: str, summary: str, kind: str = HINGE, feature_maps: tuple = ("po",), paper: str = "",
+             constraints: dict | None = None):
+    """Decorator: register ``factory(**options) -> RankingLoss`` under ``name``; the factory's parameters and
+    their defaults are the loss's options. ``constraints``: {option: constraints} of options whose name
+    ``structrank.losses.options.SHARED`` does not know (scikit-learn's constraint vocabulary)."""
 
     def decorate(factory):
         if name in _ENTRIES and _ENTRIES[name].factory is not factory:
             raise ValueError(f"loss {name!r} is registered twice")
-        _ENTRIES[name] = LossEntry(name, summary, kind, tuple(feature_maps), factory, paper)
+        _ENTRIES[name] = LossEntry(name, summary, kind, tuple(feature_maps), factory, paper,
+                                   tuple((constraints or {}).items()))
         return factory
 
     return decorate
@@ -76,7 +125,7 @@ def _load():
     import structrank.losses as package
 
     for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
-        if module not in ("base", "registry"):
+        if module not in ("base", "registry", "options"):  # the contract, this table, the options' constraints
             importlib.import_module(f"structrank.losses.{module}")
     _LOADED = True
 
@@ -136,3 +185,22 @@ def resolve_gain(gain, loss, options, target, y) -> str:
     except ValueError:  # this loss and feature map have no graded oracle
         return "binary"
     return "exp2"
+
+
+def build_for_labels(name, options, y, target="ideal"):
+    """``(loss, gain)``: the registered loss ``name`` that a fit on labels ``y`` trains, built once from
+    ``options``, with its gain settled: "auto" (the default of a loss that takes ``gain``) builds the graded
+    loss ("exp2") when ``resolve_gain`` would choose it, and the binary one where that loss has no graded oracle
+    for these options; ``gain`` is None for a loss without the option."""
+    entry = get_entry(name)
+    if "gain" not in entry.options:
+        return entry.build(**options), None
+    gain = options.get("gain", "auto")
+    if gain == "auto":
+        if target == "ideal" and np.unique(np.asarray(y)).size > 2:
+            try:
+                return entry.build(**{**options, "gain": "exp2"}), "exp2"
+            except ValueError:  # this loss and feature map have no graded oracle
+                pass
+        gain = "binary"
+    return entry.build(**{**options, "gain": gain}), gain
