@@ -100,6 +100,10 @@ class ScoreLossScorerMixin(LossParamsMixin):
                           "crf_param")
     _loss_set_by = {"random_state": "its parameter random_state"}
 
+    def _loss_context(self) -> dict:
+        """A sampling loss (a CRF objective) draws with the learner's seed."""
+        return {"random_state": self.random_state}
+
     def _objective_scoring(self):
         return self._trained_loss().scoring()
 
