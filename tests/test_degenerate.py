@@ -43,8 +43,8 @@ mlp-* (torch extra)     raise  raise  warn      ok       ok          warn   warn
   the others fit (their gains are linear or binary).
 - every model whose loss is constant on the training lists warns on every case it fits: the loss's own
   ``RankingLoss.constant_on(6)`` decides, read from the registries (the model's loss,
-  ``learners.registry.trained_loss``, built with the model's options), so a new loss needs no line here. Today
-  these are the models on precision and recall: P@10 and R@10 take one value over all rankings of a query of 6
+  ``learners.registry.trained_loss``, built with the model's options), so a new loss needs no line here. Among
+  them are the models on precision and recall: P@10 and R@10 take one value over all rankings of a query of 6
   documents, which the fit says once (k=10 is at least the longest training list,
   ``BaseRanker._warn_if_loss_is_constant``, issue 38). The hinge is then 0 at w = 0 and the weights of the
   structural SVM and the perceptron stay all zero; the learners that take the loss's gradient on the scores
@@ -65,7 +65,7 @@ from structrank.errors import DataValidationError, DegenerateDataWarning, Struct
 import structrank.learners
 from structrank.learners.registry import MODELS, RANKERS, ranker_class, trained_loss
 from structrank.learners.score_loss import ScoreLossScorerMixin
-from structrank.losses import get_loss
+from structrank.losses import entries, get_loss
 
 N_QUERIES, DOCS, N_FEATURES = 5, 6, 4
 
@@ -159,10 +159,12 @@ def learns_from_the_bare_hinge(spec):
 
 
 def test_the_expectations_come_from_the_losses_not_from_model_names():
-    """Which models warn on every case is the losses' own property: today exactly those on precision and recall
-    (the losses whose constant_on(6) speaks), and no other model is excused."""
+    """Which models warn on every case is the losses' own property: the models of exactly the losses whose
+    constant_on(6) speaks at their default options (precision and recall among them), and no other model is excused."""
     warned = {name for name, spec in MODELS.items() if constant_loss(spec) is not None}
-    assert warned == {name for name in MODELS if name.endswith(("-precision", "-recall"))}
+    speaking = {name for name, entry in entries().items() if entry.build().constant_on(DOCS) is not None}
+    assert {"precision", "recall"} <= speaking
+    assert warned == {name for name, spec in MODELS.items() if trained_loss(spec) in speaking}
     assert {n for n in warned if learns_from_the_bare_hinge(MODELS[n])} == {
         n for n in warned if n.startswith(("gbrt-", "mlp-"))}
     assert constant_loss(MODELS["svm-precision"], longest=11) is None  # k=10 below the longest list: it orders
