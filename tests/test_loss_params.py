@@ -236,3 +236,19 @@ def test_the_torch_module_takes_only_the_options_its_loss_declares():
     assert StructuredRankingLoss("ndcg", k=5).spec.loss.label == "ndcg@5/po"
     with pytest.raises(ValueError, match="options: loss 'map' takes no option 'k'; its options: feature_map"):
         StructuredRankingLoss("map", k=5)
+
+
+def test_the_choice_on_vali_follows_the_loss_params(tmp_path, capsys):
+    """A model chosen by its loss's own metric is chosen by the metric of the loss its loss_params build."""
+    from structrank.cli import main
+    from structrank.learners.registry import MODELS
+
+    assert MODELS["gbrt-precision"].chosen_with({"loss_params": {"k": 3}}).metric == "p@3"
+    assert MODELS["svm-ndcg"].chosen_with({"loss_params": {"k": 5}}).metric == "ndcg@5"
+    assert MODELS["svm-map"].chosen_with({"C": 1.0}).metric == "map"
+    for name, queries in (("train", range(0, 14)), ("vali", range(14, 20))):
+        write_letor(tmp_path / f"{name}.txt", DS.take_queries(np.array(list(queries))))
+    code = main(["train", "svm-precision", "--train", str(tmp_path / "train.txt"), "--vali", str(tmp_path / "vali.txt"),
+                 "--set", 'loss_params={"k": 3}', "--set", "max_iter=5", "--out", str(tmp_path / "m.npz")])
+    err = capsys.readouterr().err
+    assert code == 0 and "by p@3 under" in err and "vali p@3 =" in err, err

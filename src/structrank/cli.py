@@ -362,6 +362,7 @@ def cmd_train(args):
                                                                        "parallel)")])
     spec = get_model(args.model)
     fixed = spec.with_loss_params(parse_assignments(args.set))  # --set k=5 (deprecated) joins loss_params, once
+    spec = spec.chosen_with(fixed)
     convention = _train_convention(args, fixed, spec)
     spec.make(**fixed)  # unknown names and bad values fail here, before any work
     ignored = ignored_parameters(spec, fixed)

@@ -107,6 +107,17 @@ class ModelSpec:
         ``get_params``' order, read from the class's source without importing it (see ``constructor_defaults``)."""
         return dict(sorted({**constructor_defaults(self.estimator), **self.defaults}.items()))
 
+    def chosen_with(self, fixed: dict) -> "ModelSpec":
+        """The model as ``fixed`` parameters make it, for the choice on vali: a model chosen by its loss's own
+        metric is chosen by the metric of its loss as ``fixed`` builds it (``--set loss_params='{"k": 3}'`` on
+        gbrt-precision: P@3, not P@10)."""
+        loss = _spec_loss(self)
+        options = (fixed.get("loss_params") or {}) if loss in entries() else {}
+        if not options or "loss" in fixed or self.metric != _loss_metric(entries()[loss], self.loss_options()):
+            return self
+        metric = _loss_metric(entries()[loss], {**self.loss_options(), **options})
+        return replace(self, metric=metric)
+
     def loss_options(self) -> dict:
         """{option: default} of the options of the model's loss that ``--set loss_params=...`` may set: the
         loss's declared ones without those its learner sets itself, the model's own values over them."""
@@ -239,11 +250,12 @@ MODELS = {
 }
 
 
-def _loss_metric(entry):
-    """The vali metric of a loss's models: its own (the mean of several), the CRF's NDCG@1-5 as Volkovs et al."""
+def _loss_metric(entry, options=None):
+    """The vali metric of a loss's models: its own under ``options`` (the mean of several), the CRF's NDCG@1-5 as
+    Volkovs et al."""
     if entry.kind == PROBABILISTIC:
         return CRF_METRIC
-    metrics = entry.build().metrics
+    metrics = entry.build(**(options or {})).metrics
     return metrics[0] if len(metrics) == 1 else metrics
 
 
