@@ -23,10 +23,10 @@ import structrank.figures
 SRC = Path(structrank.figures.__file__).resolve().parent
 
 #: the modules that imported save_figure at their top (their own reference is patched too)
-IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008", "structrank.experiments.croce2016",
-             "structrank.experiments.haponchyk2018", "structrank.experiments.jagarlamudi2012",
-             "structrank.experiments.letor_baselines", "structrank.experiments.volkovs2011", "structrank.metrics.compare",
-             "structrank.bench.scale")
+IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008",
+             "structrank.experiments.croce2016.report", "structrank.experiments.haponchyk2018",
+             "structrank.experiments.jagarlamudi2012.report", "structrank.experiments.letor_baselines",
+             "structrank.experiments.volkovs2011", "structrank.metrics.compare", "structrank.bench.scale")
 
 
 def drawing_functions():
@@ -158,14 +158,14 @@ def draw_haponchyk2018(folder):
 
 
 def draw_jagarlamudi2012(folder):
-    from structrank.experiments import jagarlamudi2012 as j
+    from structrank.experiments.jagarlamudi2012 import design, report
 
-    runs = {("en", j.HMM, ()): {"dev:accuracy": 0.93}}
-    for name, grid in (("tau", j.TAUS), ("lam", j.LAMBDAS)):
+    runs = {("en", design.HMM, ()): {"dev:accuracy": 0.93}}
+    for name, grid in (("tau", design.TAUS), ("lam", design.LAMBDAS)):
         for value in grid:
-            setting = tuple(sorted({**j.CENTRE, name: value}.items()))
+            setting = tuple(sorted({**design.CENTRE, name: value}.items()))
             runs[("en", "Discriminative", setting)] = {"dev:accuracy": 0.935 + 0.001 * value}
-    assert j.fig1(runs, folder / "fig1-tau-lambda-en.png")
+    assert report.fig1(runs, folder / "fig1-tau-lambda-en.png")
 
 
 def draw_letor_baselines(folder):
@@ -178,16 +178,16 @@ def draw_letor_baselines(folder):
 
 
 def draw_croce2016(folder):
-    from structrank.experiments import croce2016 as c
+    from structrank.experiments.croce2016 import design, report
 
-    full = next(iter(c.FULL))
-    runs = {("full", full, None, 0, c.DATASET, ""): {"test:map": 0.78, "support_vectors": 4000},
-            ("linear", c.LINEAR, None, 0, c.DATASET, ""): {"test:map": 0.74}}
+    full = next(iter(design.FULL))
+    runs = {("full", full, None, 0, design.DATASET, ""): {"test:map": 0.78, "support_vectors": 4000},
+            ("linear", design.LINEAR, None, 0, design.DATASET, ""): {"test:map": 0.74}}
     for landmarks in (100, 200, 500, 1000):
         for seed in range(3):
-            runs[("nystroem", c.NYSTROEM, landmarks, seed, c.DATASET, "")] = {"test:map": 0.7 + landmarks / 1e4
-                                                                             + 0.002 * seed}
-    assert c.figure(runs, folder / "map-saving-landmarks.png")
+            runs[("nystroem", design.NYSTROEM, landmarks, seed, design.DATASET, "")] = {
+                "test:map": 0.7 + landmarks / 1e4 + 0.002 * seed}
+    assert report.figure(runs, folder / "map-saving-landmarks.png")
 
 
 def draw_bench_scale(folder):
