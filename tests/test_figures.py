@@ -23,10 +23,10 @@ import structrank.figures
 SRC = Path(structrank.figures.__file__).resolve().parent
 
 #: the modules that imported save_figure at their top (their own reference is patched too)
-IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008",
-             "structrank.experiments.croce2016.report", "structrank.experiments.haponchyk2018",
+IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008.report",
+             "structrank.experiments.croce2016.report", "structrank.experiments.haponchyk2018.report",
              "structrank.experiments.jagarlamudi2012.report", "structrank.experiments.letor_baselines",
-             "structrank.experiments.volkovs2011", "structrank.metrics.compare", "structrank.bench.scale")
+             "structrank.experiments.volkovs2011.report", "structrank.metrics.compare", "structrank.bench.scale")
 
 
 def drawing_functions():
@@ -127,34 +127,34 @@ def draw_compare(folder):
 
 
 def draw_chakrabarti2008(folder):
-    from structrank.experiments import chakrabarti2008 as c
+    from structrank.experiments.chakrabarti2008 import design, report
 
     mrr = {"MRR (phi_mrr)": (list(range(1, 11)), [0.42 + 0.01 * k for k in range(10)]),
            "MRR-po (phi_po)": (list(range(1, 11)), [0.44 + 0.01 * k if k != 4 else np.nan for k in range(10)])}
-    c._line_figure(folder / "fig7.png", "MQ2008: MRR@k, phi_mrr vs phi_po", "k", "test MRR@k (binary)", mrr)
+    report._line_figure(folder / "fig7.png", "MQ2008: MRR@k, phi_mrr vs phi_po", "k", "test MRR@k (binary)", mrr)
     sweep = {model: ([0.01, 0.1, 1.0, 10.0, 100.0], list(np.linspace(1.0, 0.1, 5) * (i + 1)))
-             for i, model in enumerate(c.SWEEP)}
-    c._line_figure(folder / "fig4.png", "MQ2008 Fold1 train", "C", "average slack", sweep, logx=True)
+             for i, model in enumerate(design.SWEEP)}
+    report._line_figure(folder / "fig4.png", "MQ2008 Fold1 train", "C", "average slack", sweep, logx=True)
 
 
 def draw_volkovs2011(folder):
-    from structrank.experiments import volkovs2011 as v
+    from structrank.experiments.volkovs2011 import design, report
 
     rng = np.random.default_rng(0)
     chosen = {(model, fold, seed): ({}, {f"test:{m}": 0.35 + 0.02 * k + 0.01 * rng.random()
-                                        for k, m in enumerate(v.NDCG)})
-              for model in v.TABLE1_ROWS for fold in range(1, 6) for seed in range(3)}
-    v.fig2(chosen, "MQ2008", folder / "fig2.png")
-    v.fig1(folder / "fig1.png")
+                                        for k, m in enumerate(design.NDCG)})
+              for model in design.TABLE1_ROWS for fold in range(1, 6) for seed in range(3)}
+    report.fig2(chosen, "MQ2008", folder / "fig2.png")
+    report.fig1(folder / "fig1.png")
 
 
 def draw_haponchyk2018(folder):
-    from structrank.experiments import haponchyk2018 as h
+    from structrank.experiments.haponchyk2018 import design, report
 
     rows = [{"split": "official", "metric": f"curve:{epoch}", "model": model, "params": json.dumps({"features": "sim"}),
              "value": 0.6 + 0.01 * np.log(epoch) + 0.01 * i}
-            for i, model in enumerate(h.CURVE_ROWS) for epoch in range(1, 31)]
-    assert h._curve_figure(rows, folder, "") is not None
+            for i, model in enumerate(design.CURVE_ROWS) for epoch in range(1, 31)]
+    assert report._curve_figure(rows, folder, "") is not None
 
 
 def draw_jagarlamudi2012(folder):
