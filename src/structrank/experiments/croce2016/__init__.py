@@ -39,7 +39,8 @@ data folder), C chosen on the 2016 dev set, tested on the 2016 test set.
 The package, by concern: ``design`` (the data set, the kernel parts, the landmark sweep and the
 reference rows), ``published`` (the paper's Table 1 and the numbers its text quotes), ``data`` (the
 pair objects and the kernel cache, in the shared format of ``experiments.cache``), ``plan`` (the runs
-and ``reproduce``), ``report`` (the tables and the figure) and ``claims``.
+and ``reproduce``), ``recorded`` (the recorded runs read back, which the report and the claims share),
+``report`` (the tables and the figure) and ``claims``.
 """
 
 from structrank.experiments.croce2016.claims import claims
