@@ -8,8 +8,10 @@ import pytest
 
 import json
 
-from structrank.experiments.chakrabarti2008 import (GAP_BEST_C, GAP_ROWS, GAP_TREC, GAP_VARIANTS, PAPER_FIG9, ROWS,
-                                                    claims, gap_study, paper_comparison)
+from structrank.experiments.chakrabarti2008 import claims
+from structrank.experiments.chakrabarti2008.design import GAP_BEST_C, GAP_ROWS, GAP_TREC, GAP_VARIANTS, ROWS
+from structrank.experiments.chakrabarti2008.published import PAPER_FIG9
+from structrank.experiments.chakrabarti2008.report import gap_study, paper_comparison
 from structrank.experiments.claims import FAILS, HOLDS, VERDICTS
 
 

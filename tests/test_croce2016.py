@@ -6,17 +6,13 @@ import numpy as np
 import pytest
 
 from structrank.experiments import croce2016
-from structrank.experiments.croce2016 import (
-    DATASET,
-    FULL,
-    IR,
-    LINEAR,
-    NYSTROEM,
-    collect,
-    findings,
-    report_sections,
-)
 from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
+from structrank.experiments.croce2016 import report_sections
+from structrank.experiments.croce2016.data import load_kernel, load_pairs, pair_objects, prepare
+from structrank.experiments.croce2016.design import BLOCK, DATASET, FULL, IR, LINEAR, NYSTROEM
+from structrank.experiments.croce2016.plan import _run, plan
+from structrank.experiments.croce2016.recorded import collect
+from structrank.experiments.croce2016.report import findings
 from structrank.experiments.runner import RunSpec, SpecRun
 
 from conftest import needs_data
@@ -71,7 +67,7 @@ def test_no_count_within_one_point_is_said():
 
 
 def test_plan_covers_the_sweep_the_references_and_mq2008():
-    specs = croce2016.plan({})
+    specs = plan({})
     nystroem = [s for s in specs if s.split == "nystroem"]
     assert sorted({s.params["landmarks"] for s in nystroem}) == list(range(100, 1001, 100))
     assert {s.seed for s in nystroem} == {0, 1, 2}
@@ -82,7 +78,7 @@ def test_plan_covers_the_sweep_the_references_and_mq2008():
 @pytest.fixture(scope="module")
 def small_cache(tmp_path_factory):
     out = tmp_path_factory.mktemp("croce2016")
-    folder, computed = croce2016.prepare(out, n_jobs=2, progress=False, max_threads=60)
+    folder, computed = prepare(out, n_jobs=2, progress=False, max_threads=60)
     return out, folder, computed
 
 
@@ -91,13 +87,13 @@ def test_kernel_blocks_hold_the_kernel_sum_in_permutation_order(small_cache):
     from structrank.kernels import PartialTreeKernel, RBFKernel
 
     out, folder, computed = small_cache
-    meta, arrays = croce2016.load_pairs(str(folder))
+    meta, arrays = load_pairs(str(folder))
     n_train = meta["n_train"]
-    assert computed == len(range(0, n_train, croce2016.BLOCK)) >= 4
-    assert croce2016.prepare(out, max_threads=60)[1] == 0  # all cached: nothing computed again
-    K, metas = croce2016.load_kernel(str(folder))
+    assert computed == len(range(0, n_train, BLOCK)) >= 4
+    assert prepare(out, max_threads=60)[1] == 0  # all cached: nothing computed again
+    K, metas = load_kernel(str(folder))
     assert K["train"].shape == (n_train, n_train) and K["test"].shape == (len(arrays["test.y"]), n_train)
-    pairs, dense, trees = croce2016.pair_objects(max_threads=60)
+    pairs, dense, trees = pair_objects(max_threads=60)
     np.testing.assert_allclose(arrays["dev.x"], dense["dev"])
     order = arrays["order"]
     rng = np.random.default_rng(0)
@@ -114,11 +110,11 @@ def test_kernel_blocks_hold_the_kernel_sum_in_permutation_order(small_cache):
 @needs_data
 def test_runs_on_a_small_cache(small_cache):
     out, folder, _ = small_cache
-    runner = SpecRun(croce2016._run, folder, {})
+    runner = SpecRun(_run, folder, {})
     run = lambda split, model, **params: {m.metric: m.value for m in runner(  # noqa: E731
         RunSpec(croce2016.EXPERIMENT, DATASET, split, "", params.pop("seed", 0), model, params))}
     full = run("full", "SVM (dense + trees)")
-    meta, arrays = croce2016.load_pairs(str(folder))
+    meta, arrays = load_pairs(str(folder))
     assert 0 < full["support_vectors"] <= meta["n_train"]
     assert full["test_kernel_evaluations"] == full["support_vectors"] * len(arrays["test.y"])
     assert 0.4 < full["test:map"] <= 1.0

@@ -23,10 +23,10 @@ import structrank.figures
 SRC = Path(structrank.figures.__file__).resolve().parent
 
 #: the modules that imported save_figure at their top (their own reference is patched too)
-IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008", "structrank.experiments.croce2016",
-             "structrank.experiments.haponchyk2018", "structrank.experiments.jagarlamudi2012",
-             "structrank.experiments.letor_baselines", "structrank.experiments.volkovs2011", "structrank.metrics.compare",
-             "structrank.bench.scale")
+IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008.report",
+             "structrank.experiments.croce2016.report", "structrank.experiments.haponchyk2018.report",
+             "structrank.experiments.jagarlamudi2012.report", "structrank.experiments.letor_baselines",
+             "structrank.experiments.volkovs2011.report", "structrank.metrics.compare", "structrank.bench.scale")
 
 
 def drawing_functions():
@@ -127,45 +127,45 @@ def draw_compare(folder):
 
 
 def draw_chakrabarti2008(folder):
-    from structrank.experiments import chakrabarti2008 as c
+    from structrank.experiments.chakrabarti2008 import design, report
 
     mrr = {"MRR (phi_mrr)": (list(range(1, 11)), [0.42 + 0.01 * k for k in range(10)]),
            "MRR-po (phi_po)": (list(range(1, 11)), [0.44 + 0.01 * k if k != 4 else np.nan for k in range(10)])}
-    c._line_figure(folder / "fig7.png", "MQ2008: MRR@k, phi_mrr vs phi_po", "k", "test MRR@k (binary)", mrr)
+    report._line_figure(folder / "fig7.png", "MQ2008: MRR@k, phi_mrr vs phi_po", "k", "test MRR@k (binary)", mrr)
     sweep = {model: ([0.01, 0.1, 1.0, 10.0, 100.0], list(np.linspace(1.0, 0.1, 5) * (i + 1)))
-             for i, model in enumerate(c.SWEEP)}
-    c._line_figure(folder / "fig4.png", "MQ2008 Fold1 train", "C", "average slack", sweep, logx=True)
+             for i, model in enumerate(design.SWEEP)}
+    report._line_figure(folder / "fig4.png", "MQ2008 Fold1 train", "C", "average slack", sweep, logx=True)
 
 
 def draw_volkovs2011(folder):
-    from structrank.experiments import volkovs2011 as v
+    from structrank.experiments.volkovs2011 import design, report
 
     rng = np.random.default_rng(0)
     chosen = {(model, fold, seed): ({}, {f"test:{m}": 0.35 + 0.02 * k + 0.01 * rng.random()
-                                        for k, m in enumerate(v.NDCG)})
-              for model in v.TABLE1_ROWS for fold in range(1, 6) for seed in range(3)}
-    v.fig2(chosen, "MQ2008", folder / "fig2.png")
-    v.fig1(folder / "fig1.png")
+                                        for k, m in enumerate(design.NDCG)})
+              for model in design.TABLE1_ROWS for fold in range(1, 6) for seed in range(3)}
+    report.fig2(chosen, "MQ2008", folder / "fig2.png")
+    report.fig1(folder / "fig1.png")
 
 
 def draw_haponchyk2018(folder):
-    from structrank.experiments import haponchyk2018 as h
+    from structrank.experiments.haponchyk2018 import design, report
 
     rows = [{"split": "official", "metric": f"curve:{epoch}", "model": model, "params": json.dumps({"features": "sim"}),
              "value": 0.6 + 0.01 * np.log(epoch) + 0.01 * i}
-            for i, model in enumerate(h.CURVE_ROWS) for epoch in range(1, 31)]
-    assert h._curve_figure(rows, folder, "") is not None
+            for i, model in enumerate(design.CURVE_ROWS) for epoch in range(1, 31)]
+    assert report._curve_figure(rows, folder, "") is not None
 
 
 def draw_jagarlamudi2012(folder):
-    from structrank.experiments import jagarlamudi2012 as j
+    from structrank.experiments.jagarlamudi2012 import design, report
 
-    runs = {("en", j.HMM, ()): {"dev:accuracy": 0.93}}
-    for name, grid in (("tau", j.TAUS), ("lam", j.LAMBDAS)):
+    runs = {("en", design.HMM, ()): {"dev:accuracy": 0.93}}
+    for name, grid in (("tau", design.TAUS), ("lam", design.LAMBDAS)):
         for value in grid:
-            setting = tuple(sorted({**j.CENTRE, name: value}.items()))
+            setting = tuple(sorted({**design.CENTRE, name: value}.items()))
             runs[("en", "Discriminative", setting)] = {"dev:accuracy": 0.935 + 0.001 * value}
-    assert j.fig1(runs, folder / "fig1-tau-lambda-en.png")
+    assert report.fig1(runs, folder / "fig1-tau-lambda-en.png")
 
 
 def draw_letor_baselines(folder):
@@ -178,16 +178,16 @@ def draw_letor_baselines(folder):
 
 
 def draw_croce2016(folder):
-    from structrank.experiments import croce2016 as c
+    from structrank.experiments.croce2016 import design, report
 
-    full = next(iter(c.FULL))
-    runs = {("full", full, None, 0, c.DATASET, ""): {"test:map": 0.78, "support_vectors": 4000},
-            ("linear", c.LINEAR, None, 0, c.DATASET, ""): {"test:map": 0.74}}
+    full = next(iter(design.FULL))
+    runs = {("full", full, None, 0, design.DATASET, ""): {"test:map": 0.78, "support_vectors": 4000},
+            ("linear", design.LINEAR, None, 0, design.DATASET, ""): {"test:map": 0.74}}
     for landmarks in (100, 200, 500, 1000):
         for seed in range(3):
-            runs[("nystroem", c.NYSTROEM, landmarks, seed, c.DATASET, "")] = {"test:map": 0.7 + landmarks / 1e4
-                                                                             + 0.002 * seed}
-    assert c.figure(runs, folder / "map-saving-landmarks.png")
+            runs[("nystroem", design.NYSTROEM, landmarks, seed, design.DATASET, "")] = {
+                "test:map": 0.7 + landmarks / 1e4 + 0.002 * seed}
+    assert report.figure(runs, folder / "map-saving-landmarks.png")
 
 
 def draw_bench_scale(folder):

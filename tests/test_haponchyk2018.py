@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from structrank.data import make_ranking_dataset
-from structrank.experiments.haponchyk2018 import ROWS, cv_parts, report_sections
+from structrank.experiments.haponchyk2018 import report_sections
+from structrank.experiments.haponchyk2018.design import ROWS
+from structrank.experiments.haponchyk2018.features import cv_parts
 
 
 def test_cv_parts_are_disjoint_and_cover_every_question():
@@ -82,14 +84,14 @@ def test_quick_reproduction_on_wikiqa(tmp_path, data_root):
 
 
 def test_step_125_walks_the_1_2_5_series_both_ways():
-    from structrank.experiments.haponchyk2018 import step_125
+    from structrank.experiments.haponchyk2018.grid import step_125
 
     assert [step_125(c, True) for c in (1.0, 2.0, 5.0, 5000.0, 0.01)] == [2.0, 5.0, 10.0, 10000.0, 0.02]
     assert [step_125(c, False) for c in (1.0, 0.01, 1000.0, 3.0)] == [0.5, 0.005, 500.0, 2.0]
 
 
 def test_grid_points_extend_past_an_end_until_the_choice_is_inside():
-    from structrank.experiments.haponchyk2018 import grid_points
+    from structrank.experiments.haponchyk2018.grid import grid_points
 
     base = [1.0, 10.0, 100.0]
     assert grid_points(base, {}) == base  # nothing fitted yet: the base grid
@@ -112,7 +114,9 @@ def _grid_row(model, c, value, features="sim", metric="select:map"):
 
 
 def test_grid_plan_asks_for_an_extension_where_the_choice_sits_at_an_end():
-    from structrank.experiments.haponchyk2018 import GRID_STUDY, MAX_EFFECTIVE_C, PAPER_C_GRID, SUM_ROW, grid_plan
+    from structrank.experiments.haponchyk2018.design import GRID_STUDY, MAX_EFFECTIVE_C, SUM_ROW
+    from structrank.experiments.haponchyk2018.grid import grid_plan
+    from structrank.experiments.haponchyk2018.published import PAPER_C_GRID
 
     first = grid_plan([], 857)
     wanted = {(s.model, s.params["features"], s.params["C"]) for s in first}
@@ -172,7 +176,9 @@ def test_claims_are_judged_from_the_recorded_values():
 
 def test_trec13_order_and_grid_claims_name_what_breaks_them():
     from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
-    from structrank.experiments.haponchyk2018 import PAPER_C_GRID, SUM_ROW, claims
+    from structrank.experiments.haponchyk2018 import claims
+    from structrank.experiments.haponchyk2018.design import SUM_ROW
+    from structrank.experiments.haponchyk2018.published import PAPER_C_GRID
 
     rows = []
     for fold in range(5):
@@ -210,7 +216,8 @@ def test_trec13_order_and_grid_claims_name_what_breaks_them():
 
 
 def test_the_report_lays_out_the_papers_feature_list_and_the_grid_study(tmp_path):
-    from structrank.experiments.haponchyk2018 import PAPER_C_GRID, SUM_ROW
+    from structrank.experiments.haponchyk2018.design import SUM_ROW
+    from structrank.experiments.haponchyk2018.published import PAPER_C_GRID
 
     rows = _table_rows({"SVM": _uniform(0.59, 0.55), "LSP-AP": _uniform(0.66, 0.62)}, features="paper")
     for c in PAPER_C_GRID:

@@ -215,13 +215,15 @@ def test_train_help_lists_the_ideal_names(capsys):
 
 
 def test_the_reproductions_train_the_literal_formulations():
-    from structrank.experiments import any_scorer, chakrabarti2008, croce2016, own_metric
+    from structrank.experiments import any_scorer, own_metric
+    from structrank.experiments.chakrabarti2008.design import ROWS, SWEEP
+    from structrank.experiments.croce2016.design import LETOR_ROWS
     from structrank.learners.mlp import linear_model_name
 
-    assert chakrabarti2008.ROWS["NDCG"][0] == "svm-ndcg-ideal" and chakrabarti2008.ROWS["MRR"][0] == "svm-mrr-ideal"
-    assert chakrabarti2008.ROWS["DORM"][0] == "dorm-ideal" and chakrabarti2008.SWEEP["MRR"] == "svm-mrr-ideal"
+    assert ROWS["NDCG"][0] == "svm-ndcg-ideal" and ROWS["MRR"][0] == "svm-mrr-ideal"
+    assert ROWS["DORM"][0] == "dorm-ideal" and SWEEP["MRR"] == "svm-mrr-ideal"
     assert own_metric.MODELS["SVM-ndcg"][0] == "svm-ndcg-ideal" and own_metric.MODELS["DORM sparse"][0] == "dorm-ideal"
-    assert any_scorer.LINEAR["ndcg"] == "svm-ndcg-ideal" and croce2016.LETOR_ROWS["SVM-ndcg"] == "svm-ndcg-ideal"
+    assert any_scorer.LINEAR["ndcg"] == "svm-ndcg-ideal" and LETOR_ROWS["SVM-ndcg"] == "svm-ndcg-ideal"
     assert linear_model_name("ndcg") == "svm-ndcg-ideal" and linear_model_name("map") == "svm-map"
 
 

@@ -12,13 +12,12 @@ import pytest
 
 from structrank.experiments import jagarlamudi2012 as jag
 from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
-from structrank.experiments.jagarlamudi2012 import (
-    CENTRE,
-    improvements,
-    plan,
-    report_sections,
-    reranker_grid,
-)
+from structrank.experiments.jagarlamudi2012 import report_sections
+from structrank.experiments.jagarlamudi2012.design import (ABLATION, BOOSTING, CENTRE, HMM, HMM_FIRST, LANGUAGES,
+                                                           ON_FIRST, RERANKERS, SENTENCE, TAGGERS, base_of, reranker_grid)
+from structrank.experiments.jagarlamudi2012.plan import plan
+from structrank.experiments.jagarlamudi2012.published import PAPER_TABLE2, PAPER_TABLE3
+from structrank.experiments.jagarlamudi2012.recorded import collect, compare, improvements, sentence_values
 
 
 def test_the_grid_is_two_lines_through_the_centre_and_k():
@@ -33,7 +32,7 @@ def test_the_grid_is_two_lines_through_the_centre_and_k():
     specs = plan(["en", "fr"])
     assert {s.dataset for s in specs} == {"en", "fr"}
     assert sum(s.split == "tagger" for s in specs) == 4  # both HMMs per language
-    assert {s.model for s in specs} >= {"Collins (n-gm)", "Regularized (n-gm)", jag.HMM_FIRST}
+    assert {s.model for s in specs} >= {"Collins (n-gm)", "Regularized (n-gm)", HMM_FIRST}
 
 
 def _row(lang, model, params, metric, value):
@@ -62,8 +61,6 @@ def test_settings_are_chosen_on_dev_and_the_tables_show_the_published_rows(tmp_p
     assert "| published: Discriminative | 96.85 | 97.03 | 96.30 | 97.53 |" in table
     assert "better on 2 of 2 languages" in table
     runs = {}
-    from structrank.experiments.jagarlamudi2012 import collect
-
     runs = collect(rows)
     assert improvements(runs, ["en"]) == {"en": pytest.approx(0.5)}
     assert (tmp_path / "fig1-tau-lambda-en.png").stat().st_size > 1000
@@ -99,7 +96,7 @@ N_SENTENCES, LENGTH = 1000, 10  # 10,000 test tokens: 0.01 points is one token
 
 
 def _paper_value(model, lang, split):
-    return jag.PAPER_TABLE2[model][jag.LANGUAGES.index(lang) + (4 if split == "test" else 0)] / 100
+    return PAPER_TABLE2[model][LANGUAGES.index(lang) + (4 if split == "test" else 0)] / 100
 
 
 def fake_rows(test=None, dev=None, drop=()):
@@ -116,14 +113,14 @@ def fake_rows(test=None, dev=None, drop=()):
         if model not in drop:
             rows.append(_row(lang, model, params, metric, value))
 
-    for lang in jag.LANGUAGES:
+    for lang in LANGUAGES:
         def acc(model, split):
             table = test if split == "test" else dev
-            name = "Baseline" if model in jag.TAGGERS else model
-            return table.get((lang, model), _paper_value(name, lang, split) - (0.003 if model == jag.HMM_FIRST else 0))
+            name = "Baseline" if model in TAGGERS else model
+            return table.get((lang, model), _paper_value(name, lang, split) - (0.003 if model == HMM_FIRST else 0))
 
         tokens = N_SENTENCES * LENGTH
-        hmm_correct = round(acc(jag.HMM, "test") * tokens)
+        hmm_correct = round(acc(HMM, "test") * tokens)
         base = np.full(N_SENTENCES, LENGTH)
         base[:tokens - hmm_correct] -= 1  # one error in each of the first sentences
 
@@ -135,34 +132,34 @@ def fake_rows(test=None, dev=None, drop=()):
             else:
                 values[np.flatnonzero(base == LENGTH)[:-delta]] -= 1
             for i in np.flatnonzero(values != base):
-                add(lang, model, params, f"{jag.SENTENCE}{i}", float(values[i]))
+                add(lang, model, params, f"{SENTENCE}{i}", float(values[i]))
             return values.sum() / tokens
 
         for i, c in enumerate(base):
-            add(lang, jag.HMM, {}, f"{jag.SENTENCE}{i}", float(c))
-        add(lang, jag.HMM, {}, "test:sentences", float(N_SENTENCES))
-        add(lang, jag.HMM, {}, "test:tokens", float(tokens))
-        add(lang, jag.HMM, {}, "train:sentences", 12000.0)
-        add(lang, jag.HMM, {}, "train:tokens", 200000.0)
-        for model in jag.TAGGERS:
+            add(lang, HMM, {}, f"{SENTENCE}{i}", float(c))
+        add(lang, HMM, {}, "test:sentences", float(N_SENTENCES))
+        add(lang, HMM, {}, "test:tokens", float(tokens))
+        add(lang, HMM, {}, "train:sentences", 12000.0)
+        add(lang, HMM, {}, "train:tokens", 200000.0)
+        for model in TAGGERS:
             add(lang, model, {}, "dev:accuracy", acc(model, "dev"))
-            add(lang, model, {}, "test:accuracy", hmm_correct / tokens if model == jag.HMM
+            add(lang, model, {}, "test:accuracy", hmm_correct / tokens if model == HMM
                 else sentences(lang, model, {}, acc(model, "test")))
             for split in ("dev", "test"):
                 add(lang, model, {}, f"{split}:oracle", _paper_value("Oracle", lang, split))
                 for name, value in (("unknown_rate", 0.08), ("known_accuracy", 0.97), ("unknown_accuracy", 0.8)):
                     add(lang, model, {}, f"{split}:{name}", value)
-        for model in (*jag.RERANKERS, *jag.BOOSTING):
-            grid = reranker_grid(model) if model in jag.RERANKERS else [{"n_rounds": 2000}]
+        for model in (*RERANKERS, *BOOSTING):
+            grid = reranker_grid(model) if model in RERANKERS else [{"n_rounds": 2000}]
             for point in grid:
-                centre = point in (CENTRE, {"k": 75, "tau": 0.95}) or model in jag.BOOSTING
+                centre = point in (CENTRE, {"k": 75, "tau": 0.95}) or model in BOOSTING
                 add(lang, model, point, "dev:accuracy", acc(model, "dev") - (0 if centre else 0.0002))
                 if centre:
                     add(lang, model, point, "test:accuracy", sentences(lang, model, point, acc(model, "test")))
                 else:
                     add(lang, model, point, "test:accuracy", acc(model, "test"))
-                if model in jag.RERANKERS:
-                    no_viterbi = jag.PAPER_TABLE3[model][jag.LANGUAGES.index(lang)] / 100
+                if model in RERANKERS:
+                    no_viterbi = PAPER_TABLE3[model][LANGUAGES.index(lang)] / 100
                     add(lang, model, point, "dev:accuracy_no_viterbi", no_viterbi - (0 if centre else 0.001))
                     add(lang, model, point, "test:accuracy_no_viterbi", no_viterbi)
                 if model == "Discriminative":
@@ -177,14 +174,14 @@ def _verdicts(claims):
 
 def test_per_sentence_records_rebuild_each_accuracy_and_feed_the_paired_tests():
     rows = fake_rows(test={("en", "Discriminative"): 0.9630})
-    runs = jag.collect(rows)
-    values = jag.sentence_values(runs, "en", "Discriminative")
+    runs = collect(rows)
+    values = sentence_values(runs, "en", "Discriminative")
     assert values.sum() == round(0.9630 * 10000)
-    c = jag.compare(runs, "en", "Discriminative", jag.HMM)
+    c = compare(runs, "en", "Discriminative", HMM)
     assert c.points == pytest.approx(96.30 - 96.15) and c.differing == 15
     # fifteen sentences one token better, none worse: sign test p = 2 / 2^15
     assert c.sign_p == pytest.approx(2 / 2 ** 15) and c.rand_p < 0.001 and c.significant(0.01)
-    assert jag.compare(runs, "en", "Discriminative", "not run") is None
+    assert compare(runs, "en", "Discriminative", "not run") is None
     sections = dict(report_sections(rows, "/tmp/jag-test-report"))
     table = sections["Table 2: significance over test sentences"]
     assert "| Discriminative | en | HMM | +0.15 | 15 |" in table
@@ -195,22 +192,22 @@ def test_per_sentence_records_rebuild_each_accuracy_and_feed_the_paired_tests():
 def test_the_ablation_runs_are_paired_through_the_first_order_hmm():
     """HMM: every sentence; first-order HMM: where it differs from the HMM; an ablation run: where it differs
     from the first-order HMM, whose lists it reranks."""
-    disc = "Discriminative" + jag.ON_FIRST
-    rows = [_row("en", jag.HMM, {}, f"{jag.SENTENCE}{i}", v) for i, v in enumerate([5, 4, 3, 2])]
-    rows += [_row("en", jag.HMM, {}, m, v) for m, v in (("test:sentences", 4), ("test:tokens", 20), ("dev:accuracy", .7),
-                                                         ("test:accuracy", .7))]
-    rows += [_row("en", jag.HMM_FIRST, {}, m, v) for m, v in ((f"{jag.SENTENCE}1", 3), ("dev:accuracy", .65),
-                                                              ("test:accuracy", .65))]
-    rows += [_row("en", disc, CENTRE, m, v) for m, v in ((f"{jag.SENTENCE}3", 4), ("dev:accuracy", .75),
+    disc = "Discriminative" + ON_FIRST
+    rows = [_row("en", HMM, {}, f"{SENTENCE}{i}", v) for i, v in enumerate([5, 4, 3, 2])]
+    rows += [_row("en", HMM, {}, m, v) for m, v in (("test:sentences", 4), ("test:tokens", 20), ("dev:accuracy", .7),
+                                                    ("test:accuracy", .7))]
+    rows += [_row("en", HMM_FIRST, {}, m, v) for m, v in ((f"{SENTENCE}1", 3), ("dev:accuracy", .65),
+                                                          ("test:accuracy", .65))]
+    rows += [_row("en", disc, CENTRE, m, v) for m, v in ((f"{SENTENCE}3", 4), ("dev:accuracy", .75),
                                                          ("test:accuracy", .75))]
-    runs = jag.collect(rows)
-    assert jag.base_of(disc) == jag.HMM_FIRST and jag.base_of("Discriminative") == jag.HMM
-    assert jag.sentence_values(runs, "en", jag.HMM_FIRST).tolist() == [5, 3, 3, 2]
-    assert jag.sentence_values(runs, "en", disc).tolist() == [5, 3, 3, 4]
-    assert jag.compare(runs, "en", disc, jag.HMM_FIRST).points == pytest.approx(10.0)
+    runs = collect(rows)
+    assert base_of(disc) == HMM_FIRST and base_of("Discriminative") == HMM
+    assert sentence_values(runs, "en", HMM_FIRST).tolist() == [5, 3, 3, 2]
+    assert sentence_values(runs, "en", disc).tolist() == [5, 3, 3, 4]
+    assert compare(runs, "en", disc, HMM_FIRST).points == pytest.approx(10.0)
     assert improvements(runs, ["en"], disc) == {"en": pytest.approx(10.0)}
-    assert jag.plan(["en"])[-len(jag.ABLATION):][0].model == disc and not any(
-        s.model.endswith(jag.ON_FIRST) for s in jag.plan(["en"], quick=True))
+    assert plan(["en"])[-len(ABLATION):][0].model == disc and not any(
+        s.model.endswith(ON_FIRST) for s in plan(["en"], quick=True))
 
 
 def test_the_paper_numbers_make_its_claims_hold():
@@ -225,8 +222,8 @@ def test_the_paper_numbers_make_its_claims_hold():
 
 
 def test_claims_fail_where_ours_contradict_the_paper():
-    rows = fake_rows(test={("en", jag.HMM): 0.9300, ("en", jag.HMM_FIRST): 0.9260, ("zh", "Discriminative"): 0.9225},
-                     dev={("en", jag.HMM): 0.9265, ("en", jag.HMM_FIRST): 0.9231})
+    rows = fake_rows(test={("en", HMM): 0.9300, ("en", HMM_FIRST): 0.9260, ("zh", "Discriminative"): 0.9225},
+                     dev={("en", HMM): 0.9265, ("en", HMM_FIRST): 0.9231})
     claims = {c.claim: c for c in jag.claims(rows)}
     hmm_en = next(c for c in claims.values() if c.claim.endswith("tags en at the paper's accuracy"))
     assert hmm_en.verdict == FAILS
@@ -241,13 +238,13 @@ def test_claims_fail_where_ours_contradict_the_paper():
 
 def test_a_failing_claim_reports_the_ablation_on_the_first_order_lists():
     rows = fake_rows(test={("zh", "Discriminative"): 0.9225})
-    for lang in jag.LANGUAGES:
+    for lang in LANGUAGES:
         gain = 0.004 if lang == "zh" else 0.001
         first = _paper_value("Baseline", lang, "test") - 0.003
-        for model in jag.ABLATION:
-            params = dict(CENTRE) if model in jag.RERANKERS else {"n_rounds": 2000}
-            rows += [_row(lang, model + jag.ON_FIRST, params, "dev:accuracy", 0.9),
-                     _row(lang, model + jag.ON_FIRST, params, "test:accuracy", first + gain)]
+        for model in ABLATION:
+            params = dict(CENTRE) if model in RERANKERS else {"n_rounds": 2000}
+            rows += [_row(lang, model + ON_FIRST, params, "dev:accuracy", 0.9),
+                     _row(lang, model + ON_FIRST, params, "test:accuracy", first + gain)]
     gains = next(c for c in jag.claims(rows) if c.claim.startswith("The discriminative model improves"))
     assert gains.verdict == FAILS
     assert ("Ablation (the rerankers on the first-order HMM's lists): Discriminative minus the HMM: en +0.10, "

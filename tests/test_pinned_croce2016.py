@@ -20,15 +20,18 @@ THREADS = 20
 
 def test_croce2016_semeval_slice_is_pinned(data_root, tmp_path):
     from structrank.experiments import croce2016
+    from structrank.experiments.croce2016.data import prepare
+    from structrank.experiments.croce2016.design import DATASET, LETOR_SETS, NYSTROEM
+    from structrank.experiments.croce2016.plan import _run, plan
     from structrank.experiments.runner import RunSpec, SpecRun, letor_roots
 
-    folder, _ = croce2016.prepare(tmp_path, data_root, n_jobs=1, progress=False, max_threads=THREADS)
-    roots = letor_roots(croce2016.LETOR_SETS, data_root)
-    specs = croce2016.plan(roots, quick=True)
+    folder, _ = prepare(tmp_path, data_root, n_jobs=1, progress=False, max_threads=THREADS)
+    roots = letor_roots(LETOR_SETS, data_root)
+    specs = plan(roots, quick=True)
     # another landmark draw than seed 0's leading columns
-    specs.append(RunSpec(croce2016.EXPERIMENT, croce2016.DATASET, "nystroem", "", 1, croce2016.NYSTROEM,
+    specs.append(RunSpec(croce2016.EXPERIMENT, DATASET, "nystroem", "", 1, NYSTROEM,
                          {"landmarks": 100}))
-    runner = SpecRun(croce2016._run, folder, roots)
+    runner = SpecRun(_run, folder, roots)
     values = {}
     for spec in specs:
         name = "/".join([spec.dataset, spec.fold or "-", spec.model, json.dumps(spec.params, sort_keys=True),

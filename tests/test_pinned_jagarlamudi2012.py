@@ -20,6 +20,10 @@ SETTINGS = {"Generative": {"k": 20, "tau": 0.95}, "Softened-Disc": {"k": 20, "ta
 
 def test_jagarlamudi2012_french_slice_is_pinned(data_root):
     from structrank.experiments import jagarlamudi2012 as jag
+    from structrank.experiments.jagarlamudi2012.data import prepare_arrays, split_data
+    from structrank.experiments.jagarlamudi2012.design import BOOSTING, HMM, HMM_FIRST, SENTENCE, TABLE2_MODELS, TAGGERS
+    from structrank.experiments.jagarlamudi2012.plan import run_spec
+    from structrank.experiments.jagarlamudi2012.recorded import accuracy, collect, compare, sentence_values
     from structrank.experiments.runner import RunSpec
     from structrank.nlp.conllu import load_tagged
 
@@ -29,25 +33,25 @@ def test_jagarlamudi2012_french_slice_is_pinned(data_root):
         words[split], tags[split], _ = load_tagged("fr", split, kind=kind, data_dir=data_root)
     words = {s: w[:SIZES[s]] for s, w in words.items()}
     tags = {s: t[:SIZES[s]] for s, t in tags.items()}
-    arrays, meta = jag.prepare_arrays(words, tags, "fr", n_folds=4)
-    data, extra = jag.split_data(arrays)
-    specs = [RunSpec(jag.EXPERIMENT, "fr", "tagger", "", 0, model, {}) for model in jag.TAGGERS]
+    arrays, meta = prepare_arrays(words, tags, "fr", n_folds=4)
+    data, extra = split_data(arrays)
+    specs = [RunSpec(jag.EXPERIMENT, "fr", "tagger", "", 0, model, {}) for model in TAGGERS]
     specs += [RunSpec(jag.EXPERIMENT, "fr", "rerank", "", 0, model, params) for model, params in SETTINGS.items()]
-    specs += [RunSpec(jag.EXPERIMENT, "fr", "rerank", "", 0, model, {"n_rounds": 100}) for model in jag.BOOSTING]
+    specs += [RunSpec(jag.EXPERIMENT, "fr", "rerank", "", 0, model, {"n_rounds": 100}) for model in BOOSTING]
     rows, values = [], {}
     for spec in specs:
-        for m in jag.run_spec(spec, data, extra, meta):
+        for m in run_spec(spec, data, extra, meta):
             rows.append({"dataset": "fr", "model": spec.model, "params": json.dumps(spec.params), "metric": m.metric,
                          "value": m.value})
-            if m.convention != "time" and not m.metric.startswith(jag.SENTENCE):
+            if m.convention != "time" and not m.metric.startswith(SENTENCE):
                 values[f"{spec.model}/{m.metric}"] = float(m.value)
-    runs = jag.collect(rows)
-    for model in (jag.HMM_FIRST, *jag.TABLE2_MODELS):
-        c = jag.compare(runs, "fr", model, jag.HMM)
+    runs = collect(rows)
+    for model in (HMM_FIRST, *TABLE2_MODELS):
+        c = compare(runs, "fr", model, HMM)
         values.update({f"{model} vs HMM/{k}": float(getattr(c, k)) for k in ("points", "differing", "rand_p", "t_p",
                                                                             "sign_p")})
     # the per-sentence records rebuild each model's test accuracy exactly
-    tokens = runs[("fr", jag.HMM, ())]["test:tokens"]
-    for model in (jag.HMM_FIRST, *jag.TABLE2_MODELS):
-        assert abs(jag.sentence_values(runs, "fr", model).sum() / tokens - jag.accuracy(runs, "fr", model)) < 1e-12
+    tokens = runs[("fr", HMM, ())]["test:tokens"]
+    for model in (HMM_FIRST, *TABLE2_MODELS):
+        assert abs(sentence_values(runs, "fr", model).sum() / tokens - accuracy(runs, "fr", model)) < 1e-12
     check_pinned("jagarlamudi2012", values)

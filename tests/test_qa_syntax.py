@@ -51,7 +51,7 @@ def test_the_papers_feature_list_names_only_its_similarity_measures():
 
 
 def test_paper_features_are_our_columns_of_the_list_beside_the_ptk(tmp_path):
-    from structrank.experiments.haponchyk2018 import paper_features
+    from structrank.experiments.haponchyk2018.features import paper_features
     from structrank.qa.readers import QAData
 
     data = QAData(["Where is Paris"], CANDIDATES, np.array([1, 0, 0]), np.array(["q"] * 3), ["a", "b", "c"])

@@ -11,18 +11,11 @@ import numpy as np
 import pytest
 
 from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
-from structrank.experiments.volkovs2011 import (
-    NDCG,
-    PAPER_TABLE1,
-    ROWS,
-    SELECT,
-    TABLE1_ROWS,
-    claims,
-    fig1_derivatives,
-    grid_points,
-    plan,
-    report_sections,
-)
+from structrank.experiments.volkovs2011 import claims, report_sections
+from structrank.experiments.volkovs2011.design import NDCG, ROWS, SELECT, TABLE1_ROWS
+from structrank.experiments.volkovs2011.objectives import fig1_derivatives
+from structrank.experiments.volkovs2011.plan import grid_points, plan
+from structrank.experiments.volkovs2011.published import PAPER_TABLE1
 
 
 def _rows(values, data=None):
