@@ -38,8 +38,8 @@ MODELS = {
     "SVM-mrr": ("svm-mrr-ideal", "mrr@10"),
     "SVM-mrr latent": ("svm-mrr-latent", "mrr@10"),
     # NDCG@10 with phi_dorm (A(.) cut after rank 30, Sec. 4.4): the feature-map ablation of SVM-ndcg
-    "DORM sparse": ("dorm-ideal", "ndcg@10", {"dorm_cut": 30}),
-    "DORM latent": ("dorm-latent", "ndcg@10", {"dorm_cut": 30}),
+    "DORM sparse": ("dorm-ideal", "ndcg@10", {"loss_params": {"dorm_cut": 30}}),
+    "DORM latent": ("dorm-latent", "ndcg@10", {"loss_params": {"dorm_cut": 30}}),
 }
 REFERENCE = "SVM-auc"
 # the comparisons the report makes: metric -> the rows trained for it

@@ -18,7 +18,7 @@ ROWS = {
     "AUC": ("svm-auc", {}, C_GRID),
     "MAP": ("svm-map", {}, C_GRID),
     "NDCG": ("svm-ndcg-ideal", {}, C_GRID),
-    "NDCG-graded": ("svm-ndcg-ideal", {"gain": "exp2"}, C_GRID),  # not in the paper: gains 2^label - 1
+    "NDCG-graded": ("svm-ndcg-ideal", {"loss_params": {"gain": "exp2"}}, C_GRID),  # not in the paper: gains 2^label - 1
     "NDCG-NC": ("svm-ndcg-nc", {}, C_GRID),
     "MRR": ("svm-mrr-ideal", {}, MRR_C_GRID),
     "COMBO": ("svm-combo", {}, C_GRID),
@@ -26,14 +26,14 @@ ROWS = {
     "McRank": ("mcrank", {"n_estimators": 30}, {"num_leaves": [7, 31]}),
     "RankSVM": ("ranksvm", {}, {"C": [0.001, 0.01, 0.1]}),  # larger C takes minutes per fit on OHSUMED
     "LambdaMART": ("lambdamart", {}, None),
-    "MRR-po": ("svm-mrr-ideal", {"feature_map": "po"}, C_GRID),  # Fig. 7
+    "MRR-po": ("svm-mrr-ideal", {"loss_params": {"feature_map": "po"}}, C_GRID),  # Fig. 7
     # not in the paper's Fig. 9: the variants its text describes, and the latent targets
-    "DORM sparse": ("dorm-ideal", {"dorm_cut": 30}, C_GRID),  # Sec. 4.4: A(.) cut after rank 30
+    "DORM sparse": ("dorm-ideal", {"loss_params": {"dorm_cut": 30}}, C_GRID),  # Sec. 4.4: A(.) cut after rank 30
     "COMBO shared": ("svm-combo", {"slacks": "shared"}, C_GRID),  # Sec. 3.7: one slack per query
-    "COMBO phi_mrr": ("svm-combo", {"components": ("map", "ndcg", "ndcg-nc", "mrr")}, C_GRID),  # MRR with phi_mrr
+    "COMBO phi_mrr": ("svm-combo", {"loss_params": {"components": ("map", "ndcg", "ndcg-nc", "mrr")}}, C_GRID),  # MRR with phi_mrr
     "NDCG latent": ("svm-ndcg-latent", {}, LATENT_C_GRID),
     "MRR latent": ("svm-mrr-latent", {}, LATENT_C_GRID),
-    "DORM latent": ("dorm-latent", {"dorm_cut": 30}, LATENT_C_GRID),
+    "DORM latent": ("dorm-latent", {"loss_params": {"dorm_cut": 30}}, LATENT_C_GRID),
 }
 PAPER_ROWS = ("AUC", "MAP", "NDCG", "NDCG-NC", "MRR", "COMBO", "DORM", "McRank")
 QUICK = {"AUC": {"C": [1.0]}, "MAP": {"C": [0.1, 1.0]}, "NDCG": {"C": [1.0]}, "MRR": {"C": [0.001]},
@@ -49,7 +49,7 @@ SWEEP = {"AUC": "svm-auc", "MAP": "svm-map", "NDCG": "svm-ndcg-ideal", "MRR": "s
          "NDCG latent": "svm-ndcg-latent", "MRR latent": "svm-mrr-latent", "DORM latent": "dorm-latent"}
 SWEEP_C = {"po": [0.01, 0.1, 1.0, 10.0, 100.0], "scaled": [1e-4, 0.001, 0.01, 0.1, 1.0],
            "latent": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]}
-SWEEP_FIXED = {"DORM latent": {"dorm_cut": 30}}
+SWEEP_FIXED = {"DORM latent": {"loss_params": {"dorm_cut": 30}}}
 # file names of the Figs. 4-6 plots
 FIGURE = {"avg_slack": "fig4-avg-slack", "objective_ratio": "fig5-objective-ratio", "w_norm2": "fig6-w-norm"}
 # Figs. 8 and 10: training time at one C
@@ -57,7 +57,7 @@ TIMING = {
     "SVM-ndcg": ("svm-ndcg-ideal", {"C": 1.0}),
     "SVM-mrr": ("svm-mrr-ideal", {"C": 0.001}),
     "DORM": ("dorm-ideal", {"C": 1.0}),
-    "DORM sparse A (cut 30)": ("dorm-ideal", {"C": 1.0, "dorm_cut": 30}),
+    "DORM sparse A (cut 30)": ("dorm-ideal", {"C": 1.0, "loss_params": {"dorm_cut": 30}}),
     "McRank": ("mcrank", {"n_estimators": 30}),
 }
 

@@ -63,7 +63,8 @@ def _test_run(spec, root):
                       convention, docids=test.docids)
     out += [Measurement(BINARY + m, convention, v) for m, v in binary.metrics.items()]
     out += [Measurement("train_seconds", "time", seconds)]
-    out += [Measurement(f"chosen:{k}", "param", float(v)) for k, v in params.items() if isinstance(v, (int, float))]
+    chosen = {**params, **(params.get("loss_params") or {})}  # the loss's options as the model's own (dorm_cut)
+    out += [Measurement(f"chosen:{k}", "param", float(v)) for k, v in chosen.items() if isinstance(v, (int, float))]
     return out
 
 
