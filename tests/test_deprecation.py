@@ -11,7 +11,7 @@ from structrank.data import keep_queries_with_both, make_ranking_dataset
 from structrank.data.filters import queries_with_both
 from structrank.data.nbest import NBestData
 from structrank.deprecation import renamed_attribute, renamed_keywords
-from structrank.learners.boosting import BoostingReranker
+from structrank.learners.nbest_boosting import BoostingReranker
 from structrank.learners.lowdim import LowDimReranker
 
 
@@ -67,8 +67,8 @@ def test_lowdim_eval_set_was_dev():
     np.testing.assert_array_equal(old.dev_curve_, new.dev_curve_)
 
 
-def test_structured_trees_dev_curve_was_eval_history():
-    from structrank.learners.structured_trees import StructuredBoostingRanker
+def test_structured_boosting_dev_curve_was_eval_history():
+    from structrank.learners.structured_boosting import StructuredBoostingRanker
 
     train, dev = make_ranking_dataset(n_queries=30, random_state=0), make_ranking_dataset(n_queries=10, random_state=1)
     model = StructuredBoostingRanker(loss="map", n_estimators=5, min_child_samples=5).fit(train, eval_set=dev)

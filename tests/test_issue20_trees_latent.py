@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from structrank.data import make_ranking_dataset
 from structrank.learners import StructuredBoostingRanker
 from structrank.learners.registry import get_model
-from structrank.learners.structured_trees import latent_star
+from structrank.learners.structured_boosting import latent_star
 from structrank.losses import get_loss
 from structrank.oracles.graded import _grades, graded_po_coef_from_order
 from structrank.oracles.latent import latent_po_star

@@ -140,7 +140,7 @@ def _eq4_by_brute_force(w, data, C, slack):
     """Eq. 4 at w from its definition: every permutation of each query, AP from its formula."""
     from test_positional import brute_values, permutations
 
-    from structrank.structures import positional_weights
+    from structrank.feature_maps import positional_weights
 
     total, n = 0.0, 0
     for q in np.unique(data.qid):

@@ -4,7 +4,7 @@ For random scores and labels (n <= 8) the value ``s . c + Delta`` of the structu
 returns must equal the maximum over all permutations (all partial orders for AUC), its loss must
 equal 1 - metric computed by structrank.metrics on its ranking, and its coefficients must be the
 feature map of that ranking. The brute force builds the maps here, from their definitions in the
-paper, independently of structrank.structures.
+paper, independently of structrank.feature_maps.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from structrank.metrics import evaluate
 from structrank.metrics.conventions import CONVENTIONS
 from structrank.losses import get_loss
-from structrank.structures import phi_dorm, phi_mrr, phi_po
+from structrank.feature_maps import phi_dorm, phi_mrr, phi_po
 
 TOL = 1e-9
 
@@ -238,7 +238,7 @@ def test_two_level_dorm_dp_reaches_the_assignment_optimum(case, k, cut, gain):
     from scipy.optimize import linear_sum_assignment
 
     from structrank.oracles.dorm import dorm_query
-    from structrank.structures import dorm_decay
+    from structrank.feature_maps import dorm_decay
 
     s, gains = np.array(case[0]), gain * np.array(case[1], dtype=np.float64)
     n = s.size

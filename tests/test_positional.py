@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from structrank.metrics import evaluate
 from structrank.losses.map import PositionalAPLoss
-from structrank.structures import positional_weights
+from structrank.feature_maps import positional_weights
 
 TOL = 1e-9
 

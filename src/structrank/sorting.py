@@ -10,7 +10,7 @@ finite scores.
 
 ``order_desc`` sorts from ``RADIX_MIN`` (1,024) documents by radix, below it by numba's merge sort.
 Every numba oracle uses it, and so does ``evaluate`` when ties keep input order
-(``metrics.kernels.rank_segments``: the whole file by score, then a counting sort by query).
+(``metrics.query_loops.rank_segments``: the whole file by score, then a counting sort by query).
 """
 
 from __future__ import annotations

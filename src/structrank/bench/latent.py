@@ -15,7 +15,7 @@ import numpy as np
 
 from structrank.bench.timing import timings
 from structrank.oracles.positional import exact_kernel, greedy_kernel
-from structrank.structures import positional_weights
+from structrank.feature_maps import positional_weights
 
 SIZES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
 EXACT_MAX_CELLS = 5e7  # the exact search's table (cells; a float and a flag each, 9 bytes)

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from structrank.bench.timing import timings
-from structrank.learners.boosting import BoostingReranker
+from structrank.learners.nbest_boosting import BoostingReranker
 from structrank.learners.lowdim import LowDimReranker
 from structrank.nlp.conllu import UD_TREEBANKS, load_tagged
 from structrank.nlp.hmm import TrigramHMMTagger, token_accuracy

@@ -12,15 +12,15 @@ _LAZY = {
     "BaseRanker": "base", "LinearRankerMixin": "base", "OptimiserHealth": "base", "StayedAtZeroWarning": "base",
     "LinearRegressionRanker": "baselines", "PolySVCRanker": "baselines", "RankSVM": "baselines",
     "preference_pairs": "baselines",
-    "BoostingReranker": "boosting",
+    "BoostingReranker": "nbest_boosting",
     "PermutationCRFRanker": "crf",
     "LatentPerceptronRanker": "latent", "LatentSSVMRanker": "latent",
     "LowDimReranker": "lowdim",
     "MLPRanker": "mlp",
     "NystroemRanker": "nystroem_ranker",
     "StructSVMRanker": "ssvm",
-    "StructuredBoostingRanker": "structured_trees",
-    "LambdaMARTRanker": "trees", "McRank": "trees",
+    "StructuredBoostingRanker": "structured_boosting",
+    "LambdaMARTRanker": "lightgbm_rankers", "McRank": "lightgbm_rankers",
 }
 
 

@@ -54,7 +54,7 @@ from structrank.losses import HINGE
 from structrank.losses.base import relevance
 from structrank.losses.latent import ImputedTarget, has_latent_target
 from structrank.losses.map import PositionalAPLoss
-from structrank.structures import POSITIONAL_WEIGHTS, positional_weights
+from structrank.feature_maps import POSITIONAL_WEIGHTS, positional_weights
 
 # the kernels Alg. 1's numba step below calls, from the loss (module globals, so that numba compiles them in
 # and caches the step)

@@ -163,7 +163,7 @@ CRF_T_GRID = [1.0, 10.0, 20.0, 50.0]
 CRF_METRIC = ("ndcg@1", "ndcg@2", "ndcg@3", "ndcg@4", "ndcg@5")
 # Boosted trees on a structured loss: LambdaMART's grid (the same tree budget, 100 rounds)
 GBRT_GRID = {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}
-# gbrt-ndcg holds the NDCG@k hinge to the latent target, re-imputed each round (learners.structured_trees
+# gbrt-ndcg holds the NDCG@k hinge to the latent target, re-imputed each round (learners.structured_boosting
 # says why), and smooths it (ScoreLoss.smoothed says why); the smoothing is the value with the best vali
 # NDCG@10 over the ten folds of MQ2008 and OHSUMED
 # (benchmarks/trees_smoothing.py, docs/TREES_SMOOTHING.md)

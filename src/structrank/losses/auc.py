@@ -13,7 +13,7 @@ import numpy as np
 from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map
 from structrank.losses.registry import register
 from structrank.oracles.po import auc_batch
-from structrank.structures import po_star
+from structrank.feature_maps import po_star
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from structrank.losses.registry import register
 from structrank.oracles import positional
 from structrank.oracles.po import map_batch
 from structrank.oracles.positional import INFERENCES, check_exact_size, latent_star, run_positional
-from structrank.structures import po_star, positional_weights
+from structrank.feature_maps import po_star, positional_weights
 
 _KERNEL_IDS = {"greedy": 0, "exact": 1, "none": 0}  # "none" is the greedy at scale 0
 
@@ -61,7 +61,7 @@ class PositionalAPLoss(OracleLoss):
         The paper's greedy (LSP-AP, LSSVM-AP), the exact interleaving search (LSP-AP*,
         LSSVM-AP*), or no loss at all (plain LSP).
     weights : str
-        Positional weights v_j (structrank.structures.positional_weights): "harmonic" (1/j, the
+        Positional weights v_j (structrank.feature_maps.positional_weights): "harmonic" (1/j, the
         paper's), "log2" (1/log2(j + 1)) or "linear" ((N - j + 1)/N).
     scale : float
         Loss scaling C of Alg. 1 (the latent SVM uses 1: its C is the regulariser).

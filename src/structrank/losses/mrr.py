@@ -15,7 +15,7 @@ from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map
 from structrank.losses.registry import register
 from structrank.oracles.mrr import mrr_batch
 from structrank.oracles.po import mrr_po_batch
-from structrank.structures import po_star
+from structrank.feature_maps import po_star
 
 
 @dataclass(frozen=True)

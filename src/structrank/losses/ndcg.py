@@ -27,7 +27,7 @@ from structrank.oracles.dorm import dorm_query, is_two_level, two_level_batch
 from structrank.oracles.graded import graded_ndcg_batch, graded_po_star
 from structrank.oracles.latent import latent_graded_po_star
 from structrank.oracles.po import ndcg_batch
-from structrank.structures import dorm_decay, po_star
+from structrank.feature_maps import dorm_decay, po_star
 
 # discount name -> (the convention of its metric, its table in structrank.discounts)
 # ("auto": letor4 or mslr, which share the LETOR discount, as the labels allow)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.constraints import COUNT, NON_NEGATIVE, POSITIVE, Items
-from structrank.structures import POSITIONAL_WEIGHTS
+from structrank.feature_maps import POSITIONAL_WEIGHTS
 
 #: option name -> its constraints (scikit-learn's vocabulary, ``structrank.constraints``)
 SHARED = {

@@ -27,7 +27,7 @@ import numpy as np
 from structrank.losses.base import RankingLoss, Violation, relevance
 from structrank.losses.registry import register
 from structrank.numba_cache import njit
-from structrank.structures import po_coef_from_order, po_star
+from structrank.feature_maps import po_coef_from_order, po_star
 
 
 @njit(cache=True, nogil=True)

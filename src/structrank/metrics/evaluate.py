@@ -3,8 +3,8 @@
 ``evaluate`` checks its inputs (lengths, dtypes, metric names and cut-offs; names are parsed once
 and cached; only structrank's errors escape, fuzzed in tests/test_fuzz.py), groups the rows by
 query (contiguous queries, as in LETOR and TREC files, need no sort), ranks each query with
-``kernels.rank_segments`` under the convention's tie rule (document ids as a code-point matrix: a
-view of a str array), runs the kernels and returns an ``EvaluationResult``. The kernels are
+``query_loops.rank_segments`` under the convention's tie rule (document ids as a code-point matrix: a
+view of a str array), runs the per-query loops (``query_loops``) and returns an ``EvaluationResult``. They are
 imported at the first evaluation, so importing the metrics loads no numba.
 """
 
@@ -28,7 +28,7 @@ _TREC_NAMES = {"recip_rank": "mrr"}
 _ALIASES = {"ap": "map", "rr": "mrr", "precision": "p", "r": "recall", "ndcg_cut": "ndcg", "map_cut": "map"}
 _NEEDS_CUTOFF = ("p", "precision", "recall", "r", "success")
 _NO_CUTOFF = ("auc", "rprec", "bpref")
-_MAX_CUTOFF = 2**31 - 1  # the kernels take the cut-off as a 64-bit int
+_MAX_CUTOFF = 2**31 - 1  # the loops take the cut-off as a 64-bit int
 
 #: what ``evaluate`` (and ``structrank evaluate``) measures when no metric is named
 DEFAULT_METRICS = ("map", "mrr", "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@5", "p@10")
@@ -152,7 +152,7 @@ def rank_order(scores, qid, docids=None, ties: str = "input"):
     query q from best to worst.
     """
     # deferred: numba, loaded on the first evaluation, not on import (tests/test_import_graph.py)
-    from structrank.metrics import kernels
+    from structrank.metrics import query_loops
 
     scores = np.asarray(scores, dtype=np.float64)
     qid = np.asarray(qid)
@@ -166,7 +166,7 @@ def rank_order(scores, qid, docids=None, ties: str = "input"):
     if rows is not None:  # queries interleaved: rank the grouped rows, then map back
         scores = scores[rows]
         keys = keys[rows] if by_docid else keys
-    order = kernels.rank_segments(scores, offsets, keys, by_docid)
+    order = query_loops.rank_segments(scores, offsets, keys, by_docid)
     return (order if rows is None else rows[order]), offsets, query_ids
 
 
@@ -256,17 +256,17 @@ def _warn_uncredited(conv, labels):
 _MAX_LEVEL_TABLE = 64
 
 
-def _ideal_gains(kernels, conv, labels, gains, offsets):
+def _ideal_gains(query_loops, conv, labels, gains, offsets):
     """Each query's gains in decreasing order: counted per label level when the labels are small
     integers (the LETOR and TREC judgements), else sorted."""
     top = int(labels.max()) if labels.size else 0
     if top > _MAX_LEVEL_TABLE:
-        return kernels.ideal_gains(gains, offsets)
+        return query_loops.ideal_gains(gains, offsets)
     table = conv.gains(np.arange(top + 1))
     by_gain = np.argsort(-table, kind="stable")  # levels, largest gain first
     rank = np.empty(top + 1, np.int64)
     rank[by_gain] = np.arange(top + 1)
-    return kernels.ideal_gains_by_level(rank[labels.astype(np.int64)], table[by_gain], offsets)
+    return query_loops.ideal_gains_by_level(rank[labels.astype(np.int64)], table[by_gain], offsets)
 
 
 def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=None) -> EvaluationResult:
@@ -323,7 +323,7 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=No
     if isinstance(metrics, str):  # one name, not its letters
         metrics = [metrics]
     names = [canonical_name(m) for m in metrics]
-    from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
+    from structrank.metrics import query_loops  # deferred: numba, loaded on the first evaluation, not on import
 
     y, scores, qid = _check_inputs(y, scores, qid, docids)
     if auto:
@@ -345,27 +345,27 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=No
         family, k = parse_metric(name)
         if family == "ndcg":
             if ideal is None:
-                ideal = _ideal_gains(kernels, conv, labels, gains, offsets)
-            values = kernels.ndcg_kernel(gains, ideal, offsets, discount, k, conv.ndcg_short_zero, conv.empty_value)
+                ideal = _ideal_gains(query_loops, conv, labels, gains, offsets)
+            values = query_loops.ndcg_kernel(gains, ideal, offsets, discount, k, conv.ndcg_short_zero, conv.empty_value)
         elif family == "map":
             cutoff = k or (conv.ap_cutoff or 0)
             in_cutoff = conv.ap_denominator == "relevant_in_cutoff"
-            values = kernels.ap_kernel(relevant, offsets, cutoff, in_cutoff, conv.empty_value)
+            values = query_loops.ap_kernel(relevant, offsets, cutoff, in_cutoff, conv.empty_value)
         elif family == "mrr":
-            values = kernels.rr_kernel(relevant, offsets, k, conv.empty_value)
+            values = query_loops.rr_kernel(relevant, offsets, k, conv.empty_value)
         elif family == "p":
-            values = kernels.precision_kernel(relevant, offsets, k, conv.precision_short == "pad", conv.empty_value)
+            values = query_loops.precision_kernel(relevant, offsets, k, conv.precision_short == "pad", conv.empty_value)
         elif family == "recall":
-            values = kernels.recall_kernel(relevant, offsets, n_relevant, np.full(n_relevant.size, k), conv.empty_value)
+            values = query_loops.recall_kernel(relevant, offsets, n_relevant, np.full(n_relevant.size, k), conv.empty_value)
         elif family == "rprec":
-            values = kernels.recall_kernel(relevant, offsets, n_relevant, n_relevant, conv.empty_value)
+            values = query_loops.recall_kernel(relevant, offsets, n_relevant, n_relevant, conv.empty_value)
         elif family == "success":
-            values = kernels.success_kernel(relevant, offsets, k, conv.empty_value)
+            values = query_loops.success_kernel(relevant, offsets, k, conv.empty_value)
         elif family == "bpref":
-            values = kernels.bpref_kernel(relevant, np.ones(relevant.shape[0], np.bool_), offsets, n_relevant,
+            values = query_loops.bpref_kernel(relevant, np.ones(relevant.shape[0], np.bool_), offsets, n_relevant,
                                           np.diff(offsets) - n_relevant, conv.empty_value)
         else:
-            values = kernels.auc_kernel(relevant, offsets, conv.empty_value)
+            values = query_loops.auc_kernel(relevant, offsets, conv.empty_value)
         per_query[name] = values
     means = {name: float(v.sum() / v.size) if v.size else float("nan") for name, v in per_query.items()}  # np.mean
     return EvaluationResult(means, per_query, query_ids, conv.name, auto)

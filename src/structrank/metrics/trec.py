@@ -29,7 +29,7 @@ Errors name the file, the line and the field; lines and numbers are read through
 Two lanes give the same values to the bit. The fast lane holds a file or a dict as arrays (``_Entries``:
 each entry's query number, its docno as a span of bytes, its value), read from a file's bytes in one
 numba pass or checked in a dict as a whole, and judges and ranks every query at once
-(``structrank.metrics.trec_kernels``). It accepts only what it can prove the strict lane reads alike;
+(``structrank.metrics.trec_loops``). It accepts only what it can prove the strict lane reads alike;
 anything else (a token outside the grammar, a bare CR, a document twice, a boolean, a DataFrame...)
 goes to the strict lane: the line-by-line readers (``_strict_qrels``, ``_strict_run``) and ``_as_dict``,
 which name what is wrong, and ``_ranked``, query by query, for what the arrays cannot hold. ``write_run`` writes a run
@@ -311,7 +311,7 @@ def _ranked_dicts(qrels, run, relevant_from, complete):
 def _ranked_entries(qrels, run, relevant_from, complete):
     """``_ranked_dicts`` from entries (the qrels' documents distinct), every query at once in one kernel;
     None when a query of the run names a document twice."""
-    from structrank.metrics import trec_kernels  # deferred: numba, loaded on the first evaluation, not on import
+    from structrank.metrics import trec_loops  # deferred: numba, loaded on the first evaluation, not on import
 
     queries = _queries(qrels.qids, run.qids, complete)
     number = {q: i for i, q in enumerate(qrels.qids)}
@@ -320,10 +320,10 @@ def _ranked_entries(qrels, run, relevant_from, complete):
     wanted = np.array([number[q] for q in queries], dtype=np.int64)
     run_q = np.array([number[q] for q in run.qids], dtype=np.int64)[run.q]
     # trec_eval reads a score with atof and keeps it in a float: compare in single precision
-    status, ranked, offsets, run_labels = trec_kernels.rank_run(
+    status, ranked, offsets, run_labels = trec_loops.rank_run(
         wanted, len(number), run_q, run.start, run.end, run.buf, run.values.astype(np.float32), qrels.q, qrels.start,
         qrels.end, qrels.buf, qrels.values)
-    if status != trec_kernels.OK:
+    if status != trec_loops.OK:
         return None
     labels = run_labels[ranked]  # -1 where the qrels do not judge the document: as a negative label, unjudged
     position = np.full(len(number), -1, np.int64)
@@ -347,28 +347,28 @@ def _measure(names, parsed, queries, relevant, judged, gains, offsets, n_relevan
     """The measures of ranked queries: ``relevant``, ``judged`` and ``gains`` of each query's documents in
     rank order (query i's at ``offsets[i]:offsets[i + 1]``); each query's relevant and non-relevant
     judgements and its ideal gains (``ideal_offsets``), all of the qrels."""
-    from structrank.metrics import kernels  # deferred: numba, loaded on the first evaluation, not on import
+    from structrank.metrics import query_loops  # deferred: numba, loaded on the first evaluation, not on import
 
     longest = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
     discount = get_convention("trec").discounts(longest)
     per_query = {}
     for name, (family, k) in zip(names, parsed):
         if family == "ndcg":
-            values = kernels.ndcg_given_kernel(gains, offsets, ideal, ideal_offsets, discount, k)
+            values = query_loops.ndcg_given_kernel(gains, offsets, ideal, ideal_offsets, discount, k)
         elif family == "map":
-            values = kernels.ap_given_kernel(relevant, offsets, n_relevant, k)
+            values = query_loops.ap_given_kernel(relevant, offsets, n_relevant, k)
         elif family == "mrr":
-            values = kernels.rr_kernel(relevant, offsets, k, 0.0)
+            values = query_loops.rr_kernel(relevant, offsets, k, 0.0)
         elif family == "p":
-            values = kernels.precision_kernel(relevant, offsets, k, True, 0.0)
+            values = query_loops.precision_kernel(relevant, offsets, k, True, 0.0)
         elif family == "recall":
-            values = kernels.recall_kernel(relevant, offsets, n_relevant, np.full(n_relevant.size, k), 0.0)
+            values = query_loops.recall_kernel(relevant, offsets, n_relevant, np.full(n_relevant.size, k), 0.0)
         elif family == "rprec":
-            values = kernels.recall_kernel(relevant, offsets, n_relevant, n_relevant, 0.0)
+            values = query_loops.recall_kernel(relevant, offsets, n_relevant, n_relevant, 0.0)
         elif family == "success":
-            values = kernels.success_kernel(relevant, offsets, k, 0.0)
+            values = query_loops.success_kernel(relevant, offsets, k, 0.0)
         else:  # bpref
-            values = kernels.bpref_kernel(relevant, judged, offsets, n_relevant, n_nonrelevant, 0.0)
+            values = query_loops.bpref_kernel(relevant, judged, offsets, n_relevant, n_nonrelevant, 0.0)
         per_query[name] = values
     means = {name: float(np.mean(v)) if v.size else float("nan") for name, v in per_query.items()}
     return EvaluationResult(means, per_query, np.array(queries, dtype=object), "trec")
@@ -387,11 +387,11 @@ class _Entries:
 
     def as_dict(self) -> dict:
         """``{qid: {docno: value}}``, queries and documents in the order of the entries."""
-        from structrank.metrics import trec_kernels  # deferred: numba, loaded on the first read, not on import
+        from structrank.metrics import trec_loops  # deferred: numba, loaded on the first read, not on import
 
         if not self.q.size:
             return {}
-        docnos = trec_kernels.pack(self.buf, self.start, self.end).tobytes().decode("utf-8").split("\n")
+        docnos = trec_loops.pack(self.buf, self.start, self.end).tobytes().decode("utf-8").split("\n")
         values = self.values.tolist()
         bounds = np.concatenate([[0], np.flatnonzero(np.diff(self.q)) + 1, [self.q.size]]).tolist()
         out = {}
@@ -406,10 +406,10 @@ _LAYOUT = {"qrels": (4, 3, True), "run": (6, 4, False)}
 
 def _file_entries(raw: bytes, what: str):
     """The ``_Entries`` of a qrels or run file's bytes, or None where the strict reader must look (for
-    anything irregular; see ``trec_kernels``)."""
+    anything irregular; see ``trec_loops``)."""
     # deferred: numba, loaded on the first read, not on import
     from structrank.data.numbers import POW10, WORDS
-    from structrank.metrics import trec_kernels
+    from structrank.metrics import trec_loops
 
     if not raw.isascii():
         try:
@@ -421,13 +421,13 @@ def _file_entries(raw: bytes, what: str):
     # a line of n fields takes 2n bytes at least (one of white space after each): a file of blank lines
     # allocates nothing per line
     capacity = min(raw.count(b"\n") + 1, (len(raw) + 1) // (2 * n_fields))
-    status, rows, start, end, ints, floats, slow, segments = trec_kernels.read_lines(
+    status, rows, start, end, ints, floats, slow, segments = trec_loops.read_lines(
         buf, capacity, n_fields, value_field, integers, POW10, WORDS)
-    if status != trec_kernels.OK:
+    if status != trec_loops.OK:
         return None
     values = ints if integers else floats
     if slow.size:  # numbers past the exact fast path: NumPy's conversion, correctly rounded as float's
-        tokens = trec_kernels.pack(buf, slow[:, 1], slow[:, 2]).tobytes().split(b"\n")[:-1]
+        tokens = trec_loops.pack(buf, slow[:, 1], slow[:, 2]).tobytes().split(b"\n")[:-1]
         converted = np.array(tokens).astype(np.float64)
         if not np.isfinite(converted).all():
             return None
@@ -442,12 +442,12 @@ def _file_entries(raw: bytes, what: str):
 def _distinct(entries):
     """``entries``, or None when a query names a document twice (the strict reader says where) or
     ``entries`` is None."""
-    from structrank.metrics import trec_kernels  # deferred: numba, loaded on the first read, not on import
+    from structrank.metrics import trec_loops  # deferred: numba, loaded on the first read, not on import
 
     if entries is None:
         return None
-    order, offsets = trec_kernels.group(entries.q, len(entries.qids))
-    return entries if trec_kernels.all_distinct(order, offsets, entries.start, entries.end, entries.buf) else None
+    order, offsets = trec_loops.group(entries.q, len(entries.qids))
+    return entries if trec_loops.all_distinct(order, offsets, entries.start, entries.end, entries.buf) else None
 
 
 #: white space within a docno of a dict: what ``str.isspace`` calls white space but LF, the separator here
@@ -520,7 +520,7 @@ class _Source:
     cannot be read twice); what the fast lane leaves, and a DataFrame, goes through the strict reader.
 
     The qrels (``distinct``) are checked for a document judged twice here, before the run is read, as
-    the strict reader finds it; the run's repeats are found as it is ranked (``trec_kernels.rank_run``),
+    the strict reader finds it; the run's repeats are found as it is ranked (``trec_loops.rank_run``),
     its own problems being the last the strict path would name."""
 
     def __init__(self, source, value_columns, what, distinct=False):

@@ -41,7 +41,7 @@ import numpy as np
 from structrank.numba_cache import njit
 from structrank.oracles.graded import _grades, graded_po_coef_from_order
 from structrank.sorting import order_desc
-from structrank.structures import po_coef_from_order
+from structrank.feature_maps import po_coef_from_order
 
 def latent_orders(scores, z, offsets, top):
     """The best loss-zero ranking of every query, as one array of within-query orders.

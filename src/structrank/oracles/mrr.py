@@ -6,7 +6,7 @@ import numpy as np
 
 from structrank.numba_cache import njit
 from structrank.oracles.po import _split_sorted
-from structrank.structures import mrr_coef_from_order
+from structrank.feature_maps import mrr_coef_from_order
 
 
 @njit(cache=True, nogil=True)

@@ -36,7 +36,7 @@ import numpy as np
 from structrank.numba_cache import njit
 from structrank.sorting import order_desc
 
-from structrank.structures import po_coef_from_order
+from structrank.feature_maps import po_coef_from_order
 
 NEG_INF = -np.inf
 

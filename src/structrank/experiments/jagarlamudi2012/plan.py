@@ -19,7 +19,7 @@ from structrank.experiments.jagarlamudi2012.design import (ABLATION, BOOSTING, C
 from structrank.experiments.jagarlamudi2012.report import report_sections
 from structrank.experiments.report import write_report
 from structrank.experiments.runner import Measurement, RunSpec, SpecRun, claim_folder, run_experiment
-from structrank.learners.boosting import BoostingReranker
+from structrank.learners.nbest_boosting import BoostingReranker
 from structrank.learners.lowdim import LowDimReranker
 from structrank.nlp.conllu import treebank_file
 

@@ -1,4 +1,4 @@
-"""Boosted trees on structured losses (structrank.learners.structured_trees)."""
+"""Boosted trees on structured losses (structrank.learners.structured_boosting)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from structrank.losses import loss_names
 from structrank.losses.crf import crf_subset
 
 LOSSES = loss_names()
-from structrank.learners.structured_trees import _per_query_hessian
+from structrank.learners.structured_boosting import _per_query_hessian
 from structrank.metrics import evaluate
 from structrank.model_io import load_model, save_model
 from structrank.losses import get_loss

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from structrank.data.numbers import INT64_MAX, decimal, integer, is_number, space
-from structrank.metrics.kernels import stable_sort_desc
+from structrank.metrics.query_loops import stable_sort_desc
 from structrank.numba_cache import njit
 
 OK, IRREGULAR = 0, 1

@@ -53,7 +53,7 @@ from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, EvalSetMixin
                                       labels_vary_within_queries)
 from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, flat_constraints
 from structrank.learners.score_loss import ScoreLossScorerMixin
-from structrank.learners.trees import _LightGBMRanker, stop_when_a_round_adds_nothing
+from structrank.learners.lightgbm_rankers import _LightGBMRanker, stop_when_a_round_adds_nothing
 from structrank.losses.base import hinge_values
 
 _HESSIAN_FLOOR = 1e-12
