@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structrank.metrics import get_convention, kernels
+from structrank.metrics import get_convention, query_loops
 from structrank.metrics.evaluate import _MAX_LEVEL_TABLE, _ideal_gains
 
 
@@ -19,8 +19,8 @@ def test_counted_ideal_gains_are_the_sorted_gains(sizes, top, convention, seed):
     labels = np.random.default_rng(seed).integers(0, top + 1, offsets[-1])
     gains = conv.gains(labels)
     expected = np.concatenate([np.sort(gains[a:b])[::-1] for a, b in zip(offsets[:-1], offsets[1:])] or [[]])
-    np.testing.assert_array_equal(_ideal_gains(kernels, conv, labels, gains, offsets), expected)
-    np.testing.assert_array_equal(kernels.ideal_gains(gains, offsets), expected)
+    np.testing.assert_array_equal(_ideal_gains(query_loops, conv, labels, gains, offsets), expected)
+    np.testing.assert_array_equal(query_loops.ideal_gains(gains, offsets), expected)
 
 
 @settings(max_examples=200, deadline=None)
@@ -37,5 +37,5 @@ def test_ranking_by_score_is_a_stable_sort_within_each_query(sizes, levels, big,
     scores[rng.random(offsets[-1]) < 0.1] = -0.0
     expected = np.concatenate([a + np.argsort(-scores[a:b], kind="stable")
                                for a, b in zip(offsets[:-1], offsets[1:])] or [[]]).astype(np.int64)
-    got = kernels.rank_segments(scores, offsets, np.zeros((0, 0), np.uint32), False)
+    got = query_loops.rank_segments(scores, offsets, np.zeros((0, 0), np.uint32), False)
     np.testing.assert_array_equal(got, expected)
