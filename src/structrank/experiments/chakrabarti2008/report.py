@@ -152,6 +152,11 @@ def _line_figure(path, title, xlabel, ylabel, series, logx=False):
     return path.name
 
 
+def _flat(params):
+    """A row's fixed parameters as the page names them: the loss's options beside the learner's."""
+    return {**{k: v for k, v in params.items() if k != "loss_params"}, **params.get("loss_params", {})}
+
+
 def report_sections(rows, out, link_prefix=""):
     """The report's sections (title, markdown); figures are written into ``out`` and linked as ``link_prefix + name``."""
     out = Path(out)
@@ -206,7 +211,7 @@ def report_sections(rows, out, link_prefix=""):
         timing = _select(rows, dataset=dataset, split="train-timing")
         if timing:
             sections.append((f"{dataset}, Figs. 8 and 10: training time on Fold1 train (seconds; C fixed: "
-                             + ", ".join(f"{k} {v[1]}" for k, v in TIMING.items()) + ")",
+                             + ", ".join(f"{k} {_flat(v[1])}" for k, v in TIMING.items()) + ")",
                              markdown_table(timing, fmt="{:.3f}", row_order=list(TIMING),
                                             column_order=["seconds", "oracle_seconds", "qp_seconds", "iterations"])))
     return sections
