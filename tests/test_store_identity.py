@@ -18,9 +18,10 @@ from structrank.cli import main
 from structrank.data import make_ranking_dataset, write_letor
 from structrank.errors import StructRankError
 from structrank.experiments import ResultStore, RunSpec
+from structrank.experiments import identity as identity_module
 from structrank.experiments import store as store_module
 from structrank.experiments.runner import claim_folder, run_experiment
-from structrank.experiments.store import inputs_digest, run_identity
+from structrank.experiments.identity import inputs_digest, run_identity
 
 
 def letor_data(root, flip=False, gz=True):
@@ -236,10 +237,10 @@ def test_resuming_reads_each_file_once_per_process_and_trusts_the_store_across_p
     run_experiment(out, _specs(), _values([]), data=[toy])
     reads = []
     real = hashlib.file_digest
-    monkeypatch.setattr(store_module.hashlib, "file_digest", lambda fh, name: reads.append(fh.name) or real(fh, name))
+    monkeypatch.setattr(identity_module.hashlib, "file_digest", lambda fh, name: reads.append(fh.name) or real(fh, name))
     run_experiment(out, _specs(), _values([]), data=[toy])
     assert reads == []  # hashed once in this process already
-    monkeypatch.setattr(store_module, "_DIGESTS", {})  # as a new process: the store's record of the file is trusted
+    monkeypatch.setattr(identity_module, "_DIGESTS", {})  # as a new process: the store's record of the file is trusted
     run_experiment(out, _specs(), _values([]), data=[toy])
     assert reads == []
     (toy / "train.txt").write_text("0 qid:1 1:0.5\n")  # same size, new mtime: read again, and refused

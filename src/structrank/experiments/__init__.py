@@ -20,7 +20,8 @@ Example
 
 from structrank.experiments.report import markdown_table, pivot, write_report, write_results_markdown
 from structrank.experiments.runner import Measurement, RunFailedError, RunSpec, run_all
-from structrank.experiments.store import COLUMNS, ResultStore, RunKey, canonical_params
+from structrank.experiments.run_key import RunKey, canonical_params
+from structrank.experiments.store import COLUMNS, ResultStore
 from structrank.figures import new_figure, save_figure
 
 __all__ = [

@@ -47,8 +47,9 @@ from structrank.atomic import write_text_atomic
 from structrank.data import letor_folds, letor_root
 from structrank.errors import StructRankError
 from structrank.experiments.report import write_report
-from structrank.experiments.store import (ResultStore, RunKey, _measurement, data_identity, identity_change,
-                                          run_identity)
+from structrank.experiments.identity import data_identity, identity_change, run_identity
+from structrank.experiments.run_key import RunKey, _measurement
+from structrank.experiments.store import ResultStore
 
 #: A run to do is fully described by its key: the parameters say everything the run needs.
 RunSpec = RunKey

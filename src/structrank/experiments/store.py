@@ -9,25 +9,11 @@ experiment can skip exactly the runs that finished.
 SQLite runs in WAL mode with a busy timeout, so several processes may open the same file and
 record runs into it (readers never block the writer).
 
-A store knows what it was made from, at two levels:
-
-- the store: :meth:`ResultStore.claim` records the experiment's name and each data file's path,
-  size, time stamp and SHA-256 (``data_identity``), and refuses a store that holds another
-  experiment's runs, or whose data differ from the files given now: a file of the same name with
-  other content, or a file gone from a data folder given again (renamed, decompressed, deleted).
-  Files not seen before are added (a quick run, then the full one with more data sets, resumes).
-  Refusing rather than rerunning keeps a wrong ``--data-dir`` from replacing hours of runs, and
-  protects the caches some experiments compute from the data; ``reproduce --fresh`` starts afresh.
-- each run: :meth:`ResultStore.record` stores the run's identity (``run_identity``): a digest of
-  the content of the files the run read (SHA-256 of their bytes, with their names below the folder
-  given; never the folder's own name or path) and a digest of the experiment (its name and
-  configuration). A resumed experiment runs again every recorded run whose identity differs from
-  the one it would have now, and a run recorded without one (a store written before run
-  identities, schema version 1) counts as differing: it cannot be checked, so it is run again.
-
-A file's SHA-256 is computed once per process for a given (path, size, mtime) (``content_digest``),
-and a store's earlier record is trusted while path, size and mtime match, so a resume does not
-reread large data. SQLite's errors (not a database, malformed, a folder) name the file.
+A store knows what it was made from (``structrank.experiments.identity``): :meth:`ResultStore.claim`
+records the experiment's name and each data file's identity and refuses a store whose data differ
+from the files given now; :meth:`ResultStore.record` stores each run's identity, so that a resumed
+experiment runs again every recorded run whose identity differs. SQLite's errors (not a database,
+malformed, a folder) name the file.
 
 Example
 -------
@@ -47,25 +33,22 @@ from __future__ import annotations
 
 import csv
 import functools
-import hashlib
 import json
-import math
 import os
 import sqlite3
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from structrank.atomic import atomic_open
 from structrank.errors import StructRankError
+from structrank.experiments.run_key import RunKey, _as_key, _measurement
 
 #: Columns of ``results.csv`` and of every record :meth:`ResultStore.rows` returns, in order.
 COLUMNS = (
     "experiment", "dataset", "split", "fold", "seed", "model", "params",
     "metric", "convention", "value", "seconds",
 )
-KEY_FIELDS = ("experiment", "dataset", "split", "fold", "seed", "model", "params")
 
 #: 2: ``runs.identity`` (a run's ``run_identity``; NULL in a run that version 1 recorded)
 _SCHEMA_VERSION = 2
@@ -98,128 +81,6 @@ CREATE TABLE IF NOT EXISTS measurements (
 """
 
 
-#: (real path, size, mtime_ns) -> SHA-256 of the file's bytes, for this process
-_DIGESTS: dict[tuple, str] = {}
-
-
-def _stat_key(path: Path) -> tuple:
-    info = path.stat()
-    return os.path.realpath(path), info.st_size, info.st_mtime_ns
-
-
-def content_digest(path) -> str:
-    """The SHA-256 (hex) of a file's bytes, computed once per process while its size and mtime stay."""
-    key = _stat_key(Path(path))
-    digest = _DIGESTS.get(key)
-    if digest is None:
-        with open(path, "rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        _DIGESTS[key] = digest
-    return digest
-
-
-def file_identity(path, known: Mapping[str, Any] | None = None) -> dict:
-    """{"path", "size", "mtime_ns", "sha256"} of one file.
-
-    The hash is a full SHA-256 of the content (the benchmark data are tens of MB: a fraction of a
-    second), but ``known`` (an earlier identity of the same file) is trusted when path, size and
-    modification time all match, so resuming over large data does not read it all again.
-    """
-    path = Path(path)
-    info = path.stat()
-    identity = {"path": str(path.resolve()), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
-    if known and all(known.get(k) == v for k, v in identity.items()) and known.get("sha256"):
-        _DIGESTS.setdefault((os.path.realpath(path), info.st_size, info.st_mtime_ns), known["sha256"])
-    return {**identity, "sha256": content_digest(path)}
-
-
-def data_files(sources: Iterable) -> dict[str, Path]:
-    """{name: file} of the data files in ``sources`` (files, or folders walked recursively).
-
-    A file is named by its folder's name and its path below it (``MQ2008/Fold1/train.txt.gz``), or
-    by its own name when given alone, so the same data in another place has the same names. Hidden
-    files and structrank's reading caches (``*.structrank-cache``) are not data.
-    """
-    files = {}
-    for source in sources:
-        source = Path(source)
-        if source.is_file():
-            files[source.name] = source
-            continue
-        for path in sorted(source.rglob("*")):
-            rel = path.relative_to(source)
-            if path.is_file() and not any(p.startswith(".") or p.endswith(".structrank-cache") for p in rel.parts):
-                files[f"{source.name}/{rel.as_posix()}"] = path
-    return files
-
-
-def data_identity(sources: Iterable, known: Mapping[str, Mapping] | None = None) -> dict[str, dict]:
-    """{name: file_identity} of every data file in ``sources`` (``known``: a store's earlier record)."""
-    known = known or {}
-    return {name: file_identity(path, known.get(name)) for name, path in data_files(sources).items()}
-
-
-def inputs_digest(sources: Iterable) -> str:
-    """A digest of the content of the files in ``sources`` (files, or folders walked as :func:`data_files`).
-
-    What counts is each file's bytes and its name below the folder given (a file given alone: its own
-    name), never the folder's name or where it is: the same files copied elsewhere give the same
-    digest, other content under the same names another one.
-
-    >>> import tempfile, pathlib
-    >>> a, b = pathlib.Path(tempfile.mkdtemp()), pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (a / "train.txt").write_text("1 qid:1 1:0.5"), (b / "train.txt").write_text("1 qid:1 1:0.5")
-    >>> inputs_digest([a]) == inputs_digest([b])
-    True
-    >>> _ = (b / "train.txt").write_text("0 qid:1 1:0.5")
-    >>> inputs_digest([a]) == inputs_digest([b])
-    False
-    """
-    items = []
-    for source in sources:
-        source = Path(source)
-        files = data_files([source])
-        prefix = "" if source.is_file() else source.name + "/"
-        items += sorted((name[len(prefix):], content_digest(path)) for name, path in files.items())
-    return hashlib.sha256(json.dumps(items, separators=(",", ":")).encode()).hexdigest()
-
-
-def experiment_digest(experiment: str, config: Mapping[str, Any] | None = None) -> str:
-    """A digest of an experiment's name and configuration (``config``: what changes its runs' values
-    but not their keys; canonical JSON, so the order of its items does not matter)."""
-    text = json.dumps({"experiment": experiment, "config": json.loads(canonical_params(config))},
-                      sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def run_identity(experiment: str, sources: Iterable = (), config: Mapping[str, Any] | None = None) -> str:
-    """What a run was made from, as stored with it: ``{"data": inputs_digest(sources), "experiment":
-    experiment_digest(experiment, config)}`` as canonical JSON text.
-
-    >>> import json
-    >>> sorted(json.loads(run_identity("demo2024")))
-    ['data', 'experiment']
-    """
-    return json.dumps({"data": inputs_digest(sources), "experiment": experiment_digest(experiment, config)},
-                      sort_keys=True, separators=(",", ":"))
-
-
-def identity_change(recorded: str | None, current: str) -> str:
-    """Why a recorded run's identity differs from ``current``, in words ("" when it does not)."""
-    if recorded == current:
-        return ""
-    if recorded is None:
-        return "recorded without the identity of its data (a store older than run identities)"
-    try:
-        old, new = json.loads(recorded), json.loads(current)
-    except ValueError:
-        return "recorded with an identity that cannot be read"
-    parts = [words for key, words in (("data", "the files it read differ"),
-                                       ("experiment", "the experiment's configuration differs"))
-             if old.get(key) != new.get(key)]
-    return " and ".join(parts) or "recorded with another identity"
-
-
 def _data_folder(name: str) -> str:
     """The folder (or the file given alone) a :func:`data_files` name belongs to."""
     return name.split("/", 1)[0]
@@ -238,140 +99,6 @@ def _named_errors(method):
                                   f"{type(exc).__name__})") from exc
 
     return wrapper
-
-
-def _jsonable(obj):
-    # numpy scalars and arrays show up in parameter grids; JSON knows neither.
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj)
-    raise TypeError(f"parameter value {obj!r} of type {type(obj).__name__} is not JSON-serialisable")
-
-
-def canonical_params(params: Mapping[str, Any] | str | None) -> str:
-    """The canonical JSON text of a parameter dict: sorted keys, no spaces.
-
-    Two dicts with the same items give the same text whatever their insertion order, so the text
-    can be part of a run's identity. Note that ``1`` and ``1.0`` stay different.
-
-    >>> canonical_params({"b": 2, "a": 1.0})
-    '{"a":1.0,"b":2}'
-    """
-    if params is None:
-        params = {}
-    if isinstance(params, str):
-        params = json.loads(params)
-    if not isinstance(params, Mapping):
-        raise TypeError(f"params must be a dict, got {type(params).__name__}")
-    return json.dumps(dict(params), sort_keys=True, separators=(",", ":"), default=_jsonable,
-                      allow_nan=True)
-
-
-@dataclass(frozen=True, eq=False)
-class RunKey:
-    """The identity of one run: what was trained, on what, and how.
-
-    Parameters
-    ----------
-    experiment : str
-        Experiment name (``"chakrabarti2008"``).
-    dataset : str
-        Dataset name (``"MQ2008"``).
-    split : str, default "test"
-        Which part of the data the values were measured on.
-    fold : int or str, default 0
-        Cross-validation fold (an index or a name such as ``"Fold1"``).
-    seed : int, default 0
-        Random seed of the run.
-    model : str
-        Model short name (``"svm-map"``).
-    params : dict
-        Model and run parameters; compared through their canonical JSON text.
-
-    Examples
-    --------
-    >>> RunKey("e", "d", model="m", params={"a": 1, "b": 2}) == RunKey(
-    ...     "e", "d", model="m", params={"b": 2, "a": 1})
-    True
-    """
-
-    experiment: str
-    dataset: str
-    split: str = "test"
-    fold: int | str = 0
-    seed: int = 0
-    model: str = ""
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self):
-        for name in ("experiment", "dataset", "split", "model"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or not value:
-                raise ValueError(f"RunKey.{name} must be a non-empty string, got {value!r}")
-        fold = self.fold
-        if hasattr(fold, "item"):  # numpy integer
-            fold = fold.item()
-        if isinstance(fold, bool) or not isinstance(fold, (int, str)):
-            raise ValueError(f"RunKey.fold must be an int or a str, got {self.fold!r}")
-        object.__setattr__(self, "fold", fold)
-        object.__setattr__(self, "seed", int(self.seed))
-        params = json.loads(self.params) if isinstance(self.params, str) else dict(self.params)
-        object.__setattr__(self, "params", params)
-        # Computing it now also rejects parameters that cannot be stored.
-        object.__setattr__(self, "_params_json", canonical_params(params))
-
-    @property
-    def params_json(self) -> str:
-        """The canonical JSON text of ``params``."""
-        return self._params_json
-
-    def as_tuple(self) -> tuple:
-        """The key as stored: the seven key fields, params as canonical JSON."""
-        return (self.experiment, self.dataset, self.split, self.fold, self.seed, self.model,
-                self._params_json)
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "RunKey":
-        """The key of a long-form record (a dict with the key columns)."""
-        return cls(**{name: record[name] for name in KEY_FIELDS})
-
-    def label(self) -> str:
-        """A short human-readable name, for logs and progress bars."""
-        return (f"{self.experiment}/{self.dataset}/{self.split}/fold={self.fold}/"
-                f"seed={self.seed}/{self.model}{self._params_json}")
-
-    # Equality and hashing go through the canonical tuple: params is a dict (unhashable), and
-    # {"C": 1} must equal itself however it was built.
-    def __eq__(self, other):
-        if not isinstance(other, RunKey):
-            return NotImplemented
-        return self.as_tuple() == other.as_tuple()
-
-    def __hash__(self):
-        return hash(self.as_tuple())
-
-
-def _as_key(key) -> RunKey:
-    if isinstance(key, RunKey):
-        return key
-    if isinstance(key, Mapping):
-        return RunKey.from_record(key)
-    raise TypeError(f"expected a RunKey, got {type(key).__name__}")
-
-
-def _measurement(row) -> tuple[str, str, float | None]:
-    """(metric, convention, value) from a tuple, a mapping or an object with those attributes."""
-    if isinstance(row, Mapping):
-        metric, convention, value = row["metric"], row["convention"], row["value"]
-    elif hasattr(row, "metric"):
-        metric, convention, value = row.metric, row.convention, row.value
-    else:
-        metric, convention, value = row
-    if not isinstance(metric, str) or not metric or not isinstance(convention, str):
-        raise ValueError(f"a measurement needs a metric name and a convention, got {row!r}")
-    value = float(value)
-    return metric, convention, (None if math.isnan(value) else value)
 
 
 class ResultStore:
