@@ -515,7 +515,8 @@ def _flat_loss_options(class_name: str) -> tuple:
 def ignored_parameters(spec: ModelSpec, params: dict) -> str | None:
     """Why the first of ``params`` (``structrank train --set``) that would not act on the model they make is
     ignored (``applicable_parameters`` of ``spec`` with ``params`` over its defaults, so ``--set loss=...``
-    counts), or None: ``--set k=5`` on svm-map is an error, not a value MAP never reads."""
+    counts), or None: ``--set T=2`` on crf-ml is an error, not a value its objective never reads (a loss's options in
+    ``loss_params`` are checked against the loss itself)."""
     params = spec.with_loss_params(params, warn=False)
     made = replace(spec, defaults=spec.over_defaults(params))
     acting = applicable_parameters(made)
