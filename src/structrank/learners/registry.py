@@ -433,12 +433,13 @@ def losses_page() -> str:
              "max-violating structure (the structural SVM, the perceptron and the latent SVM train on it); a "
              "probabilistic objective gives a value and a gradient only. Every loss trains boosted trees "
              "(`gbrt-<loss>`) and networks (`mlp-<loss>`) through its gradient with respect to the scores.", "",
-             "| loss | kind | feature maps | options | stands for (defaults) | labels | from | models | what it is |",
+             "| loss | kind | feature maps | options (`loss_params`, defaults) | stands for (defaults) | labels | from | models | "
+             "what it is |",
              "|---" * 9 + "|"]
     for name, entry in entries().items():
         loss = entry.build()
         models = ", ".join(f"`{m}`" for m in models_by_loss()[name])
-        options = ", ".join(f"`{o}`" for o in entry.options) or "none"
+        options = ", ".join(f"`{o}={d!r}`" for o, d in entry.defaults.items()) or "none"
         lines.append(f"| `{name}` | {entry.kind} | {', '.join(entry.feature_maps)} | {options} | "
                      f"{', '.join(loss.metrics)} ({loss.convention}) | {loss.labels} | {entry.paper or 'structrank'} | "
                      f"{models} | {entry.summary} |")
