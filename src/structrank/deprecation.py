@@ -11,6 +11,9 @@ from __future__ import annotations
 import functools
 import warnings
 
+#: the default of a deprecated keyword that takes a value (a learner's flat loss options): not given
+DEPRECATED = "deprecated"
+
 
 def warn_renamed(owner: str, old: str, new: str, stacklevel: int = 2) -> None:
     """FutureWarning: ``owner``'s ``old`` is now written ``new``, pointing at the line ``stacklevel``

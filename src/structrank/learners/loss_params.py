@@ -28,12 +28,9 @@ from __future__ import annotations
 
 from sklearn.utils._param_validation import Hidden, InvalidParameterError, StrOptions
 
-from structrank.deprecation import warn_renamed
+from structrank.deprecation import DEPRECATED, warn_renamed
 from structrank.losses import build_for_labels, get_entry, get_loss, require
 from structrank.losses.options import SHARED
-
-#: the default of a deprecated flat loss option: not given
-DEPRECATED = "deprecated"
 
 LOSS_PARAMETERS = {"loss": [str], "loss_params": [dict, None]}
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 
 import structrank.learners
+from structrank.deprecation import DEPRECATED
 from structrank.losses import HINGE, PROBABILISTIC, entries
 from structrank.metrics import evaluate
 
@@ -125,7 +126,7 @@ class ModelSpec:
         if loss not in entries():
             return {}
         # the learner's own parameters (a seed, the perceptron's inference) and what it declares it sets (a scale)
-        own = {name for name, value in constructor_defaults(self.estimator).items() if value != "deprecated"}
+        own = {name for name, value in constructor_defaults(self.estimator).items() if value != DEPRECATED}
         set_by = own | set(_class_literal(self.estimator, "_loss_set_by") or {})
         options = {name: value for name, value in entries()[loss].defaults.items() if name not in set_by}
         return {**options, **(self.defaults.get("loss_params") or {})}
@@ -510,7 +511,7 @@ def _class_literal(class_name: str, attribute: str):
 
 def _flat_loss_options(class_name: str) -> tuple:
     """The deprecated flat loss options of ``class_name``: its constructor parameters that default to "deprecated"."""
-    return tuple(name for name, value in constructor_defaults(class_name).items() if value == "deprecated")
+    return tuple(name for name, value in constructor_defaults(class_name).items() if value == DEPRECATED)
 
 
 def ignored_parameters(spec: ModelSpec, params: dict) -> str | None:

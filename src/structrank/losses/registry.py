@@ -176,15 +176,9 @@ def resolve_gain(gain, loss, options, target, y) -> str:
     """
     if gain not in GAINS:
         raise ValueError(f"gain must be 'auto', 'binary' or 'exp2', got {gain!r}")
-    if gain != "auto":
-        return gain
-    if target != "ideal" or "gain" not in get_entry(loss).options or np.unique(np.asarray(y)).size <= 2:
+    if "gain" not in get_entry(loss).options:
         return "binary"
-    try:
-        get_loss(loss, **{**options, "gain": "exp2"})
-    except ValueError:  # this loss and feature map have no graded oracle
-        return "binary"
-    return "exp2"
+    return build_for_labels(loss, {**options, "gain": gain}, y, target)[1]
 
 
 def build_for_labels(name, options, y, target="ideal"):
