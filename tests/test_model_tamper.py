@@ -38,7 +38,7 @@ from structrank.learners import (
     StructSVMRanker,
     StructuredBoostingRanker,
 )
-from structrank.learners.registry import RANKERS, ranker_class
+from structrank.learners.registry import FEATURE_RANKERS, RANKERS, ranker_class
 from structrank.model_io import load_model, save_model
 
 N_FEATURES = 5
@@ -73,7 +73,8 @@ class MarkerPayload:
 
 
 def test_every_ranker_class_is_covered():
-    assert set(ESTIMATORS) == set(RANKERS)
+    # the text rerankers' safetensors files are doctored in tests/test_cross_encoder.py
+    assert set(ESTIMATORS) == set(FEATURE_RANKERS)
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ _LAZY = {
     "PermutationCRFRanker": "structrank.learners",
     "StructuredBoostingRanker": "structrank.learners",
     "MLPRanker": "structrank.learners",
+    "CrossEncoderRanker": "structrank.learners",
 }
 
 

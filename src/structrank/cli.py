@@ -122,14 +122,25 @@ def _evaluate_inputs(args):
     check_one_stdin({"--data": args.data, "--scores": args.scores})
     refuse_inapplicable([("--relevant-from", args.relevant_from is not None, False, "with --qrels and --run"),
                          ("--complete", args.complete, False, "with --qrels and --run")])
-    from structrank.data import read_letor
-
     _kernels_alone()
-    ds = read_letor(args.data)
+    ds = read_labelled(args.data)
     check_docids_for(args.convention, ds, args.data)
     scores = _scores_in_row_order(ds, args.scores, args.data)
     result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
     return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
+
+
+def read_labelled(path, inputs=None):
+    """The labelled rows of a data file: a LETOR/SVMlight file (``RankingDataset``), or question-candidate text
+    (``QAData``: a QA TSV, WikiQA, TREC QA's jacana or SemEval XML; ``structrank.qa.readers.read_pairs_file``).
+    ``inputs`` ("features" or "text") says which a model needs; None tells them apart by the first line."""
+    from structrank.qa.readers import is_pairs_file, read_pairs_file
+
+    if inputs == "text" or (inputs is None and path != "-" and is_pairs_file(path)):
+        return read_pairs_file(path)
+    from structrank.data import read_letor
+
+    return read_letor(path)
 
 
 def _kernels_alone() -> None:
@@ -265,9 +276,7 @@ def cmd_compare(args):
             results[name] = evaluate_run(qrels, path, metrics, relevant_from=level,
                                          complete=args.complete)
     else:
-        from structrank.data import read_letor
-
-        ds = read_letor(args.data)
+        ds = read_labelled(args.data)
         check_docids_for(args.convention, ds, args.data)
         for name, path in zip(names, args.systems):
             scores = _scores_in_row_order(ds, path, args.data)
@@ -368,13 +377,16 @@ def cmd_train(args):
     ignored = ignored_parameters(spec, fixed)
     if ignored is not None:
         raise ValueError(ignored)
-    train = read_letor(args.train)
+    if spec.inputs == "text" and (args.quiet or args.progress):  # a fine-tuning run's bar over its steps
+        fixed.setdefault("progress", bool(args.progress and not args.quiet))
+    train = read_labelled(args.train, spec.inputs)
     n_fits = len(list(spec.candidates(fixed))) if args.vali else 1
     with _cluster(args.scheduler), _training_progress(args, n_fits) as say:
         if args.vali:
             from structrank.metrics import resolve_convention
 
-            vali = read_letor(args.vali, n_features=train.n_features)
+            vali = (read_labelled(args.vali, spec.inputs) if spec.inputs == "text"
+                    else read_letor(args.vali, n_features=train.n_features))
             chosen, auto = resolve_convention(convention, vali.y)
             label = f"{chosen.name} (auto)" if auto else chosen.name
             _say(args, f"choosing on {args.vali} by {spec.metric_label} under {label}")
@@ -446,7 +458,7 @@ def _train_convention(args, fixed, spec) -> str:
                          "convention once, as --convention")
     named = args.convention or given
     if named is None:
-        return "auto"
+        return "trec" if spec.inputs == "text" else "auto"  # text rerankers are judged by trec_eval's rules
     if named not in CONVENTION_NAMES:
         raise ValueError(f"--set convention={named!r}: not a convention; --convention takes one of "
                          f"{', '.join(CONVENTION_NAMES)}")
@@ -498,16 +510,20 @@ def cmd_predict(args):
     check_output(args.out, {"--model": args.model, "--data": args.data})
     refuse_inapplicable([("--run-tag", args.run_tag is not None, args.format == "trec", "with --format trec")])
     model = load_model(args.model)
-    ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
+    if getattr(model, "_model_file", None) == "safetensors":  # a text reranker: question-candidate pairs
+        ds = read_labelled(args.data, "text")
+    else:
+        ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
     scores = model.predict(ds.X)
     warn_if_every_query_ties(model, scores, ds.qid)
     if args.format == "trec":
         from structrank.metrics import write_run
 
-        docids = ds.docids if ds.docids is not None else ds.line_numbers  # no #docid: the row's line in the file
-        write_run(args.out, ds.qid, docids, scores, args.run_tag or "structrank", source=args.data, line_numbers=ds.line_numbers)
+        line_numbers = getattr(ds, "line_numbers", None)
+        docids = ds.docids if ds.docids is not None else line_numbers  # no #docid: the row's line in the file
+        write_run(args.out, ds.qid, docids, scores, args.run_tag or "structrank", source=args.data, line_numbers=line_numbers)
     else:
-        write_scores(args.out, ds.to_file_order(scores))
+        write_scores(args.out, scores if ds.row_order is None else ds.to_file_order(scores))
     _say(args, f"wrote {ds.n_rows} {'scores' if args.format == 'scores' else 'ranked documents'} to {args.out}")
     return 0
 

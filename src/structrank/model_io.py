@@ -1,5 +1,9 @@
 """Model files that loading cannot turn into code execution.
 
+The text rerankers (their class says ``_model_file = "safetensors"``) are saved and read by
+``structrank.safetensors_models``: one safetensors file with the same header; ``load_model`` tells the two
+formats apart by their first bytes. Everything below is about the npz files of the other models.
+
 A model file is a NumPy ``.npz`` archive read with ``allow_pickle=False``: one entry
 ``__header__`` holds UTF-8 JSON (format name and version, the estimator's class name, its
 constructor parameters, the name, dtype and shape of every learned array), the other entries
@@ -77,6 +81,14 @@ def save_model(model, path) -> None:
     name = type(model).__name__
     if ranker_class(name) is not type(model):
         raise TypeError(f"{name} is not a structrank ranker that can be saved")
+    params = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "structrank": structrank.__version__, "class": name,
+              "params": _jsonable(model.get_params(deep=False))}
+    if getattr(model, "_model_file", None) == "safetensors":  # a transformer's weights (structrank.safetensors_models)
+        # deferred: only a text model's save needs it
+        from structrank.safetensors_models import save_safetensors_model
+
+        save_safetensors_model(model, path, params)
+        return
     arrays = {attr: np.asarray(getattr(model, attr)) for attr in model._saved_attributes}
     header = {
         "format": FORMAT_NAME,
@@ -210,6 +222,14 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
 
 def load_model(path):
     """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
+    # deferred: the text models' files (structrank.safetensors_models) load only when one is read
+    from structrank.safetensors_models import is_safetensors
+
+    if os.path.lexists(path) and is_safetensors(path):  # a text reranker (structrank.safetensors_models)
+        # deferred: as above
+        from structrank.safetensors_models import load_safetensors_model
+
+        return load_safetensors_model(path)
     header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION, max_header_bytes=MAX_MODEL_HEADER_BYTES)
     # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives
     from structrank.learners.registry import ranker_class

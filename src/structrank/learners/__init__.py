@@ -17,6 +17,7 @@ _LAZY = {
     "LatentPerceptronRanker": "latent", "LatentSSVMRanker": "latent",
     "LowDimReranker": "lowdim",
     "MLPRanker": "mlp",
+    "CrossEncoderRanker": "cross_encoder",
     "NystroemRanker": "nystroem_ranker",
     "StructSVMRanker": "ssvm",
     "StructuredBoostingRanker": "structured_boosting",

@@ -50,6 +50,7 @@ class ModelSpec:
     grid: dict = field(default_factory=dict)
     metric: str | tuple = "map"  # the vali metric the grid is tuned on (a tuple: the mean of its metrics)
     fit_with_vali: bool = False  # fit(train, eval_set=vali): the learner picks its epoch on vali itself
+    inputs: str = "features"  # what its files hold: "features" (LETOR/SVMlight) or "text" (question, candidate, label)
 
     @property
     def cls(self) -> type:
@@ -288,10 +289,24 @@ def loss_models() -> list:
                                "Adam, started at the linear learner of the loss, the epoch chosen on --vali",
                                {"loss": name, "init": "linear", **dev}, MLP_GRID, metric=metric,
                                fit_with_vali=True))
+        specs.append(cross_encoder_model(name, entry.summary, metric))
     return specs
 
 
+def cross_encoder_model(loss, summary, metric) -> ModelSpec:
+    """``xenc-<loss>``: a cross-encoder fine-tuned on the loss, on text files (the epoch kept on --vali by the
+    loss's own metric; no grid: each point is a fine-tuning run)."""
+    return ModelSpec(f"xenc-{loss}", "CrossEncoderRanker", f"a cross-encoder (a transformer over each question-"
+                     f"candidate pair; the text extra) fine-tuned on {summary}, the epoch chosen on --vali",
+                     {"loss": loss}, {}, metric=metric, fit_with_vali=True, inputs="text")
+
+
 MODELS.update((spec.name, spec) for spec in loss_models())
+# the losses text rerankers are trained with by default (learners.pair_losses), as baselines of the structured ones
+MODELS.update((f"xenc-{loss}", replace(cross_encoder_model(loss, summary, "map"), help=(
+    f"{summary}: a cross-encoder (the text extra) fine-tuned on it, the epoch chosen on --vali by MAP")))
+    for loss, summary in (("bce", "pointwise binary cross-entropy (sentence-transformers' CrossEncoder default)"),
+                          ("ranknet", "RankNet's pairwise logistic loss")))
 # A kernelised structured ranker (croce2016's section on MQ2008): Nyström RBF features, 500 landmarks, then SVM-<loss>
 MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
     f"nystroem-svm-{loss}", "NystroemRanker", f"SVM-{loss} on a Nyström RBF embedding (500 landmarks, gamma = 1 / number "
@@ -304,6 +319,10 @@ MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
 #: the classes a model file may hold: those a registered model trains (the n-best rerankers, LowDimReranker and
 #: BoostingReranker, take NBestData rather than (X, y, qid) and have no model files)
 RANKERS = tuple(dict.fromkeys(spec.estimator for spec in MODELS.values()))
+#: the models on LETOR/SVMlight features and their classes; the others read text (``inputs="text"``: question,
+#: candidate, label) and save safetensors files (``structrank.safetensors_models``)
+FEATURE_MODELS = {name: spec for name, spec in MODELS.items() if spec.inputs == "features"}
+FEATURE_RANKERS = tuple(dict.fromkeys(spec.estimator for spec in FEATURE_MODELS.values()))
 
 
 def ranker_class(name):

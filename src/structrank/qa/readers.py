@@ -109,6 +109,25 @@ class QAData:
     def __len__(self) -> int:
         return self.n_candidates
 
+    # The protocol of a labelled data set that ``structrank train``, ``select_on_vali`` and ``evaluate`` read:
+    # ``y``, the rows as ``X`` (the pairs a text reranker predicts on), ``n_rows`` and ``row_order`` (None:
+    # the rows are in the reader's order, which is the file's unless it had to group a question's rows).
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.labels
+
+    @property
+    def X(self) -> list:
+        """The (question, candidate) pairs, one per row."""
+        return list(zip(self.pair_questions(), self.candidates))
+
+    @property
+    def n_rows(self) -> int:
+        return self.n_candidates
+
+    row_order = None
+
     def pair_questions(self) -> list:
         """The question text of every candidate (one entry per candidate)."""
         sizes = np.diff(self.offsets)
@@ -265,6 +284,45 @@ class _Builder:
             np.array([r[4] for r in rows], dtype=np.int64),
             str(self.path),
         )
+
+
+# -- any file of pairs ----------------------------------------------------------------------------
+
+#: a LETOR/SVMlight row: a label, then qid:... or index:value
+_LETOR_ROW = re.compile(rb"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s+(qid:|\d+:)")
+
+
+def _first_line(path) -> bytes:
+    """The first non-blank line of a file (plain or gzip), at most 64 KiB of it."""
+    raw = read_bytes(path)
+    for line in raw[: 1 << 20].split(b"\n"):
+        if line.strip():
+            return line.strip()[: 1 << 16]
+    return b""
+
+
+def is_pairs_file(path) -> bool:
+    """Whether ``path`` holds question-candidate text (a QA TSV, WikiQA, jacana or SemEval XML) rather than
+    LETOR/SVMlight rows: told by its first non-blank line."""
+    first = _first_line(path)
+    if first.startswith(b"<"):
+        return True
+    return not _LETOR_ROW.match(first) and b"\t" in first
+
+
+def read_pairs_file(path) -> QAData:
+    """The question-candidate pairs of any file the QA readers read, told apart by its first line: TREC QA's
+    jacana pseudo-XML (``<QApairs``), SemEval-2016 Task 3 XML (``<?xml``, ``<xml``), else a QA TSV
+    (``read_qa_tsv``: WikiQA's header, or 3 or 4 columns)."""
+    first = _first_line(path)
+    if first.startswith(b"<QApairs"):
+        return read_jacana(path)
+    if first.startswith((b"<?xml", b"<xml", b"<!DOCTYPE", b"<Thread")):
+        # deferred: semeval imports this module
+        from structrank.qa.semeval import read_semeval, to_pairs
+
+        return to_pairs(read_semeval(path), source=str(path))
+    return read_qa_tsv(path)
 
 
 # -- TSV ------------------------------------------------------------------------------------------
