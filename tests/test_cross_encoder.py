@@ -99,6 +99,31 @@ def test_text_pairs_regroup_queries_and_refuse_bad_rows():
         text_pairs([("a", "x"), ("a", "y")], y=[1, 0, 0], qid=[1, 1])
 
 
+def test_only_queries_with_two_labels_are_informative():
+    data = text_pairs([("a", "x"), ("a", "y"), ("b", "z"), ("b", "w"), ("c", "v")], y=[1, 0, 0, 0, 1],
+                      qid=[1, 1, 2, 2, 3])
+    kept = data.informative()
+    assert kept.candidates == ["x", "y"] and kept.offsets.tolist() == [0, 2] and kept.y.tolist() == [1, 0]
+
+
+def test_evaluate_and_compare_keep_the_queries_with_both_labels(tmp_path, capsys):
+    from structrank.cli import main
+
+    data, scores = tmp_path / "qa.tsv", tmp_path / "s.txt"
+    data.write_text("q1\twho?\tAnn.\t1\nq1\twho?\tRain.\t0\nq2\twhere?\tHere.\t0\nq2\twhere?\tThere.\t0\n"
+                    "q3\twhen?\tNow.\t0\nq3\twhen?\tThen.\t1\n")
+    scores.write_text("1\n0\n0\n1\n1\n0\n")
+    assert main(["evaluate", "--data", str(data), "--scores", str(scores), "--convention", "trec", "--json"]) == 0
+    every = json.loads(capsys.readouterr().out)["metrics"]["map"]
+    assert main(["evaluate", "--data", str(data), "--scores", str(scores), "--convention", "trec", "--json",
+                 "--queries", "with-both"]) == 0
+    clean = json.loads(capsys.readouterr().out)["metrics"]["map"]
+    assert every == pytest.approx((1 + 0 + 0.5) / 3) and clean == pytest.approx((1 + 0.5) / 2)
+    assert main(["compare", "--data", str(data), str(scores), str(scores), "--names", "a,b", "--queries",
+                 "with-both", "--format", "json"]) == 0
+    assert '"map"' in capsys.readouterr().out
+
+
 def test_baseline_losses_match_their_formulas():
     torch = pytest.importorskip("torch", reason="the baselines are torch functions (the text extra)")
     from structrank.learners.pair_losses import bce, ranknet

@@ -96,9 +96,32 @@ def _add_evaluate(sub):
                    help="with --qrels: a query of the qrels missing from the run scores 0 (trec_eval -c)")
     p.add_argument("--relevant-from", type=int, default=None, metavar="L",
                    help="with --qrels: labels >= L are relevant for the binary measures (trec_eval -l; default 1)")
+    _add_queries_option(p)
     p.add_argument("--per-query", action="store_true", help="also give every query's values")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.set_defaults(func=cmd_evaluate)
+
+
+def _add_queries_option(p):
+    p.add_argument("--queries", default="all", choices=("all", "with-both"),
+                   help="with --data: the queries evaluated: all (default), or with-both, those with a relevant and a "
+                        "non-relevant document (answer selection's clean questions, as WikiQA's and TREC QA's results are "
+                        "reported)")
+
+
+def kept_queries(args, ds, scores):
+    """(y, scores, qid, docids) of the queries ``--queries`` keeps (labels relevant from 1)."""
+    import numpy as np
+
+    y, qid, docids = np.asarray(ds.y), np.asarray(ds.qid), ds.docids
+    if args.queries == "all":
+        return y, scores, qid, docids
+    relevant = y >= 1
+    both = {q for q in np.unique(qid) if relevant[qid == q].any() and not relevant[qid == q].all()}
+    rows = np.flatnonzero(np.isin(qid, list(both)))
+    if rows.size == 0:
+        raise ValueError(f"--queries with-both: no query of {args.data} has both a relevant and a non-relevant document")
+    return y[rows], scores[rows], qid[rows], None if docids is None else [docids[i] for i in rows]
 
 
 def _evaluate_inputs(args):
@@ -112,6 +135,7 @@ def _evaluate_inputs(args):
         if args.convention not in (None, "trec"):
             raise ValueError(f"a TREC run is evaluated under trec_eval's rules (--convention "
                              f"trec), not {args.convention}")
+        refuse_inapplicable([("--queries", args.queries != "all", False, "with --data and --scores")])
         check_one_stdin({"--qrels": args.qrels, "--run": args.run})
         level = relevance_level(args.relevant_from)
         _kernels_alone()
@@ -125,9 +149,9 @@ def _evaluate_inputs(args):
     _kernels_alone()
     ds = read_labelled(args.data)
     check_docids_for(args.convention, ds, args.data)
-    scores = _scores_in_row_order(ds, args.scores, args.data)
-    result = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
-    return result, f"{args.data}: {result.n_queries} queries, {ds.n_rows} documents"
+    y, scores, qid, docids = kept_queries(args, ds, _scores_in_row_order(ds, args.scores, args.data))
+    result = evaluate(y, scores, qid, metrics, args.convention or "auto", docids=docids)
+    return result, f"{args.data}: {result.n_queries} queries, {len(y)} documents"
 
 
 def read_labelled(path, inputs=None):
@@ -234,6 +258,7 @@ def _add_compare(sub):
     p.add_argument("--complete", action="store_true", help="with --qrels: queries a run lacks score 0 (trec_eval -c)")
     p.add_argument("--relevant-from", type=int, default=None, metavar="L",
                    help="with --qrels: trec_eval -l (default 1)")
+    _add_queries_option(p)
     p.add_argument("--permutations", type=int, default=10_000, help="randomisation test samples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomisation test (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
@@ -261,7 +286,8 @@ def cmd_compare(args):
     level = relevance_level(args.relevant_from)
     refuse_inapplicable([("--relevant-from", args.relevant_from is not None, args.qrels, "with --qrels"),
                          ("--complete", args.complete, args.qrels, "with --qrels"),
-                         ("--convention", args.convention, args.data, "with --data")])
+                         ("--convention", args.convention, args.data, "with --data"),
+                         ("--queries", args.queries != "all", args.data, "with --data")])
     names = args.names.split(",") if args.names else distinct_names(args.systems)
     if len(names) != len(args.systems) or len(set(names)) != len(names):
         raise ValueError(f"--names must give {len(args.systems)} different names, got {args.names!r}")
@@ -279,8 +305,8 @@ def cmd_compare(args):
         ds = read_labelled(args.data)
         check_docids_for(args.convention, ds, args.data)
         for name, path in zip(names, args.systems):
-            scores = _scores_in_row_order(ds, path, args.data)
-            results[name] = evaluate(ds.y, scores, ds.qid, metrics, args.convention or "auto", docids=ds.docids)
+            y, scores, qid, docids = kept_queries(args, ds, _scores_in_row_order(ds, path, args.data))
+            results[name] = evaluate(y, scores, qid, metrics, args.convention or "auto", docids=docids)
     comparison = compare_results(results, n_resamples=args.permutations, seed=args.seed, alpha=args.alpha)
     print({"text": comparison.to_text, "markdown": comparison.to_markdown, "json": comparison.to_json}[args.format](),
           end="" if args.format != "json" else "\n")

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-import structrank
 from structrank.atomic import atomic_open
 from structrank.errors import DataFormatError
 from structrank.files import open_regular

@@ -213,6 +213,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         if eval_set is not None:
             dev = (text_pairs(*eval_set, where="eval_set") if isinstance(eval_set, tuple)
                    else text_pairs(eval_set, where="eval_set"))
+        if self.loss != "bce":  # a query whose labels are all alike gives a list or pair loss no gradient: skip it
+            data = data.informative()
         self._fit_loss(data.y)
         if not self._baseline():
             self._warn_if_loss_is_constant(self.loss_, data.offsets)

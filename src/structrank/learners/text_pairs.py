@@ -44,6 +44,19 @@ class TextPairs:
     def n_rows(self) -> int:
         return len(self.candidates)
 
+    def informative(self) -> "TextPairs":
+        """Only the queries with two different labels (the rest give a list or pair loss nothing to order)."""
+        sizes = np.diff(self.offsets)
+        starts = self.offsets[:-1]
+        keep = np.flatnonzero(np.maximum.reduceat(self.y, starts) != np.minimum.reduceat(self.y, starts))
+        if keep.size == sizes.size:
+            return self
+        rows = np.concatenate([np.arange(self.offsets[q], self.offsets[q + 1]) for q in keep])
+        offsets = np.concatenate([[0], np.cumsum(sizes[keep])])
+        pick = (lambda values: None if values is None else [values[i] for i in rows])
+        return TextPairs(pick(self.queries), pick(self.candidates), self.y[rows], self.qid[rows], pick(self.docids),
+                         offsets, None if self.order is None else self.order[rows])
+
     def in_caller_order(self, values):
         """``values`` (one per row here) in the caller's row order."""
         if self.order is None:
