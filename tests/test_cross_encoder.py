@@ -338,3 +338,33 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
     assert first[0] == "q0" and first[1] == "Q0" and first[3] == "1"
     compared = structrank("compare", "--data", vali, scores, scores, "--names", "a,b", "--format", "json")
     assert json.loads(compared.stdout)
+
+
+# -- the files the xenc models read (the benchmark data; no extra) --------------------------------------------------
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("path, reader, counts", [
+    ("wikiqa/WikiQA-dev.tsv", "read_wikiqa", (296, 2733)),
+    ("trecqa/jacana/dev-less-than-40.manual-edit.xml", "read_jacana", None),
+    ("semeval2016-cqa/SemEval2016-Task3-CQA-QL-dev-subtaskA.xml", "semeval", None),
+])
+def test_every_qa_reader_s_file_is_told_apart_by_its_first_line(data_root, path, reader, counts):
+    from structrank.qa import readers
+    from structrank.qa.semeval import read_semeval, to_pairs
+
+    file = data_root / path
+    assert readers.is_pairs_file(file)
+    got = readers.read_pairs_file(file)
+    expected = to_pairs(read_semeval(file)) if reader == "semeval" else getattr(readers, reader)(file)
+    assert got.candidates == expected.candidates and got.labels.tolist() == expected.labels.tolist()
+    assert got.docids == expected.docids
+    if counts is not None:
+        assert (got.n_queries, got.n_candidates) == counts
+
+
+@pytest.mark.data
+def test_a_letor_file_is_not_taken_for_text(data_root):
+    from structrank.qa.readers import is_pairs_file
+
+    assert not is_pairs_file(data_root / "letor" / "MQ2008" / "Fold1" / "vali.txt.gz")
