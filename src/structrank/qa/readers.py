@@ -292,12 +292,16 @@ class _Builder:
 _LETOR_ROW = re.compile(rb"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s+(qid:|\d+:)")
 
 
+#: how much of a file's start is searched for its first line, and how much of that line is kept
+_SNIFF_BYTES, _FIRST_LINE_BYTES = 1 << 20, 1 << 16
+
+
 def _first_line(path) -> bytes:
-    """The first non-blank line of a file (plain or gzip), at most 64 KiB of it."""
+    """The first non-blank line of a file (plain or gzip), cut at ``_FIRST_LINE_BYTES``."""
     raw = read_bytes(path)
-    for line in raw[: 1 << 20].split(b"\n"):
+    for line in raw[:_SNIFF_BYTES].split(b"\n"):
         if line.strip():
-            return line.strip()[: 1 << 16]
+            return line.strip()[:_FIRST_LINE_BYTES]
     return b""
 
 
