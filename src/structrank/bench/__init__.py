@@ -28,6 +28,12 @@ imported when it runs.
 - crf (structrank.bench.crf): one SGD epoch of the permutation CRF on MQ2008 Fold1, per objective.
 - trees (structrank.bench.trees): boosted trees on the NDCG@10 hinge against LightGBM lambdarank
   on MQ2008 Fold1, one thread, interleaved rounds: the fit and the whole ``structrank train`` command.
+- cross-encoder (structrank.bench.cross_encoder): ``CrossEncoderRanker(loss="bce")`` against
+  sentence-transformers' ``CrossEncoder`` (structrank.bench.st_cross_encoder) trained on the same WikiQA
+  train pairs (its first 200 questions) with the same encoder, maximum length, batch size, epoch and
+  optimiser, in interleaved rounds: the training epoch, the fit call, inference throughput on WikiQA test
+  and the whole ``structrank train xenc-bce`` command beside a sentence-transformers script; the
+  optimiser steps and test MAP of each.
 - tagger (structrank.bench.tagger): the trigram HMM's fit, Viterbi and 10-best throughput and
   accuracy on UD English-EWT, and one fit of each n-best reranker on its jackknifed lists.
 - kernels (structrank.bench.kernels): SST and PTK evaluations per second on SemEval-2016 shallow
@@ -133,6 +139,17 @@ def _trees(o):
     return figures, trees.markdown_section(figures) if figures else None
 
 
+def _cross_encoder(o):
+    # deferred: a section's module (torch, transformers, sentence-transformers) loads only when the section runs
+    from structrank.bench import cross_encoder
+
+    figures = cross_encoder.bench_cross_encoder()
+    print("\n" + "\n".join(cross_encoder.format_cross_encoder(figures)))
+    if "skipped" in figures:
+        return SKIPPED, None
+    return figures, cross_encoder.markdown_section(figures)
+
+
 def _tagger(o):
     # deferred: a section's module and its data's readers load only when the section runs (the CLI reads SECTIONS alone)
     from structrank.bench import tagger
@@ -193,6 +210,8 @@ SECTIONS = (
     Section("latent", "the positional MAP inference", _latent),
     Section("crf", "a permutation CRF training epoch", _crf),
     Section("trees", "boosted trees on a structured loss against lambdarank", _trees),
+    Section("cross-encoder", "a cross-encoder's epoch and inference beside sentence-transformers' CrossEncoder",
+            _cross_encoder),
     Section("tagger", "the HMM tagger and the n-best rerankers", _tagger),
     Section("kernels", "the tree kernels", _kernels),
     Section("scale", "time and memory against data size", _scale),
