@@ -26,6 +26,7 @@ MODULES = {
     "croce2016": "structrank.experiments.croce2016",
     "own-metric": "structrank.experiments.own_metric",
     "any-scorer": "structrank.experiments.any_scorer",
+    "neural-qa": "structrank.experiments.neural_qa",
 }
 
 
@@ -64,5 +65,6 @@ class OnUse(MutableMapping):
 
 EXPERIMENTS = OnUse("reproduce", MODULES)
 REPORTS = OnUse("report_sections", ("chakrabarti2008", "haponchyk2018", "volkovs2011", "jagarlamudi2012", "croce2016",
-                                    "own-metric", "any-scorer"))
-CLAIMS = OnUse("claims", ("chakrabarti2008", "jagarlamudi2012", "volkovs2011", "haponchyk2018", "croce2016"))
+                                    "own-metric", "any-scorer", "neural-qa"))
+CLAIMS = OnUse("claims", ("chakrabarti2008", "jagarlamudi2012", "volkovs2011", "haponchyk2018", "croce2016",
+                          "neural-qa"))
