@@ -74,12 +74,15 @@ def _quiet_transformers():
     always new, and the fit says what it trains."""
     from transformers.utils import logging
 
-    before = logging.get_verbosity()
+    before, bars = logging.get_verbosity(), logging.is_progress_bar_enabled()
     logging.set_verbosity_error()
+    logging.disable_progress_bar()  # the weights' loading bar, on every load
     try:
         yield
     finally:
         logging.set_verbosity(before)
+        if bars:
+            logging.enable_progress_bar()
 
 
 def load_tokenizer(source):
