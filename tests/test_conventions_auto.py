@@ -13,7 +13,7 @@ from structrank.cli import main
 from structrank.data import RankingDataset, make_ranking_dataset, read_letor, write_letor
 from structrank.errors import ConventionWarning
 from structrank.learners import RankSVM, StructSVMRanker
-from structrank.learners.registry import MODELS, RANKERS
+from structrank.learners.registry import FEATURE_MODELS, MODELS, RANKERS
 from structrank.metrics import CONVENTIONS, auto_convention, evaluate, get_convention, resolve_convention
 from structrank.model_io import load_model
 
@@ -108,7 +108,7 @@ def _perfect_score(spec, ds):
     return model, model.score(ds)
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", sorted(FEATURE_MODELS))  # the text models: tests/test_cross_encoder.py
 def test_every_model_scores_a_perfect_ranking_one_on_any_label_range(name):
     for top in (1, 2, 4, 7):
         ds = _top_heavy(top)

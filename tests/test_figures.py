@@ -26,7 +26,8 @@ SRC = Path(structrank.figures.__file__).resolve().parent
 IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008.report",
              "structrank.experiments.croce2016.report", "structrank.experiments.haponchyk2018.report",
              "structrank.experiments.jagarlamudi2012.report", "structrank.experiments.letor_baselines",
-             "structrank.experiments.volkovs2011.report", "structrank.metrics.compare", "structrank.bench.scale")
+             "structrank.experiments.volkovs2011.report", "structrank.experiments.neural_qa.report",
+             "structrank.metrics.compare", "structrank.bench.scale")
 
 
 def drawing_functions():
@@ -190,6 +191,15 @@ def draw_croce2016(folder):
     assert report.figure(runs, folder / "map-saving-landmarks.png")
 
 
+def draw_neural_qa(folder):
+    from structrank.experiments.neural_qa import design, report
+
+    rows = [{"dataset": dataset, "model": row, "seed": seed, "metric": f"{design.CURVE_PREFIX}{epoch:03d}",
+             "value": 0.7 + 0.02 * epoch + 0.01 * i} for dataset in design.DATASETS
+            for i, row in enumerate(design.FINE_TUNED) for seed in design.SEEDS for epoch in (1, 2, 3)]
+    assert report.curve_figure(rows, folder) is not None
+
+
 def draw_bench_scale(folder):
     from structrank.bench import scale
 
@@ -200,7 +210,7 @@ def draw_bench_scale(folder):
 
 
 DRAWINGS = [draw_compare, draw_chakrabarti2008, draw_volkovs2011, draw_haponchyk2018, draw_jagarlamudi2012,
-            draw_letor_baselines, draw_croce2016, draw_bench_scale]
+            draw_letor_baselines, draw_croce2016, draw_neural_qa, draw_bench_scale]
 
 
 @pytest.mark.parametrize("draw", DRAWINGS, ids=[d.__name__[5:] for d in DRAWINGS])

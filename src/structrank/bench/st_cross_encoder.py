@@ -129,4 +129,3 @@ def st_scores(model, pairs, batch_size=32, n_threads=None) -> np.ndarray:
     return np.asarray(scores, dtype=np.float64).reshape(-1)
 
 
-__all__ = ["fit_st_cross_encoder", "st_scores", "training_examples"]

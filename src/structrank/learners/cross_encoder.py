@@ -201,15 +201,14 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         """Fine-tune on ``X`` (QA data, or pairs with ``y`` and ``qid``); ``eval_set`` (the same forms, a tuple
         ``(pairs, y, qid)`` for pairs) keeps the epoch with the best ``dev_metric``."""
         self._start_fit()
-        require_text_extra("CrossEncoderRanker")
-        import torch
-        from tqdm.auto import tqdm
-
         name = type(self).__name__
-        try:  # a parameter's problem, before the data is read
+        try:  # a parameter's problem, before the data is read (and before the extra: a bad folder is named first)
             folder = encoder_folder(self.encoder)
         except DataFormatError as exc:
             raise InvalidParameterError(f"{name}: encoder {self.encoder!r}: {exc.problem}") from None
+        require_text_extra("CrossEncoderRanker")
+        import torch
+        from tqdm.auto import tqdm
         data = text_pairs(X, y, qid, f"{name}.fit")
         if not labels_vary_within_queries(data.y, data.offsets):
             raise DataValidationError(f"{name}.fit: no query has two candidates with different labels: nothing to "
