@@ -68,8 +68,8 @@ def setup(rows) -> str:
     for dataset in datasets(rows):
         lines.append(f"- {DATASETS[dataset][0]}: {_counts(rows, dataset)}.")
     if not any(r["model"] == ST for r in rows):
-        lines.append(f"- The `{ST}` rows were not run: `structrank.bench.st_cross_encoder` or sentence-transformers "
-                     "is not installed here.")
+        lines.append(f"- The store holds no `{ST}` run: not run yet, or left out of the plan where sentence-transformers "
+                     "was not installed (the reproduction says which on standard error).")
     return "\n\n".join(lines[:4]) + "\n\n" + "\n".join(lines[4:])
 
 
