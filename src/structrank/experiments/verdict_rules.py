@@ -1,7 +1,7 @@
 """The rules that turn paired measurements into a claim's verdict, in one place (docs/RESULTS.md states them).
 
 A claim of an order or a magnitude is judged by a paired test over its natural units (test queries,
-sentences, questions or seeds: whatever the two sides were measured on alike) with the 95% interval of
+sentences, questions or seeds: whatever the two sides were measured on alike) with the interval (coverage 1 - ``ALPHA``) of
 the mean difference (the paired t-test's, ``metrics.significance.paired_test``), and the two-sided
 paired t-test and randomisation test at ``ALPHA``:
 

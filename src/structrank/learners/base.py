@@ -428,7 +428,9 @@ class BaseRanker(BaseEstimator):
             raise DataValidationError(
                 f"{type(self).__name__}.fit needs qid (one query id per row) or group (rows per query). Inside "
                 "GridSearchCV or cross_val_score, enable metadata routing: sklearn.set_config("
-                "enable_metadata_routing=True); in PyTerrier, pt.ltr.apply_learned_model(ranker, form='ltr')"
+                "enable_metadata_routing=True); in PyTerrier, pt.ltr.apply_learned_model(ranker, form='ltr') or "
+                "structrank.pyterrier.StructrankTransformer(ranker) (form='regression', PyTerrier's default, passes "
+                "no queries)"
             )
         # a ranking needs two documents; scikit-learn's message names the row count
         if np.asarray(y).dtype.kind in "fiub":  # a NaN or fractional label in the file readers' words
