@@ -3,7 +3,8 @@
 import pytest
 
 from structrank.experiments import claims as claims_module
-from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE, Claim, claims_section, hypothesis, not_run, ordered
+from structrank.experiments.claims import (FAILS, HOLDS, INCONCLUSIVE, UNTESTABLE, Claim, claims_section, hypothesis,
+                                           not_run, ordered)
 from structrank.experiments.report import write_results_markdown
 from structrank.experiments.store import ResultStore, RunKey
 
@@ -24,10 +25,11 @@ def test_the_section_counts_every_verdict_and_escapes_cells():
               Claim("P", "T2", "c", "1", "0", FAILS, hypothesis("noise")),
               not_run("P", "T3", "d", "1", "the T3 runs")]
     text = claims_section(claims)
-    assert text.splitlines()[0] == "3 claims: 1 holds, 1 does not hold, 1 cannot be tested here."
+    assert text.splitlines()[0] == ("3 replications: 1 holds, 1 does not hold, 0 inconclusive, 1 cannot be tested "
+                                    "here. 0 checks: 0 holds, 0 does not hold, 0 inconclusive, 0 cannot be tested here.")
     assert "a \\| b" in text
     assert "Hypothesis: noise" in text
-    assert f"**{UNTESTABLE}** | not in the result store: the T3 runs |" in text
+    assert f"**{UNTESTABLE}** | — | — | — | not in the result store: the T3 runs |" in text
 
 
 def test_the_results_page_carries_the_claims_of_each_experiment_run(tmp_path, monkeypatch):
@@ -49,7 +51,7 @@ def test_the_results_page_carries_the_claims_of_each_experiment_run(tmp_path, mo
     store.close()
     assert seen == [1]
     assert "## Claims" in page
-    assert "1 claims: 0 holds, 1 does not hold, 0 cannot be tested here." in page
-    assert "| P | T1 | m is above 0.4 | 0.45 | 0.30 | **does not hold** |" in page
+    assert "1 replications: 0 holds, 1 does not hold, 0 inconclusive, 0 cannot be tested here." in page
+    assert "| P | T1 | replication | m is above 0.4 | 0.45 | 0.30 | **does not hold** |" in page
     assert page.index("## Claims") < page.index("## exp-claims — t")
-    assert claims_module.VERDICTS == (HOLDS, FAILS, UNTESTABLE)
+    assert claims_module.VERDICTS == (HOLDS, FAILS, INCONCLUSIVE, UNTESTABLE)

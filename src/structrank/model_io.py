@@ -98,6 +98,8 @@ def save_model(model, path) -> None:
         "params": _jsonable(model.get_params(deep=False)),
         "arrays": {k: {"dtype": v.dtype.str, "shape": list(v.shape)} for k, v in arrays.items()},
     }
+    if hasattr(model, "feature_names_in_"):  # a DataFrame's columns: predict refuses others, or another order
+        header["feature_names"] = [str(name) for name in model.feature_names_in_]
     text = getattr(model, "_text_attributes", ())
     for key, value in arrays.items():
         if value.dtype.kind not in "biuf" and not (key in text and value.dtype.kind == "U" and value.ndim == 0):
@@ -283,6 +285,8 @@ def load_model(path):
             raise DataFormatError(path, None, f"{key} must be a non-negative integer scalar", key)
         setattr(model, key, value.item() if value.ndim == 0 else value)
     _check_shapes(path, model)
+    if "feature_names" in header:
+        model.feature_names_in_ = _feature_names(path, header["feature_names"], getattr(model, "n_features_in_", None))
     for key, allowed in getattr(model, "_text_choices", {}).items():  # text attributes from a fixed set
         if str(getattr(model, key)) not in allowed:
             raise DataFormatError(path, None, f"{key} must be one of {', '.join(allowed)}", key)
@@ -297,6 +301,15 @@ def load_model(path):
         except DataFormatError as exc:
             raise DataFormatError(path, None, exc.problem, exc.field) from None
     return model
+
+
+def _feature_names(path, names, n_features):
+    """The header's feature names (a fit on a DataFrame's columns) as scikit-learn keeps them, checked: one
+    distinct string per feature."""
+    if (not isinstance(names, list) or not all(isinstance(name, str) for name in names)
+            or len(set(names)) != len(names) or (n_features is not None and len(names) != n_features)):
+        raise DataFormatError(path, None, f"must be {n_features} distinct feature names (strings)", "feature_names")
+    return np.asarray(names, dtype=object)
 
 
 #: learned arrays of integers other than the counts ``n_*``

@@ -60,6 +60,7 @@ from structrank.data.labels import check_finite_features, check_qid
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError, DegenerateDataWarning, FeatureScaleWarning
 from structrank.learners.epochs import BestEpoch
+from structrank.learners.fit_conventions import fit_qid, one_eval_set, refuse_weights, row_weights
 from structrank.metrics import evaluate
 from structrank.metrics.conventions import AUTO, CONVENTION_NAMES
 from structrank.metrics.evaluate import parse_metric
@@ -302,9 +303,27 @@ class BaseRanker(BaseEstimator):
         self._said_degenerate = False
         self._too_large = None
 
-    def _finish_fit(self):
+    def _fit_call(self, X, qid, group, eval_set, eval_group, eval_qid):
+        """(qid, eval set) of a fit called in structrank's or LightGBM's convention (``fit_conventions``)."""
+        where = f"{type(self).__name__}.fit"
+        return fit_qid(X, qid, group, where), one_eval_set(eval_set, eval_group, eval_qid, where)
+
+    def _row_weights(self, offsets):
+        """The fit's query weights (``_validate_fit_data``) repeated over each query's rows, or None."""
+        weights = getattr(self, "_query_weights", None)
+        return None if weights is None else np.repeat(weights, np.diff(offsets))
+
+    def _refuse_weights(self, sample_weight, X, qid, why):
+        """A DataValidationError naming ``why`` when ``sample_weight`` weighs the queries of the rows X (grouped
+        by qid) unequally; equal weights are the unweighted fit, which every ranker runs."""
+        if sample_weight is not None:
+            refuse_weights(self, sample_weight, qid if qid is not None else unpack(X)[2], why)
+
+    def _finish_fit(self, eval_set=None):
         """``self``, every fit's last step: learned arrays with NaN or infinity are an error (a model file
-        could not hold them); all-zero weights a DegenerateDataWarning, unless the data's warning said so."""
+        could not hold them); all-zero weights a DegenerateDataWarning, unless the data's warning said so.
+        ``eval_set`` (of a ranker that does not choose on it): its ``score`` becomes ``eval_score_``."""
+        self.__dict__.pop("_query_weights", None)  # the fit's, not the model's
         for key in self._saved_attributes:
             value = np.asarray(getattr(self, key, 0.0))
             if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
@@ -317,6 +336,10 @@ class BaseRanker(BaseEstimator):
         if health is not None and health.stayed_at_zero and not getattr(self, "_said_degenerate", False):
             warnings.warn(self.stayed_at_zero_message(), StayedAtZeroWarning, stacklevel=3)
         self._check_too_large()
+        if eval_set is not None:
+            # LightGBM and PyTerrier pass an eval set to every ranker: one that does not choose its epoch or
+            # round on it reports how it scores there rather than ignoring it
+            self.eval_score_ = self.score(eval_set) if isinstance(eval_set, RankingDataset) else self.score(*eval_set)
         return self
 
     def _too_large_where(self):
@@ -393,8 +416,9 @@ class BaseRanker(BaseEstimator):
         self._said_degenerate = True
         warnings.warn(f"{type(self).__name__}: {message}", DegenerateDataWarning, stacklevel=stacklevel + 1)
 
-    def _validate_fit_data(self, X, y, qid, dtype=(np.float64, np.float32)):
-        """Validated X, y, qid with each query's rows contiguous, and the query offsets."""
+    def _validate_fit_data(self, X, y, qid, dtype=(np.float64, np.float32), sample_weight=None):
+        """Validated X, y, qid with each query's rows contiguous, and the query offsets; ``sample_weight``
+        (``fit_conventions.row_weights``) as ``_query_weights``, one per query of the offsets (None: unweighted)."""
         X, y, qid = unpack(X, y, qid)
         if y is None:
             # the second phrase is the one scikit-learn's estimator checks look for
@@ -402,8 +426,9 @@ class BaseRanker(BaseEstimator):
                                       "passed, but the target y is None")
         if qid is None:
             raise DataValidationError(
-                f"{type(self).__name__}.fit needs qid (one query id per row). Inside GridSearchCV or "
-                "cross_val_score, enable metadata routing: sklearn.set_config(enable_metadata_routing=True)"
+                f"{type(self).__name__}.fit needs qid (one query id per row) or group (rows per query). Inside "
+                "GridSearchCV or cross_val_score, enable metadata routing: sklearn.set_config("
+                "enable_metadata_routing=True); in PyTerrier, pt.ltr.apply_learned_model(ranker, form='ltr')"
             )
         # a ranking needs two documents; scikit-learn's message names the row count
         if np.asarray(y).dtype.kind in "fiub":  # a NaN or fractional label in the file readers' words
@@ -415,10 +440,13 @@ class BaseRanker(BaseEstimator):
         self._too_large = too_large_values(X)
         y = check_labels(y)
         qid = check_qid(qid, X.shape[0])
+        weights = row_weights(sample_weight, qid, f"{type(self).__name__}.fit")
         order = contiguous_order(qid)
         if order is not None:  # learners walk queries as contiguous blocks
             X, y, qid = X[order], y[order], qid[order]
+            weights = None if weights is None else weights[order]
         offsets, _ = group_offsets(qid)
+        self._query_weights = None if weights is None else weights[offsets[:-1]]
         self._warn_constant_features(X, offsets)
         return X, y, qid, offsets
 

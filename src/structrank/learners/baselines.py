@@ -62,11 +62,16 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
 
     _learns_within_queries = False
 
-    def fit(self, X, y=None, qid=None):
+    def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
+            eval_qid=None):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): the least-squares
-        regression of the labels (ridge when ``alpha > 0``), constant columns at weight 0. Returns self."""
+        regression of the labels (ridge when ``alpha > 0``), constant columns at weight 0. The rows may be grouped by LightGBM's ``group`` (rows per query) instead of qid;
+        ``sample_weight`` weighs the queries (``fit_conventions.row_weights``); an ``eval_set`` (LightGBM's
+        ``[(X, y)]`` with ``eval_group`` too) is scored into ``eval_score_``. Returns self."""
         self._start_fit()
-        X, y, qid, _ = self._validate_fit_data(X, y, qid)
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid, sample_weight=sample_weight)
+        weight = self._row_weights(offsets)
         if np.all(y == y[0]):
             self._warn_degenerate(f"every training label is {int(y[0])}: the model predicts that constant for every "
                                   "document and ranks nothing", 2)
@@ -83,14 +88,14 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
             model = LinearRegression() if self.alpha == 0 else Ridge(alpha=self.alpha)
             try:
                 with np.errstate(over="ignore", invalid="ignore"):  # the error below says it in one line
-                    model.fit(X[:, varies] if not varies.all() else X, y.astype(np.float64))
+                    model.fit(X[:, varies] if not varies.all() else X, y.astype(np.float64), sample_weight=weight)
             except ValueError:  # the solver refuses the inf/NaN that centring features near 1e308 gives
                 raise overflow_error(self, "centred features") from None
             self.coef_[varies] = np.asarray(model.coef_, dtype=np.float64).ravel()
             self.intercept_ = float(model.intercept_)
         else:
-            self.intercept_ = float(np.mean(y))
-        return self._finish_fit()
+            self.intercept_ = float(np.average(y, weights=weight))
+        return self._finish_fit(eval_set)
 
 
 def preference_pairs(y, offsets, max_pairs_per_query=None, random_state=None):
@@ -158,11 +163,17 @@ class RankSVM(LinearRankerMixin, BaseRanker):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None, qid=None):
+    def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
+            eval_qid=None):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): the linear SVM on the
-        difference vectors of each query's pairs of different labels. Returns self."""
+        difference vectors of each query's pairs of different labels (a query's weight on each of its
+        pairs). The rows may be grouped by LightGBM's ``group`` (rows per query) instead of qid;
+        ``sample_weight`` weighs the queries (``fit_conventions.row_weights``); an ``eval_set`` (LightGBM's
+        ``[(X, y)]`` with ``eval_group`` too) is scored into ``eval_score_``. Returns self."""
         self._start_fit()
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid, sample_weight=sample_weight)
+        weight = self._row_weights(offsets)
         better, worse = preference_pairs(y, offsets, self.max_pairs_per_query, self.random_state)
         self.n_pairs_ = int(better.size)
         if better.size == 0:
@@ -182,7 +193,7 @@ class RankSVM(LinearRankerMixin, BaseRanker):
         )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            svm.fit(D, sign)
+            svm.fit(D, sign, sample_weight=None if weight is None else weight[better])
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
             warnings.warn(f"RankSVM(C={self.C}): liblinear stopped at max_iter={self.max_iter} before "
                           f"reaching tol={self.tol}; the weights are usable but not optimal", ConvergenceWarning,
@@ -190,7 +201,7 @@ class RankSVM(LinearRankerMixin, BaseRanker):
         self.coef_ = svm.coef_.ravel().astype(np.float64)
         self.intercept_ = 0.0
         self.n_iter_ = int(np.max(svm.n_iter_))
-        return self._finish_fit()
+        return self._finish_fit(eval_set)
 
 
 class PolySVCRanker(BaseRanker):
@@ -244,16 +255,23 @@ class PolySVCRanker(BaseRanker):
         self.max_per_query = max_per_query
         self.relevant_from = relevant_from
 
-    def fit(self, X, y=None, qid=None):
+    def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
+            eval_qid=None):
         """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): the features
         standardised, the polynomial-kernel SVM of good (label ``>= relevant_from``) against bad
-        documents, at most ``max_per_query`` of each query. Returns self."""
+        documents, at most ``max_per_query`` of each query (a query's weight on each of its documents). The rows may be grouped by LightGBM's ``group`` (rows per query) instead of qid;
+        ``sample_weight`` weighs the queries (``fit_conventions.row_weights``); an ``eval_set`` (LightGBM's
+        ``[(X, y)]`` with ``eval_group`` too) is scored into ``eval_score_``.
+        Returns self."""
         self._start_fit()
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid, sample_weight=sample_weight)
+        weight = self._row_weights(offsets)
         if self.max_per_query is not None:
             rank_in_query = np.arange(X.shape[0]) - np.repeat(offsets[:-1], np.diff(offsets))
             keep = rank_in_query < self.max_per_query
             X, y = X[keep], y[keep]
+            weight = None if weight is None else weight[keep]
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         labels = (y >= self.relevant_from).astype(np.int64)
         if np.unique(labels).size < 2:
@@ -266,12 +284,13 @@ class PolySVCRanker(BaseRanker):
             Z = (X - self.mean_) / self.scale_
         if not np.all(np.isfinite(Z)):
             raise overflow_error(self, "standardised features")
-        svm = SVC(C=self.C, kernel="poly", degree=self.degree, coef0=self.coef0, gamma=self.gamma).fit(Z, labels)
+        svm = SVC(C=self.C, kernel="poly", degree=self.degree, coef0=self.coef0, gamma=self.gamma).fit(
+            Z, labels, sample_weight=weight)
         self.support_vectors_ = svm.support_vectors_
         self.dual_coef_ = svm.dual_coef_.ravel()
         self.intercept_ = float(svm.intercept_[0])
         self.gamma_ = float(svm._gamma)
-        return self._finish_fit()
+        return self._finish_fit(eval_set)
 
     def predict(self, X):
         """The SVM's decision value of each row (higher: more likely good)."""

@@ -275,14 +275,19 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         loss = f"crf-{self.objective}"
         return next((getattr(self, name) for name, losses in self._loss_parameters.items() if loss in losses), 0.0)
 
-    def fit(self, X, y=None, qid=None, eval_set=None):
-        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch.
+    def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
+            eval_qid=None):
+        """Fit on rows X with labels y grouped by qid (or LightGBM's ``group``, rows per query); ``eval_set``
+        (dev data; LightGBM's ``[(X, y)]`` with ``eval_group`` too) chooses the epoch. ``sample_weight`` must
+        weigh every query alike.
 
         X may be a ``structrank.data.LetorCache`` (a memory-mapped LETOR file): it is trained on
         shard by shard without loading it (in this process with ``n_jobs=None``).
         """
 
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        self._refuse_weights(sample_weight, X, qid, "its minibatch objective is the mean over the batch's queries, and weighted means are not implemented; train LambdaMARTRanker, StructuredBoostingRanker or RankSVM, which take query weights")
         # the one build of the fit
         self.loss_ = loss = require(get_loss(f"crf-{self.objective}", crf_param=self._param()), PROBABILISTIC,
                                     type(self).__name__)

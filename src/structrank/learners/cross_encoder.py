@@ -197,10 +197,16 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
 
     # -- fit --------------------------------------------------------------------------------------------------
 
-    def fit(self, X, y=None, qid=None, eval_set=None):
-        """Fine-tune on ``X`` (QA data, or pairs with ``y`` and ``qid``); ``eval_set`` (the same forms, a tuple
-        ``(pairs, y, qid)`` for pairs) keeps the epoch with the best ``dev_metric``."""
+    def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
+            eval_qid=None):
+        """Fine-tune on ``X`` (QA data, or pairs with ``y`` and ``qid``, or LightGBM's ``group``, pairs per
+        query); ``eval_set`` (the same forms, a tuple ``(pairs, y, qid)`` for pairs, or ``[(pairs, y)]`` with
+        ``eval_group`` or ``eval_qid``) keeps the epoch with the best ``dev_metric``. ``sample_weight`` must
+        weigh every query alike."""
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        self._refuse_weights(sample_weight, None if qid is None else X, qid, (
+            "its minibatch objective is the mean over the batch's queries, and weighted means are not implemented"))
         name = type(self).__name__
         try:  # a parameter's problem, before the data is read (and before the extra: a bad folder is named first)
             folder = encoder_folder(self.encoder)

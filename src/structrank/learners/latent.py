@@ -44,7 +44,7 @@ from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NE
                                       query_ranges)
 from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, LossParamsMixin, flat_constraints
 from structrank.learners.epochs import Curve, repeated_epochs
-from structrank.learners.ssvm import cccp, cccp_health
+from structrank.learners.ssvm import WEIGHTS_REFUSED, cccp, cccp_health
 from structrank.numba_cache import njit
 from structrank.parallel.rows import matvec, rmatvec, row_arrays, row_column, row_span
 from structrank.parallel.scratch import shard_memo
@@ -363,8 +363,11 @@ class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, 
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 
-    def fit(self, X, y=None, qid=None, eval_set=None):
-        """Fit on rows X with labels y grouped by qid; ``eval_set`` (dev data) chooses the epoch.
+    def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
+            eval_qid=None):
+        """Fit on rows X with labels y grouped by qid (or LightGBM's ``group``, rows per query); ``eval_set``
+        (dev data; LightGBM's ``[(X, y)]`` with ``eval_group`` too) chooses the epoch. ``sample_weight`` must
+        weigh every query alike (a perceptron's update is a mistake's, the same for every query).
 
         X may be a ``structrank.data.LetorCache`` (a memory-mapped LETOR file): it is trained on
         shard by shard without loading it (in this process with ``n_jobs=None``), each shard a
@@ -372,6 +375,9 @@ class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, 
         """
 
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        self._refuse_weights(sample_weight, X, qid, "the perceptron updates on each query's mistake with the same "
+                             "step, and weighted steps are not implemented")
         loss = self._fit_loss(None)
         relevant_from = loss.relevant_from
         positional = isinstance(loss, PositionalAPLoss)
@@ -633,11 +639,15 @@ class LatentSSVMRanker(_LatentLossMixin, LinearRankerMixin, BaseRanker):
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 
-    def fit(self, X, y=None, qid=None):
-        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X) by CCCP: impute each
-        query's best correct ranking under w, solve the structural SVM against it by cutting planes,
-        and repeat until the imputation or the objective stops changing. Returns self."""
+    def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
+            eval_qid=None):
+        """Fit on rows X with labels y grouped by qid (or LightGBM's ``group``, or a RankingDataset as X) by
+        CCCP: impute each query's best correct ranking under w, solve the structural SVM against it by cutting
+        planes, and repeat until the imputation or the objective stops changing. An ``eval_set`` is scored
+        into ``eval_score_``; ``sample_weight`` must weigh every query alike. Returns self."""
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        self._refuse_weights(sample_weight, X, qid, WEIGHTS_REFUSED)
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         loss = self._fit_loss(y)
         self._warn_if_loss_is_constant(loss, offsets)
@@ -662,7 +672,7 @@ class LatentSSVMRanker(_LatentLossMixin, LinearRankerMixin, BaseRanker):
         self.converged_ = result.converged
         self.objective_history_ = np.array(result.history)
         self.n_queries_used_ = int(n_queries)
-        return self._finish_fit()
+        return self._finish_fit(eval_set)
 
     def _formulation(self):
         return f"{type(self).__name__}(loss={self.loss!r}, inference={self.inference!r}, C={self.C:g})"

@@ -12,9 +12,11 @@ from numbers import Integral
 
 import numpy as np
 
+from sklearn.utils._param_validation import StrOptions
+
 from structrank.errors import DataFormatError, DataValidationError
-from structrank.learners.base import (COUNT, N_JOBS, NON_NEGATIVE_INT, POSITIVE, BaseRanker, Number,
-                                      labels_vary_within_queries)
+from structrank.learners.base import (COUNT, METRICS, N_JOBS, NON_NEGATIVE_INT, POSITIVE, BaseRanker, EvalSetMixin,
+                                      Number, labels_vary_within_queries, metric_list)
 
 #: LightGBM parameters every fit uses: reproducible, single-format histograms, quiet.
 _FIXED_PARAMS = {"deterministic": True, "force_row_wise": True, "verbose": -1}
@@ -158,7 +160,19 @@ class _LightGBMRanker(BaseRanker):
     _parameter_constraints = {"n_estimators": COUNT, "learning_rate": POSITIVE,
                               "num_leaves": [Number(Integral, 2, MAX_LEAVES, closed="both")],
                               "min_child_samples": NON_NEGATIVE_INT, "random_state": [*NON_NEGATIVE_INT, None],
-                              "n_jobs": N_JOBS}
+                              "n_jobs": N_JOBS, "importance_type": [StrOptions({"split", "gain"})]}
+
+    @property
+    def feature_importances_(self):
+        """Each feature's importance in the trees, as LightGBM's scikit-learn models give it: the number of
+        splits on it (``importance_type="split"``) or the total gain of those splits (``"gain"``)."""
+        return self.feature_importance(self.importance_type)
+
+    def feature_importance(self, importance_type="split"):
+        """Each feature's importance: ``"split"``, how many splits use it; ``"gain"``, their total gain."""
+        if importance_type not in ("split", "gain"):
+            raise ValueError(f"importance_type must be 'split' or 'gain', got {importance_type!r}")
+        return np.asarray(self._booster().feature_importance(importance_type=importance_type), dtype=np.float64)
 
     def _lgb_params(self):
         params = {
@@ -172,17 +186,45 @@ class _LightGBMRanker(BaseRanker):
             params["seed"] = int(self.random_state)
         return params
 
-    def _train(self, params, X, label, group=None):
+    def _train(self, params, X, label, group=None, weight=None):
         # deferred: lightgbm loads only to train or predict, not with the class
         import lightgbm
 
-        dataset = lightgbm.Dataset(X, label=label, group=group, free_raw_data=True)
+        dataset = lightgbm.Dataset(X, label=label, group=group, weight=weight, free_raw_data=True)
         self.stop_reason_ = None
         booster = lightgbm.train(params, dataset, num_boost_round=int(self.n_estimators),
                                  callbacks=[stop_when_a_round_adds_nothing(self)])
         self.booster_text_ = np.array(booster.model_to_string())
         self._booster_cache = (self.booster_text_, booster)
         return booster
+
+    def _train_on_dev(self, params, train, dev, score_dev):
+        """(booster, the dev metric after each round) of ``lightgbm.train`` on the Dataset ``train``, with the
+        eval set ``dev`` ((X, y, qid) or None) scored by ``score_dev(y, scores, qid)`` after each round and,
+        with ``early_stopping_rounds``, the trees up to its first best round kept."""
+        # deferred: lightgbm loads only to train or predict
+        import lightgbm
+
+        callbacks, valid, history, feval = [], [], [], None
+        if dev is not None:
+            dev_X, dev_y, dev_qid = dev
+
+            def feval(preds, _):
+                history.append(score_dev(dev_y, preds, dev_qid))
+                return "dev_metric", history[-1], True
+
+            valid = [lightgbm.Dataset(dev_X, label=dev_y.astype(np.float64), reference=train)]
+            if self.early_stopping_rounds is not None:
+                callbacks.append(lightgbm.early_stopping(int(self.early_stopping_rounds), verbose=False))
+        self.stop_reason_ = None
+        # a round that adds no tree ends the fit; with early stopping, its best round is the first best on dev
+        best = (lambda: int(np.argmax(history))) if dev is not None and self.early_stopping_rounds is not None else None
+        callbacks.append(stop_when_a_round_adds_nothing(self, best))
+        booster = lightgbm.train(params, train, num_boost_round=int(self.n_estimators), valid_sets=valid,
+                                 feval=feval, callbacks=callbacks)
+        if booster.best_iteration > 0:  # keep the trees up to the best round only
+            booster = lightgbm.Booster(model_str=booster.model_to_string(num_iteration=booster.best_iteration))
+        return booster, history
 
     def _booster(self):
         """The fitted booster, rebuilt from ``booster_text_`` once (after loading a model file)."""
@@ -269,26 +311,32 @@ class McRank(_LightGBMRanker):
     _learns_within_queries = False
 
     def __init__(self, n_estimators=30, learning_rate=0.1, num_leaves=31, min_child_samples=20, random_state=0,
-                 n_jobs=1):
+                 n_jobs=1, importance_type="split"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
         self.min_child_samples = min_child_samples
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.importance_type = importance_type
 
-    def fit(self, X, y=None, qid=None):
-        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): multiclass trees on
-        the relevance grades (at least two are needed). Returns self."""
+    def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
+            eval_qid=None):
+        """Fit on rows X with labels y grouped by qid, or by LightGBM's ``group`` (rows per query), or a
+        RankingDataset as X: multiclass trees on the relevance grades (at least two are needed).
+        ``sample_weight`` weighs the queries (``fit_conventions.row_weights``); an ``eval_set`` (with
+        ``eval_group`` or ``eval_qid`` in LightGBM's and XGBoost's form) is scored into ``eval_score_``.
+        Returns self."""
         self._start_fit()
-        X, y, qid, _ = self._validate_fit_data(X, y, qid)
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid, sample_weight=sample_weight)
         classes, label = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise DataValidationError(f"every training label is {int(classes[0])}: McRank needs at least two grades")
         params = {**self._lgb_params(), "objective": "multiclass", "num_class": int(classes.size)}
-        self._train(params, X, label.astype(np.float64))
+        self._train(params, X, label.astype(np.float64), weight=self._row_weights(offsets))
         self.classes_ = classes.astype(np.int64)
-        return self._finish_fit()
+        return self._finish_fit(eval_set)
 
     def _check_booster(self, booster):
         if booster.num_model_per_iteration() != len(self.classes_):
@@ -341,20 +389,35 @@ class LambdaMARTRanker(_LightGBMRanker):
     _saved_attributes = ("booster_text_", "n_features_in_")
     _text_attributes = ("booster_text_",)
 
+    _parameter_constraints = {**_LightGBMRanker._parameter_constraints, "early_stopping_rounds": [*COUNT, None],
+                              "dev_metric": [*METRICS, None]}
+
     def __init__(self, n_estimators=100, learning_rate=0.05, num_leaves=31, min_child_samples=20, random_state=0,
-                 n_jobs=1):
+                 n_jobs=1, early_stopping_rounds=None, dev_metric=None, importance_type="split"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
         self.min_child_samples = min_child_samples
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.early_stopping_rounds = early_stopping_rounds
+        self.dev_metric = dev_metric
+        self.importance_type = importance_type
 
-    def fit(self, X, y=None, qid=None):
-        """Fit on rows X with labels y grouped by qid (or a RankingDataset as X): LightGBM's lambdarank
-        trees (some query needs two different labels). Returns self."""
+    def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
+            eval_qid=None):
+        """Fit on rows X with labels y grouped by qid, or by LightGBM's ``group`` (rows per query), or a
+        RankingDataset as X: LightGBM's lambdarank trees (some query needs two different labels).
+
+        ``eval_set`` (a RankingDataset, a tuple (X, y, qid), or LightGBM's ``[(X, y)]`` with ``eval_group``
+        or XGBoost's ``eval_qid``) is scored after each round by ``dev_metric`` (``dev_curve_``); with
+        ``early_stopping_rounds`` the trees up to its best round are kept. ``sample_weight`` weighs the
+        queries (``fit_conventions.row_weights``), as LightGBM's lambdarank does. Returns self."""
         self._start_fit()
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        if eval_set is None and self.early_stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds needs an eval_set")
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid, sample_weight=sample_weight)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from (every lambda gradient is 0)")
@@ -365,8 +428,31 @@ class LambdaMARTRanker(_LightGBMRanker):
                                       f"{_MAX_LAMBDARANK_LABEL}")
         if top > 30:  # LightGBM's default label_gain covers labels 0..30 only
             params["label_gain"] = [2.0**k - 1 for k in range(top + 1)]
-        self._train(params, X, y.astype(np.float64), group=np.diff(offsets))
+        weight = self._row_weights(offsets)
+        if eval_set is None:
+            self._train(params, X, y.astype(np.float64), group=np.diff(offsets), weight=weight)
+            self.dev_curve_, self.best_iteration_ = np.array([]), int(self._booster().current_iteration())
+            return self._finish_fit()
+        # deferred: lightgbm loads only to train or predict, not with the class
+        import lightgbm
+
+        dev = self._dev_arrays(eval_set)
+        train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), weight=weight,
+                                 free_raw_data=True)
+        booster, history = self._train_on_dev(params, train, dev, self._dev_scored)
+        self.dev_curve_, self.best_iteration_ = np.array(history), int(booster.current_iteration())
+        self.booster_text_ = np.array(booster.model_to_string())
+        self._booster_cache = (self.booster_text_, booster)
         return self._finish_fit()
+
+    def _dev_arrays(self, eval_set):
+        """(X, y, qid) of the eval set, its features as many as the training data's."""
+        return EvalSetMixin._eval_set_arrays(self, eval_set)
+
+    def _dev_scored(self, y, scores, qid):
+        """The mean of ``dev_metric`` (None: ``score``'s, NDCG@10) on the eval set, under ``score``'s convention."""
+        return self._evaluated(y, scores, qid, metrics=None if self.dev_metric is None else metric_list(
+            self.dev_metric)).mean_of()
 
     def predict(self, X):
         """One score per row: the sum of the trees' outputs."""

@@ -241,9 +241,14 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
         return WideAndDeep(self.n_features_in_)
 
-    def fit(self, X, y=None, qid=None, eval_set=None):
-        """Train with Adam on batches of queries (the epoch kept by ``eval_set``, else the last)."""
+    def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
+            eval_qid=None):
+        """Train with Adam on batches of queries (the epoch kept by ``eval_set``, else the last). The rows may
+        be grouped by LightGBM's ``group`` (rows per query), ``eval_set`` given as LightGBM's ``[(X, y)]`` with
+        ``eval_group``; ``sample_weight`` must weigh every query alike."""
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        self._refuse_weights(sample_weight, X, qid, "its minibatch objective is the mean over the batch's queries, and weighted means are not implemented; train LambdaMARTRanker, StructuredBoostingRanker or RankSVM, which take query weights")
         try:
             # deferred: optional extra torch
             import torch

@@ -116,15 +116,20 @@ class NystroemRanker(BaseRanker):
 
         return RBFKernel(gamma=self.gamma_)(_dense(X), self.landmarks_) @ self.normalization_
 
-    def fit(self, X, y=None, qid=None, eval_set=None):
+    def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
+            eval_qid=None):
         """Sample landmarks from X's rows, embed, and fit the inner ranker on the embedding
-        (``eval_set``, embedded alike, goes to a ranker that picks its epoch on it)."""
+        (``eval_set``, embedded alike, goes to a ranker that picks its epoch on it; another scores it into
+        ``eval_score_``). The rows may be grouped by LightGBM's ``group``; ``sample_weight`` goes to the inner
+        ranker (which may refuse unequal weights)."""
         # deferred: the kernels package (numba, the tree kernels) loads only to fit or predict
         from structrank.kernels import NystroemFeatures, RBFKernel
 
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
         inner = self._inner()
-        X, y, qid, _ = self._validate_fit_data(X, y, qid)
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid, sample_weight=sample_weight)
+        weight = self._row_weights(offsets)
         # checked even where the inner ranker has no use for it: a malformed dev set is an error, not ignored
         dev = EvalSetMixin._eval_set_arrays(self, eval_set) if eval_set is not None else None
         X = _dense(X)
@@ -146,14 +151,14 @@ class NystroemRanker(BaseRanker):
         with warnings.catch_warnings():  # the rows' own check has warned already; the embedding adds nothing to say
             warnings.simplefilter("ignore", DegenerateDataWarning)
             if dev is not None and isinstance(inner, EvalSetMixin):
-                inner.fit(Z, y, qid=qid, eval_set=(self._embed(dev[0]), dev[1], dev[2]))
+                inner.fit(Z, y, qid=qid, sample_weight=weight, eval_set=(self._embed(dev[0]), dev[1], dev[2]))
             else:
-                inner.fit(Z, y, qid=qid)
+                inner.fit(Z, y, qid=qid, sample_weight=weight)
         self.weights_ = np.asarray(inner.coef_, dtype=np.float64)
         self.stop_reason_ = getattr(inner, "stop_reason_", None)  # an iterative inner ranker's early end
         self.intercept_ = float(getattr(inner, "intercept_", 0.0))
         self._scoring_of_inner = inner._scoring()
-        return self._finish_fit()
+        return self._finish_fit(None if isinstance(inner, EvalSetMixin) else eval_set)
 
     def _objective_scoring(self):  # the inner ranker's, its own rule applied
         return getattr(self, "_scoring_of_inner", None) or self._inner()._scoring()

@@ -301,6 +301,13 @@ def _cccp(X, y, offsets, impute, C, tol, max_iter, max_outer, outer_tol, shards,
     return result
 
 
+#: why the cutting-plane learners refuse unequal query weights
+WEIGHTS_REFUSED = ("its cutting-plane oracle (Joachims' 1-slack formulation) averages the queries' losses and feature "
+                   "differences with equal weights, and weighted slacks are not implemented; repeat a query's rows "
+                   "under new qids to weigh it up, or train LambdaMARTRanker, StructuredBoostingRanker or RankSVM, "
+                   "which take query weights")
+
+
 class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
 
     """Structural SVM ranker for a chosen ranking loss (Chakrabarti et al. 2008 and the methods it reviews).
@@ -488,14 +495,20 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         """The loss built once (``loss_``, ``gain_``); its slack groups."""
         return self._losses(super()._fit_loss(y))
 
-    def fit(self, X, y=None, qid=None):
-        """Fit on rows X with labels y grouped by qid (or a RankingDataset, or a LetorCache, as X).
+    def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
+            eval_qid=None):
+        """Fit on rows X with labels y grouped by qid, or by LightGBM's ``group`` (rows per query), or a
+        RankingDataset, or a LetorCache, as X.
 
         A ``structrank.data.LetorCache`` (a memory-mapped LETOR file) is trained on shard by
-        shard without loading it: memory is proportional to the model and one shard.
+        shard without loading it: memory is proportional to the model and one shard. An ``eval_set``
+        (LightGBM's ``[(X, y)]`` with ``eval_group`` too) is scored into ``eval_score_``. ``sample_weight``
+        must weigh every query alike (``WEIGHTS_REFUSED`` says why).
         """
 
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
+        self._refuse_weights(sample_weight, X, qid, WEIGHTS_REFUSED)
         if serves_shards(X):
             self._fit_cache(X)
         else:
@@ -505,7 +518,7 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
             # "Memory and sparse input", times the same fit on dense and CSR rows)
             X, y, qid = unpack(X, y, qid)
             self._fit_arrays(*self._validate_fit_data(dense_view(X), y, qid))
-        return self._finish_fit()
+        return self._finish_fit(eval_set)
 
     def _fit_arrays(self, X, y, qid, offsets):
         losses = self._fit_loss(y)

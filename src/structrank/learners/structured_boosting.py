@@ -170,7 +170,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
     def __init__(self, loss="ndcg", loss_params=None, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=20, early_stopping_rounds=None, target="ideal", smoothing=0.0, smoothing_samples=1,
-                 dev_metric=None, random_state=0, n_jobs=1, k=DEPRECATED, feature_map=DEPRECATED, gain=DEPRECATED,
+                 dev_metric=None, random_state=0, n_jobs=1, importance_type="split", k=DEPRECATED, feature_map=DEPRECATED, gain=DEPRECATED,
                  discount=DEPRECATED, dorm_cut=DEPRECATED, components=DEPRECATED, relevant_from=DEPRECATED,
                  crf_param=DEPRECATED):
         self.loss = loss
@@ -194,18 +194,25 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         self.early_stopping_rounds = early_stopping_rounds
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.importance_type = importance_type
 
     # -- fitting -------------------------------------------------------------------------------
 
-    def fit(self, X, y=None, qid=None, eval_set=None):
-        """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``)."""
+    def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
+            eval_qid=None):
+        """Grow ``n_estimators`` trees on the loss's gradient (early-stopped on ``eval_set``). The rows are
+        grouped by qid, or LightGBM's ``group`` (rows per query); ``eval_set`` may be LightGBM's ``[(X, y)]``
+        with ``eval_group`` or XGBoost's ``eval_qid``; ``sample_weight`` weighs each query's gradient
+        (``fit_conventions.row_weights``)."""
         # deferred: lightgbm loads only to train or predict
         import lightgbm
 
         self._start_fit()
+        qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
         if eval_set is None and self.early_stopping_rounds is not None:
             raise ValueError("early_stopping_rounds needs an eval_set")
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid, sample_weight=sample_weight)
+        weight = self._row_weights(offsets)
         if not labels_vary_within_queries(y, offsets):
             raise DataValidationError("no training query has two documents with different labels: nothing to "
                                       "learn from (every gradient is 0)")
@@ -222,7 +229,8 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
         def objective(preds, _):
             _, grad = loss(np.asarray(preds, dtype=np.float64))
-            return grad, _per_query_hessian(grad, offsets)
+            hess = _per_query_hessian(grad, offsets)
+            return (grad, hess) if weight is None else (grad * weight, hess * weight)
 
         params = {**self._lgb_params(), "objective": objective, "metric": "None"}
         train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), free_raw_data=True,
@@ -233,26 +241,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
                           f"{self.min_child_samples} of the {X.shape[0]} training rows: every document gets the same "
                           "score", DegenerateDataWarning, stacklevel=2)
             return self._keep(self._constant_booster(X), [])
-        callbacks, valid, history = [], [], []
-        feval = None
-        if dev is not None:
-            dev_X, dev_y, dev_qid = dev
-
-            def feval(preds, _):
-                history.append(self._dev_scored(dev_y, preds, dev_qid))
-                return "loss_metric", history[-1], True
-
-            valid = [lightgbm.Dataset(dev_X, label=dev_y.astype(np.float64), reference=train)]
-            if self.early_stopping_rounds is not None:
-                callbacks.append(lightgbm.early_stopping(int(self.early_stopping_rounds), verbose=False))
-        self.stop_reason_ = None
-        # a round that adds no tree ends the fit; with early stopping, its best round is the first best on dev
-        best = (lambda: int(np.argmax(history))) if dev is not None and self.early_stopping_rounds is not None else None
-        callbacks.append(stop_when_a_round_adds_nothing(self, best))
-        booster = lightgbm.train(params, train, num_boost_round=int(self.n_estimators), valid_sets=valid,
-                                 feval=feval, callbacks=callbacks)
-        if booster.best_iteration > 0:  # keep the trees up to the best round only
-            booster = lightgbm.Booster(model_str=booster.model_to_string(num_iteration=booster.best_iteration))
+        booster, history = self._train_on_dev(params, train, dev, self._dev_scored)
         return self._keep(booster, history)
 
     def _constant_booster(self, X):
