@@ -102,30 +102,36 @@ def test_map_of_the_frames_equals_map_of_the_arrays(mq2008, fitted):
 
 @PT
 @needs_data
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="needs group= from issue 41 part 1")
-def test_apply_learned_model_ltr_fits_the_adapters_model(mq2008, fitted):
+def test_apply_learned_model_ltr_fits_what_fit_with_qid_fits(mq2008):
     """pt.ltr's LTRTransformer calls fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sizes_v]) on its
-    rows sorted by qid (MQ2008's qids sort the same as strings and in the files): the adapter's model."""
+    rows joined with the qrels and sorted by qid: the model of fit(X, y, qid=...) on those rows, to the bit
+    (the perceptron visits rows in order, so the order is pt.ltr's own, made by the same pandas calls)."""
     import pyterrier as pt
 
-    adapter, _ = fitted
     (_, train_res, train_qrels), (_, vali_res, vali_qrels) = mq2008["train"], mq2008["vali"]
-    _, test_res, _ = mq2008["test"]
+    test, test_res, _ = mq2008["test"]
     ltr = pt.ltr.apply_learned_model(_ranker(), form="ltr")
     ltr.fit(train_res, train_qrels, vali_res, vali_qrels)
-    np.testing.assert_array_equal(ltr.learner.coef_, adapter.ranker.coef_)
-    np.testing.assert_array_equal(ltr.transform(test_res).score.to_numpy(), adapter.transform(test_res).score.to_numpy())
+
+    def pt_ltr_rows(res, qrels):
+        rows = res.merge(qrels, on=["qid", "docno"], how="left").fillna(0).sort_values("qid")
+        return np.stack(rows["features"].values), rows["label"].values, rows["qid"].to_numpy()
+
+    X, y, qid = pt_ltr_rows(train_res, train_qrels)
+    expected = _ranker().fit(X, y, qid=qid, eval_set=pt_ltr_rows(vali_res, vali_qrels))
+    np.testing.assert_array_equal(ltr.learner.coef_, expected.coef_)
+    assert ltr.learner.best_epoch_ == expected.best_epoch_
+    np.testing.assert_array_equal(ltr.transform(test_res).score.to_numpy(), expected.predict(test.X))
 
 
 @PT
-@pytest.mark.xfail(strict=True, reason="needs the form='ltr' hint in fit's message from issue 41 part 1")
-def test_apply_learned_model_regression_says_to_use_ltr_or_the_adapter():
+def test_apply_learned_model_regression_says_to_use_ltr():
     """form='regression' (PyTerrier's default) calls fit(X, y): no queries, so no ranking to learn."""
     import pyterrier as pt
     from structrank.pyterrier import dataset_frames
 
     results, qrels = dataset_frames(make_ranking_dataset(n_queries=6, random_state=0))
-    with pytest.raises(DataValidationError, match=r"form='ltr'.*StructrankTransformer"):
+    with pytest.raises(DataValidationError, match=r"needs qid .* or group .*apply_learned_model\(ranker, form='ltr'\)"):
         pt.ltr.apply_learned_model(RankSVM()).fit(results, qrels)
 
 
@@ -173,15 +179,25 @@ def test_fit_refuses_frames_it_cannot_read():
 
 
 @PT
-def test_a_ranker_without_a_validation_set_warns_that_it_was_not_used():
+def test_the_validation_frames_reach_the_rankers_eval_set():
+    """A ranker that does not choose on its eval set scores it (eval_score_); one whose fit takes none warns."""
     from structrank.pyterrier import StructrankTransformer, dataset_frames
 
-    results, qrels = dataset_frames(make_ranking_dataset(n_queries=8, random_state=0))
-    with pytest.warns(UserWarning, match="LinearRegressionRanker takes no validation set"):
-        StructrankTransformer(LinearRegressionRanker()).fit(results, qrels, results, qrels)
+    train, vali = (make_ranking_dataset(n_queries=8, random_state=seed) for seed in (0, 1))
+    (results, qrels), (vali_results, vali_qrels) = dataset_frames(train), dataset_frames(vali)
+    adapter = StructrankTransformer(LinearRegressionRanker()).fit(results, qrels, vali_results, vali_qrels)
+    on_arrays = LinearRegressionRanker().fit(train.X, train.y, qid=train.qid)
+    assert adapter.ranker.eval_score_ == on_arrays.score(vali.X, vali.y, qid=vali.qid)
+
+    class NoEvalSet(LinearRegressionRanker):  # the fit of a ranker from elsewhere, without eval_set
+        def fit(self, X, y=None, qid=None):
+            return super().fit(X, y, qid=qid)
+
+    with pytest.warns(UserWarning, match="NoEvalSet takes no validation set: the validation results were not used"):
+        StructrankTransformer(NoEvalSet()).fit(results, qrels, vali_results, vali_qrels)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        StructrankTransformer(LinearRegressionRanker()).fit(results, qrels)
+        StructrankTransformer(NoEvalSet()).fit(results, qrels)
 
 
 @PT
