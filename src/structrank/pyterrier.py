@@ -7,9 +7,9 @@ feature vectors a PyTerrier transformer that can be fitted (a ``pt.Estimator``):
 
 - ``fit(res_tr, qrels_tr, res_va=None, qrels_va=None)`` joins each row's label from the qrels, as
   ``pt.ltr`` does (a row the qrels do not judge has label 0), and fits the ranker on the stacked features
-  with the rows' qid (``ranker.fit(X, y, qid=...)``). The validation frames go to the ranker's
-  ``eval_set`` where it has one (the learners that pick their epoch or round on it); a ranker without one
-  warns that they were not used.
+  with the rows' qid (``ranker.fit(X, y, qid=...)``). The validation frames are the ranker's ``eval_set``:
+  the learners that pick their epoch or round on it do so, the others score it (``eval_score_``); a fit
+  without ``eval_set`` (a ranker from elsewhere) warns that they were not used.
 - ``transform(res)`` sets ``score`` to ``ranker.predict`` of the features, row for row, and recomputes
   ``rank`` with PyTerrier's own ``pt.model.add_ranks`` (the rows keep their order).
 
