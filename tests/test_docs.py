@@ -25,13 +25,15 @@ PUBLIC_MODULES = (
     "structrank", "structrank.data", "structrank.metrics", "structrank.metrics.compare", "structrank.oracles",
     "structrank.losses", "structrank.learners", "structrank.kernels", "structrank.nlp", "structrank.qa",
     "structrank.torch", "structrank.experiments", "structrank.model_selection", "structrank.model_io",
-    "structrank.export", "structrank.figures", "structrank.errors",
+    "structrank.export", "structrank.pyterrier", "structrank.figures", "structrank.errors",
 )
 
 
 def _module(name):
     if name == "structrank.torch":
         need("torch")
+    if name == "structrank.pyterrier":  # its class is built on PyTerrier's when first asked for
+        need("pyterrier")
     return importlib.import_module(name)
 
 

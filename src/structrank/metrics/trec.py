@@ -2,8 +2,10 @@
 
 A qrels file has lines ``qid iter docno rel``; a run file ``qid Q0 docno rank score tag`` (both
 plain or .gz, whitespace-separated). ``evaluate_run`` also takes them as dicts (``{qid: {docno:
-rel}}`` and ``{qid: {docno: score}}``, as pytrec_eval and ranx) or as pandas DataFrames (columns
-``query_id``/``qid``, ``doc_id``/``docno``, and ``relevance``/``rel`` or ``score``).
+rel}}`` and ``{qid: {docno: score}}``, as pytrec_eval and ranx) or as pandas DataFrames under
+PyTerrier's column names (qrels ``qid, docno, label``; a run ``qid, docno, score``) or ir_datasets' (``query_id,
+doc_id, relevance``; ``query_id, doc_id, score``), ``FRAME_COLUMNS``; other columns (a rank, ir_datasets'
+``iteration``) are ignored.
 
 trec_eval's rules, which ``evaluate_run`` follows:
 
@@ -52,8 +54,14 @@ from structrank.errors import DataFormatError, DataValidationError
 from structrank.metrics.conventions import get_convention
 from structrank.metrics.evaluate import DEFAULT_METRICS, EvaluationResult, canonical_name, parse_metric
 
-_QUERY_COLUMNS = ("query_id", "qid")
-_DOC_COLUMNS = ("doc_id", "docno")
+#: the column names of a qrels or a run DataFrame, by the library that makes such frames (trec_eval's short
+#: ``rel`` too); each field may take any of its names, and one only
+FRAME_COLUMNS = {
+    "qrels": {"PyTerrier": ("qid", "docno", "label"), "ir_datasets": ("query_id", "doc_id", "relevance"),
+              "trec_eval": ("qid", "docno", "rel")},
+    "run": {"PyTerrier": ("qid", "docno", "score"), "ir_datasets": ("query_id", "doc_id", "score")},
+}
+_FIELDS = {"qrels": ("query id", "document id", "relevance label"), "run": ("query id", "document id", "score")}
 
 
 def _lines(path, raw):
@@ -154,15 +162,34 @@ def write_run(path, qid, docids, scores, tag="structrank", source=None, line_num
             fh.write(text.encode("utf-8", errors="surrogateescape"))
 
 
-def _column(frame, names, what):
-    for name in names:
-        if name in frame.columns:
-            return frame[name]
-    raise DataValidationError(f"the {what} DataFrame needs a column {' or '.join(map(repr, names))}; it has "
-                              f"{', '.join(map(str, frame.columns))}")
+def frame_columns(frame, what) -> list:
+    """The query id, document id and value columns (pandas Series) of a qrels or run DataFrame (``what``),
+    under any of the names of ``FRAME_COLUMNS``; DataValidationError listing the accepted names when a
+    field has none of them, or naming both when it has two.
+
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["d1"], "relevance": [2], "iteration": ["0"]})
+    >>> [column.name for column in frame_columns(qrels, "qrels")]
+    ['query_id', 'doc_id', 'relevance']
+    """
+    columns = []
+    for i, field in enumerate(_FIELDS[what]):
+        names = list(dict.fromkeys(library_names[i] for library_names in FRAME_COLUMNS[what].values()))
+        present = [name for name in names if name in frame.columns]
+        if len(present) > 1:
+            raise DataValidationError(f"the {what} DataFrame has {len(present)} {field} columns, "
+                                      f"{' and '.join(map(repr, present))}: keep one")
+        if not present:
+            accepted = "; ".join(f"{library}'{'' if library.endswith('s') else 's'} {', '.join(library_names)}"
+                                 for library, library_names in FRAME_COLUMNS[what].items())
+            raise DataValidationError(f"the {what} DataFrame has no {field} column ({' or '.join(map(repr, names))}): "
+                                      f"a {what} DataFrame takes the columns of {accepted}; it has "
+                                      f"{', '.join(map(str, frame.columns)) or 'no column'}")
+        columns.append(frame[present[0]])
+    return columns
 
 
-def _as_dict(source, value_columns, what) -> dict:
+def _as_dict(source, what) -> dict:
     """A dict ``{qid: {docno: value}}`` from a dict or a DataFrame, entry by entry; qids and docnos as strings.
 
     Dicts and DataFrames are held to the file readers' rules, with the same words: a qid or docno is a
@@ -172,7 +199,7 @@ def _as_dict(source, value_columns, what) -> dict:
     """
     kind = "rel" if what == "qrels" else "score"
     if hasattr(source, "columns"):  # a pandas DataFrame
-        columns = [_column(source, names, what).to_numpy() for names in (_QUERY_COLUMNS, _DOC_COLUMNS, value_columns)]
+        columns = [column.to_numpy() for column in frame_columns(source, what)]
         entries = ((f"the {what} DataFrame, row {i}", q, d, v) for i, (q, d, v) in enumerate(zip(*columns)))
     elif isinstance(source, dict):
         entries = ((f"the {what} dict", q, d, v) for q, docs in source.items() for d, v in _items(docs, what, q))
@@ -240,6 +267,8 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     Parameters
     ----------
     qrels, run : path, dict or DataFrame
+        A DataFrame under PyTerrier's column names (qid, docno, label; a run's score) or ir_datasets'
+        (query_id, doc_id, relevance; score): ``FRAME_COLUMNS``.
     metrics : names (canonical or aliases: "AP", "nDCG@10", "P_10", "recall_100", ...)
     relevant_from : int
         Labels >= this are relevant for the binary measures (trec_eval -l).
@@ -260,8 +289,8 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
         raise ValueError(f"relevant_from (trec_eval -l) must be an integer >= 1, got {relevant_from!r}: a lower level "
                          "would make every unjudged document relevant")
     names_of = {"qrels": _source_name(qrels, "qrels"), "run": _source_name(run, "run")}
-    qrels = _Source(qrels, ("relevance", "rel"), "qrels", distinct=True)
-    run = _Source(run, ("score",), "run")
+    qrels = _Source(qrels, "qrels", distinct=True)
+    run = _Source(run, "run")
     ranked = None
     if qrels.entries is not None and run.entries is not None:
         ranked = _ranked_entries(qrels.entries, run.entries, relevant_from, complete)
@@ -523,8 +552,8 @@ class _Source:
     the strict reader finds it; the run's repeats are found as it is ranked (``trec_loops.rank_run``),
     its own problems being the last the strict path would name."""
 
-    def __init__(self, source, value_columns, what, distinct=False):
-        self.source, self.value_columns, self.what = source, value_columns, what
+    def __init__(self, source, what, distinct=False):
+        self.source, self.what = source, what
         self.raw, self._strict = None, None
         if isinstance(source, (str, Path)):
             self.raw = read_bytes(source)
@@ -541,7 +570,7 @@ class _Source:
             if self.raw is not None:
                 self._strict = (_strict_qrels if self.what == "qrels" else _strict_run)(self.source, self.raw)
             else:
-                self._strict = _as_dict(self.source, self.value_columns, self.what)
+                self._strict = _as_dict(self.source, self.what)
         return self._strict
 
 
