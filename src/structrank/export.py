@@ -1,4 +1,7 @@
-"""Linear rankers out to other tools: plain JSON, the Elasticsearch/OpenSearch LTR plugin, SVM-rank.
+"""Rankers out to other tools: plain JSON, the Elasticsearch/OpenSearch LTR plugin, SVM-rank, LightGBM, ONNX.
+
+This module holds the linear formats and sends the others on: tree models (a LightGBM booster) to
+export_trees.py (the plugin's ``model/xgboost+json``, LightGBM's model text), ONNX to export_onnx.py.
 
 A linear ranker scores a document ``x . w + b`` (``coef_``, and ``intercept_`` where it has one,
 which shifts every score of a query alike and so never changes a ranking). Features are named by
@@ -13,9 +16,18 @@ their LETOR index (1-based, as in the files) unless names are given.
   header lines, then one support vector (the weight vector, ``alpha*y`` = 1), which
   ``svm_rank_classify`` reads to score ``w . x - b``.
 
-``export_text(model, fmt)`` writes them (``structrank export``); each format is read back in
-tests/test_export.py by a reader written from its documentation. ``read_feature_names`` reads
-``--feature-names`` with the data files' grammar.
+Tree models (``LambdaMARTRanker``, ``McRank``, ``StructuredBoostingRanker``):
+
+- ``opensearch-ltr``: the ``_createmodel`` body of a ``model/xgboost+json`` model (export_trees.py);
+- ``lightgbm``: LightGBM's model text, which ``lightgbm.Booster(model_file=...)`` loads.
+
+``onnx`` (linear and tree models; the optional ``onnx`` extra): an ONNX graph, ``X`` to ``score``.
+
+``export_model(model, fmt)`` writes them (``structrank export``): text, or bytes for ONNX;
+``export_text`` the text formats. Each format is read back in tests/test_export.py and
+tests/test_export_trees.py by a reader written from its documentation (the plugin's trees by
+tests/opensearch_ltr_eval.py). ``read_feature_names`` reads ``--feature-names`` with the data files'
+grammar.
 """
 
 from __future__ import annotations
@@ -26,10 +38,13 @@ import numpy as np
 
 from structrank.data import grammar
 from structrank.errors import DataFormatError
+from structrank.export_trees import lightgbm_text, plugin_model
 from structrank.files import read_bytes
 
-#: the formats ``export_text`` writes (``structrank export --format``)
-FORMATS = ("json", "opensearch-ltr", "svmrank")
+#: the formats ``export_model`` writes (``structrank export --format``)
+FORMATS = ("json", "opensearch-ltr", "svmrank", "lightgbm", "onnx")
+#: the formats of a tree model
+TREE_FORMATS = ("opensearch-ltr", "lightgbm", "onnx")
 
 
 def linear_weights(model):
@@ -84,8 +99,45 @@ def read_feature_names(path) -> list:
     return names
 
 
+def export_model(model, fmt, names=None, model_name="structrank"):
+    """The model in format ``fmt`` (one of FORMATS): bytes for ``onnx``, text for the others.
+
+    Parameters
+    ----------
+    model : ranker
+        A fitted linear ranker (``coef_``) or LightGBM tree ranker (``booster_text_``).
+    fmt : str
+        One of FORMATS; a tree model takes those of TREE_FORMATS.
+    names : list of str, optional
+        The feature names (``json`` and ``opensearch-ltr``), else the LETOR indices 1, 2, ...
+    model_name : str
+        The model's name in the LTR plugin (``opensearch-ltr``).
+
+    Returns
+    -------
+    str or bytes
+    """
+    if fmt in ("lightgbm", "onnx") and names is not None:
+        raise ValueError(f"a {fmt} model takes its features by position; feature names do not apply")
+    if fmt == "onnx":
+        from structrank.export_onnx import onnx_bytes  # deferred: the optional onnx extra, only for ONNX
+
+        return onnx_bytes(model)
+    return export_text(model, fmt, names, model_name)
+
+
 def export_text(model, fmt, names=None, model_name="structrank") -> str:
-    """The model in format ``fmt`` (one of FORMATS) as text."""
+    """The model in a text format ``fmt`` (one of FORMATS but ``onnx``) as text."""
+    if fmt not in FORMATS or fmt == "onnx":
+        raise ValueError(f"format must be one of {', '.join(f for f in FORMATS if f != 'onnx')}, got {fmt!r}"
+                         + (" (ONNX is binary: export_model gives its bytes)" if fmt == "onnx" else ""))
+    if fmt == "lightgbm":
+        return lightgbm_text(model)  # a model without a booster is refused there
+    if getattr(model, "booster_text_", None) is not None:
+        if fmt != "opensearch-ltr":
+            raise ValueError(f"{type(model).__name__} is not a linear ranker (a LightGBM tree model): --format {fmt} "
+                             f"holds weights; trees export as {', '.join(TREE_FORMATS)}")
+        return json.dumps(plugin_model(model, feature_names(model.n_features_in_, names), model_name), indent=1) + "\n"
     w, b = linear_weights(model)
     if fmt == "json":
         return json.dumps({"format": "structrank-linear", "version": 1, "model": type(model).__name__,
@@ -105,7 +157,8 @@ def export_text(model, fmt, names=None, model_name="structrank") -> str:
                   "2 # number of support vectors plus 1",
                   f"{-b!r} # threshold b, each following line is a SV (starting with alpha*y)"]
         return "\n".join(header) + f"\n1 qid:0 {vector} #\n"
-    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    raise AssertionError(fmt)  # every text format is handled above
 
 
-__all__ = ["FORMATS", "export_text", "feature_names", "linear_weights", "read_feature_names"]
+__all__ = ["FORMATS", "TREE_FORMATS", "export_model", "export_text", "feature_names", "linear_weights",
+           "read_feature_names"]
