@@ -88,7 +88,10 @@ def _add_evaluate(sub):
     p.add_argument("--run", help="TREC run file (qid Q0 docno rank score tag; plain or .gz)")
     p.add_argument("--metric", action="append", metavar="NAME",
                    help="map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k, rprec, success@k, bpref, auc, or the "
-                        "ir_measures/trec_eval names (AP, nDCG@10, P_10, recall_100, ...) (repeatable; default: "
+                        "ir_measures/trec_eval names (AP, nDCG@10, P_10, recall_100, ...); also err@k, "
+                        "ndcg(dcg='exp-log2')@k, rbp(p=0.8), rbp(p=0.8,rel=1), rbp_residual(p=0.8) and, with --qrels, "
+                        "infap and judged@k, each as its reference tool computes it (README, 'ERR, nDCG with "
+                        "exponential gain, RBP, infAP, Judged') (repeatable; default: "
                         f"{' '.join(DEFAULT_METRICS)})")
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
                    help=CONVENTION_HELP + "; a TREC run (--qrels/--run): trec")
