@@ -19,7 +19,6 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-import trectools
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +47,14 @@ MEASURES = {
 GDEVAL = {"err", "ndcg_exp"}
 
 needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval (ERR, nDCG exp) needs perl")
+
+
+def need_providers():
+    """trectools and cwl_eval, ir_measures' providers of RBP: test references (the test extra), as ranx is."""
+    pytest.importorskip("cwl", reason="cwl-eval (ir_measures' RBP(rel=)) is a test reference: pip install "
+                                      "'structrank[test]'")
+    return pytest.importorskip("trectools", reason="trectools (ir_measures' RBP) is a test reference: pip install "
+                                                   "'structrank[test]'")
 
 
 def reference_values(qrels, run, names, relevant_from=1) -> dict:
@@ -83,6 +90,8 @@ def gdeval_digits(qrels, run, k, tmp_path) -> dict:
 def assert_like_ir_measures(qrels, run, relevant_from=1, tmp_path=None) -> float:
     """Every measure of MEASURES equal to ir_measures' per query (gdeval's to its printing); the largest
     difference outside gdeval's rounding."""
+    if relevant_from == 1:  # the RBP measures
+        need_providers()
     ours = evaluate_run(qrels, run, [name for name, _ in MEASURES.values()], relevant_from=relevant_from,
                         complete=True)
     assert list(ours.qids) == sorted(qrels, key=int)
@@ -202,6 +211,7 @@ def test_the_acceptance_measures_by_their_ir_measures_names(data_root, tmp_path)
     by ir_measures' names, equal ir_measures per query within 1e-6 (ERR and nDCG: gdeval's every digit)."""
     if shutil.which("perl") is None:
         pytest.skip("gdeval (ERR, nDCG exp) needs perl")
+    need_providers()
     qrels, run = mq2008_run(data_root, seed=1)
     names = ["ERR@20", "RBP(p=0.8)", "infAP", "Judged@10", "nDCG(dcg='exp-log2')@10"]
     ours = evaluate_run(qrels, run, names)
@@ -225,6 +235,7 @@ def test_rbp_residual_equals_trectools_and_bounds_the_unjudged(tmp_path):
     """The residual (Moffat & Zobel): the weight of the unjudged documents in the list and of the ranks past
     it, ties sharing their mean weight, as trectools' get_rbp computes it. trectools counts a negative label
     as judged, structrank as pooled but not judged (trec_eval's reading): its qrels here leave those out."""
+    trectools = need_providers()
     rng = np.random.default_rng(3)
     for trial in range(20):
         docs = [f"d{i}" for i in range(int(rng.integers(1, 12)))]

@@ -16,9 +16,13 @@ name (canonical; ir_measures')  reference tool                         ranking o
 ``ndcg(dcg='exp-log2')@k``      gdeval: gain 2^g - 1, discount         scores as doubles, ties by docno descending
 (nDCG(dcg='exp-log2')@k;        1/log2(rank + 1), the ideal from the
 ranx's ndcg_burges@k)           qrels
-``rbp(p=P)`` (RBP(p=P))         trectools' get_rbp: gain = the label   ties share the mean of their weights
+``rbp(p=P)`` (RBP(p=P))         trectools' get_rbp: gain = the label   ties share the mean of their weights (a
+                                                                       tie across the cut-off cut in the run's
+                                                                       order)
 ``rbp(p=P,rel=R)``              cwl_eval: gain 1 from label R on       scores as doubles, ties in the run's order
-(RBP(p=P,rel=R))
+(RBP(p=P,rel=R))                (cwl_eval stops at rank 1000 and
+                                spreads the weight over those ranks,
+                                which moves RBP by p^1000 at most)
 ``rbp_residual(p=P)``           trectools' get_rbp residual, Moffat &  ties share the mean of their weights
                                 Zobel's: the weight of the unjudged
                                 documents and of the ranks past the
@@ -29,7 +33,8 @@ ranx's ndcg_burges@k)           qrels
 ==============================  =====================================  ============================================
 
 A cut-off is optional (``err``, ``judged``, ``rbp(p=0.8)@10``); without one a measure takes the whole
-list. Relevance: ERR, nDCG and graded RBP use the labels as grades (a negative label as 0); infAP takes
+list. gdeval prints five decimals, so ir_measures' ERR and nDCG(dcg='exp-log2') are these rounded there.
+Relevance: ERR, nDCG and graded RBP use the labels as grades (a negative label as 0); infAP takes
 labels from ``relevant_from`` (trec_eval -l) as relevant, binary RBP from its ``rel``. Judgement: infAP
 and RBP's residual read a negative label as trec_eval does, pooled but not judged (unknown), and a
 document the qrels do not name as unjudged; Judged@k counts every document the qrels name, whatever its
