@@ -179,9 +179,11 @@ def test_read_letor_with_a_fuzzed_query_file(workdir, rows, groups):
 # -- evaluate ------------------------------------------------------------------------------
 
 METRIC_NAMES = ["map", "ap", "mrr", "rr", "ndcg", "auc", "map@1", "mrr@10", "ndcg@1", "ndcg@3", "ndcg@10", "p@1",
-                "p@5", "precision@3", "NDCG@5", " map ", "ndcg@\u0661\u0660"]
+                "p@5", "precision@3", "NDCG@5", " map ", "ndcg@\u0661\u0660", "err@3", "ERR", "ndcg_burges@5",
+                "nDCG(dcg='exp-log2')@3", "rbp(p=0.5,rel=1)", "RBP(p=0.9)@3", "rbp_residual(p=0.9)@3"]
 MALFORMED_NAMES = ["", "p", "precision", "ndcg@0", "ndcg@-1", "ndcg@", "auc@3", "map@1.5", "ndcg@10x", "ndcg@@1",
-                   "map\nmrr", "ndcg@99999999999999999999", "err@10", "ndcg@2147483648"]
+                   "map\nmrr", "ndcg@99999999999999999999", "err@0", "ndcg@2147483648", "rbp(p=1)", "rbp(p=nan)",
+                   "rbp(rel=0)", "infap@3", "judged(p=1)", "nDCG(dcg='exp')@3", "rbp(p=0.5,p=0.6)"]
 metric_name = st.one_of(st.sampled_from(METRIC_NAMES), st.sampled_from(MALFORMED_NAMES),
                         st.builds(lambda f, k: f"{f}@{k}", st.sampled_from(["map", "mrr", "ndcg", "p", "auc"]),
                                   st.integers(-3, 2**40)),
@@ -263,13 +265,16 @@ def test_evaluate_returns_metrics_in_unit_interval_or_raises_value_error(y, scor
         assert str(exc), "an error without a message"
         return
     for name, value in result.metrics.items():
+        # the graded RBP's gain is the label itself (trectools'), so it lies in [0, the largest label]
+        graded_rbp = name.startswith("rbp(") and ",rel=" not in name
+        top = max(1.0, float(np.max(np.asarray(y, dtype=np.float64)))) if graded_rbp and len(y) else 1.0
         if result.n_queries == 0:
             assert np.isnan(value), (name, value)
         else:
-            assert 0.0 <= value <= 1.0, (name, value)
+            assert 0.0 <= value <= top, (name, value)
         per_query = result.per_query[name]
         assert per_query.shape == (result.n_queries,)
-        assert np.all((per_query >= 0.0) & (per_query <= 1.0)), (name, per_query)
+        assert np.all((per_query >= 0.0) & (per_query <= top)), (name, per_query)
 
 
 @pytest.mark.parametrize("name", ["ndcg@99999999999999999999", "ndcg@2147483648", "p@0"])

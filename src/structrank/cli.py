@@ -88,7 +88,10 @@ def _add_evaluate(sub):
     p.add_argument("--run", help="TREC run file (qid Q0 docno rank score tag; plain or .gz)")
     p.add_argument("--metric", action="append", metavar="NAME",
                    help="map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k, rprec, success@k, bpref, auc, or the "
-                        "ir_measures/trec_eval names (AP, nDCG@10, P_10, recall_100, ...) (repeatable; default: "
+                        "ir_measures/trec_eval names (AP, nDCG@10, P_10, recall_100, ...); also err@k, "
+                        "ndcg(dcg='exp-log2')@k, rbp(p=0.8), rbp(p=0.8,rel=1), rbp_residual(p=0.8) and, with --qrels, "
+                        "infap and judged@k, each as its reference tool computes it (README, 'ERR, nDCG with "
+                        "exponential gain, RBP, infAP, Judged') (repeatable; default: "
                         f"{' '.join(DEFAULT_METRICS)})")
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
                    help=CONVENTION_HELP + "; a TREC run (--qrels/--run): trec")
@@ -262,7 +265,9 @@ def _add_compare(sub):
     p.add_argument("--permutations", type=int, default=10_000, help="randomisation test samples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomisation test (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--format", default="text", choices=("text", "markdown", "json"), help="output (default text)")
+    p.add_argument("--format", default="text", choices=("text", "markdown", "json", "latex"),
+                   help="output (default text); latex: a booktabs table of the means, a dagger where a system is "
+                        "significantly better than the baseline, a double dagger where worse (both Holm-adjusted tests)")
     p.add_argument("--plot", metavar="PNG", help="also draw each system's per-query differences from the baseline")
     p.set_defaults(func=cmd_compare)
 
@@ -308,8 +313,8 @@ def cmd_compare(args):
             y, scores, qid, docids = kept_queries(args, ds, _scores_in_row_order(ds, path, args.data))
             results[name] = evaluate(y, scores, qid, metrics, args.convention or "auto", docids=docids)
     comparison = compare_results(results, n_resamples=args.permutations, seed=args.seed, alpha=args.alpha)
-    print({"text": comparison.to_text, "markdown": comparison.to_markdown, "json": comparison.to_json}[args.format](),
-          end="" if args.format != "json" else "\n")
+    print({"text": comparison.to_text, "markdown": comparison.to_markdown, "json": comparison.to_json,
+           "latex": comparison.to_latex}[args.format](), end="" if args.format != "json" else "\n")
     if args.plot:
         comparison.plot(args.plot)
         _say(args, f"wrote {args.plot}")

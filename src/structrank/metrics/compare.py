@@ -7,7 +7,7 @@ sign patterns, else ``n_resamples`` seeded ones). With several systems the p-val
 and test are adjusted by Holm's step-down method across the systems (Holm 1979), so that the
 family-wise error over the comparisons with the baseline stays at ``alpha``.
 
-``Comparison`` prints as text, markdown or JSON and draws the per-query differences.
+``Comparison`` prints as text, markdown, JSON or a LaTeX table and draws the per-query differences.
 
 ``compare_results({system: EvaluationResult})`` and ``compare_values({system: {metric: {query:
 value}}})`` build a ``Comparison``; ``holm`` is the correction; ``against_baseline`` gives the rows
@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from structrank.errors import DataValidationError
+from structrank.metrics.compare_latex import latex_table
 from structrank.figures import new_figure, save_figure
 from structrank.metrics.significance import paired_test, per_query_pairs
 
@@ -142,6 +143,11 @@ class Comparison:
         out = ["| " + " | ".join(lines[0]) + " |", "|" + "---|" * len(lines[0])]
         out += ["| " + " | ".join(line) + " |" for line in lines[1:]]
         return "\n".join(out) + "\n\n" + self._note() + "\n"
+
+    def to_latex(self, label: str = "tab:comparison") -> str:
+        """A booktabs LaTeX table of the means, systems by measures, marked where significant against the
+        baseline, with a caption that says what the marks mean (``metrics.compare_latex``)."""
+        return latex_table(self, label)
 
     def to_dict(self) -> dict:
         return {"baseline": self.baseline, "systems": self.systems, "metrics": self.metrics, "means": self.means,

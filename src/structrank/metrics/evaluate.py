@@ -19,6 +19,7 @@ import numpy as np
 
 from structrank.data.labels import check_labels, check_qid
 from structrank.errors import ConventionWarning, DataValidationError
+from structrank.metrics import tool_measures
 from structrank.metrics.conventions import AUTO, Convention, auto_convention, get_convention, is_auto
 
 _METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|r|success|rprec|bpref|auc)(?:@(\d+))?$")
@@ -45,6 +46,9 @@ def parse_metric(name: str) -> tuple[str, int]:
 def _parse_metric(name: str) -> tuple[str, int]:
     # cached: an evaluation of nine metrics spent a fifth of its time matching their names
     text = name.strip().lower()
+    spec = tool_measures.parse(text)  # ERR, nDCG(dcg='exp-log2'), RBP, infAP, Judged: names with parameters
+    if spec is not None:
+        return spec.family, spec.k
     text = _TREC_NAMES.get(text, text)
     trec = _TREC_CUT.fullmatch(text)
     match = _METRIC.fullmatch(f"{trec.group(1)}@{trec.group(2)}" if trec else text)
@@ -54,7 +58,7 @@ def _parse_metric(name: str) -> tuple[str, int]:
         raise ValueError(
             f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k, rprec, success@k, "
             "bpref or auc (or the ir_measures and trec_eval names: AP, nDCG@10, RR, P@10, R@100, Rprec, Success@1, "
-            "ndcg_cut_10, recip_rank, P_10, recall_100, map_cut_10, success_1)"
+            f"ndcg_cut_10, recip_rank, P_10, recall_100, map_cut_10, success_1), or {tool_measures.NAMES_HELP}"
         )
     family = _ALIASES.get(match.group(1), match.group(1))
     k = int(match.group(2) or 0)
@@ -72,8 +76,15 @@ def canonical_name(name: str) -> str:
 
     >>> canonical_name("NDCG@10"), canonical_name("P@5"), canonical_name("map")
     ('ndcg@10', 'p@5', 'map')
+
+    The measures of ``tool_measures`` keep their parameters, written out in full:
+
+    >>> canonical_name("RBP(rel=1)"), canonical_name("ERR@20"), canonical_name("ndcg_burges@10")
+    ('rbp(p=0.8,rel=1)', 'err@20', "ndcg(dcg='exp-log2')@10")
     """
     family, k = parse_metric(name)
+    if family in tool_measures.FAMILIES or "(" in name:
+        return tool_measures.parse(name.strip().lower()).canonical  # its parameters belong to its name
     return f"{family}@{k}" if k else family
 
 
@@ -295,7 +306,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=No
     Returns
     -------
     EvaluationResult
-        Every value is in [0, 1]. With no rows there are no queries, and each mean is NaN.
+        Every value is in [0, 1] but the graded RBP's (``rbp(p=0.8)``: the label is its gain, as trectools',
+        so its values lie in [0, the largest label]). With no rows there are no queries, and each mean is NaN.
 
     Raises
     ------
@@ -361,6 +373,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=No
             values = query_loops.recall_kernel(relevant, offsets, n_relevant, n_relevant, conv.empty_value)
         elif family == "success":
             values = query_loops.success_kernel(relevant, offsets, k, conv.empty_value)
+        elif family in tool_measures.FAMILIES:  # ERR, nDCG with exponential gain, RBP: their tools' definitions
+            values = tool_measures.list_values(tool_measures.parse(name), labels, offsets, conv.empty_value, query_ids)
         elif family == "bpref":
             values = query_loops.bpref_kernel(relevant, np.ones(relevant.shape[0], np.bool_), offsets, n_relevant,
                                           np.diff(offsets) - n_relevant, conv.empty_value)

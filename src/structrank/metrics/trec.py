@@ -18,7 +18,11 @@ trec_eval's rules, which ``evaluate_run`` follows:
   or not: AP, map@k, recall@k and R-precision divide by R, the query's relevant documents in the
   qrels, and NDCG's ideal DCG is that of the qrels' gains (the label, as trec_eval's ndcg);
 - a query of the qrels that the run lacks is left out, or scores 0 in every measure with
-  ``complete=True`` (trec_eval -c); a query of the run that the qrels lack is left out;
+  ``complete=True`` (trec_eval -c; RBP's residual, what is unknown, is then 1); a query of the run that the
+  qrels lack is left out;
+- ERR@k, nDCG(dcg='exp-log2')@k, RBP and its residual, infAP and Judged@k are the measures of
+  ``structrank.metrics.tool_measures``: each follows the tool ir_measures computes it with (gdeval,
+  trectools, cwl_eval, trec_eval, its judged provider), and ranks the run as that tool does;
 - a label counts as relevant from ``relevant_from`` on (trec_eval -l, default 1), for every
   measure but NDCG, which uses the labels as gains; a level below 1 would make unjudged documents
   relevant and is refused;
@@ -52,7 +56,9 @@ from structrank.data import grammar
 from structrank.files import read_bytes
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.metrics.conventions import get_convention
+from structrank.metrics import tool_measures
 from structrank.metrics.evaluate import DEFAULT_METRICS, EvaluationResult, canonical_name, parse_metric
+from structrank.metrics.tool_measures import JudgedRun
 
 #: the column names of a qrels or a run DataFrame, by the library that makes such frames (trec_eval's short
 #: ``rel`` too); each field may take any of its names, and one only
@@ -269,7 +275,9 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     qrels, run : path, dict or DataFrame
         A DataFrame under PyTerrier's column names (qid, docno, label; a run's score) or ir_datasets'
         (query_id, doc_id, relevance; score): ``FRAME_COLUMNS``.
-    metrics : names (canonical or aliases: "AP", "nDCG@10", "P_10", "recall_100", ...)
+    metrics : names (canonical or aliases: "AP", "nDCG@10", "P_10", "recall_100", ...; and ir_measures'
+        "ERR@20", "nDCG(dcg='exp-log2')@10", "RBP(p=0.8)", "RBP(p=0.8,rel=1)", "infAP", "Judged@10", with
+        "rbp_residual(p=0.8)": ``structrank.metrics.tool_measures``)
     relevant_from : int
         Labels >= this are relevant for the binary measures (trec_eval -l).
     complete : bool
@@ -297,6 +305,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
     if ranked is None:  # a document twice in the run (its strict reader says where), or a dict the arrays cannot hold
         ranked = _ranked_dicts(qrels.strict(), run.strict(), relevant_from, complete)
     queries, arrays, qrels_qids, run_qids = ranked
+    judged_run = JudgedRun(*arrays[-1], arrays[3], arrays[4], arrays[6], arrays[7], relevant_from, queries)
     names = [canonical_name(m) for m in metrics]
     parsed = [parse_metric(n) for n in names]
     if any(family == "auc" for family, _ in parsed):
@@ -306,7 +315,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_METRICS, relevant_from=1, complete=
                f"no retrieved document in {names_of['run']}" if not run_qids else
                f"no query of {names_of['run']} is in {names_of['qrels']} (query ids compare as strings: 1 is not 001)")
         raise DataValidationError(f"nothing to evaluate: {why}")
-    return _measure(names, parsed, queries, *arrays)
+    return _measure(names, parsed, queries, *arrays[:-1], judged_run)
 
 
 def _queries(qrels_qids, run_qids, complete) -> list:
@@ -333,8 +342,13 @@ def _ranked_dicts(qrels, run, relevant_from, complete):
     ideal_offsets = np.concatenate([[0], np.cumsum([i.size for i in ideal])]).astype(np.int64)
     ideal = np.concatenate(ideal) if ideal else np.zeros(0)
     relevant = (labels >= relevant_from).astype(np.int8)
+    # what tool_measures needs beyond: whether the qrels name each document, its score and place in the run
+    pooled = np.array([d in qrels[q] for q, docs in zip(queries, rows) for d in docs], dtype=np.bool_)
+    scores = np.array([run[q][d] for q, docs in zip(queries, rows) for d in docs], dtype=np.float64)
+    place = [{d: i for i, d in enumerate(run.get(q, ()))} for q in queries]
+    arrival = np.array([p[d] for p, docs in zip(place, rows) for d in docs], dtype=np.int64)
     return queries, (relevant, judged, np.maximum(labels, 0).astype(np.float64), offsets, n_relevant, n_nonrelevant,
-                     ideal, ideal_offsets), list(qrels), list(run)
+                     ideal, ideal_offsets, (labels, pooled, scores, arrival)), list(qrels), list(run)
 
 
 def _ranked_entries(qrels, run, relevant_from, complete):
@@ -349,7 +363,7 @@ def _ranked_entries(qrels, run, relevant_from, complete):
     wanted = np.array([number[q] for q in queries], dtype=np.int64)
     run_q = np.array([number[q] for q in run.qids], dtype=np.int64)[run.q]
     # trec_eval reads a score with atof and keeps it in a float: compare in single precision
-    status, ranked, offsets, run_labels = trec_loops.rank_run(
+    status, ranked, offsets, run_labels, run_pooled = trec_loops.rank_run(
         wanted, len(number), run_q, run.start, run.end, run.buf, run.values.astype(np.float32), qrels.q, qrels.start,
         qrels.end, qrels.buf, qrels.values)
     if status != trec_loops.OK:
@@ -367,22 +381,26 @@ def _ranked_entries(qrels, run, relevant_from, complete):
     ideal = gains[np.lexsort((-gains, where))].astype(np.float64)
     ideal_offsets = np.concatenate([[0], np.cumsum(np.bincount(where, minlength=n))]).astype(np.int64)
     relevant = (labels >= relevant_from).astype(np.int8)
+    extras = (labels, run_pooled[ranked], run.values[ranked], ranked)  # an entry's number is its place in the run
     return queries, (relevant, labels >= 0, np.maximum(labels, 0).astype(np.float64), offsets, n_relevant,
-                     n_nonrelevant.astype(np.int64), ideal, ideal_offsets), qrels.qids, run.qids
+                     n_nonrelevant.astype(np.int64), ideal, ideal_offsets, extras), qrels.qids, run.qids
 
 
 def _measure(names, parsed, queries, relevant, judged, gains, offsets, n_relevant, n_nonrelevant, ideal,
-             ideal_offsets) -> EvaluationResult:
+             ideal_offsets, judged_run) -> EvaluationResult:
     """The measures of ranked queries: ``relevant``, ``judged`` and ``gains`` of each query's documents in
     rank order (query i's at ``offsets[i]:offsets[i + 1]``); each query's relevant and non-relevant
-    judgements and its ideal gains (``ideal_offsets``), all of the qrels."""
+    judgements and its ideal gains (``ideal_offsets``), all of the qrels; ``judged_run`` the same run for
+    the measures of ``tool_measures`` (ERR, RBP, infAP, Judged...), which rank it as their tools do."""
     from structrank.metrics import query_loops  # deferred: numba, loaded on the first evaluation, not on import
 
     longest = int(max(np.diff(offsets).max(initial=0), np.diff(ideal_offsets).max(initial=0)))
     discount = get_convention("trec").discounts(longest)
-    per_query = {}
+    per_query, orders = {}, {}
     for name, (family, k) in zip(names, parsed):
-        if family == "ndcg":
+        if family in tool_measures.FAMILIES:
+            values = tool_measures.run_values(tool_measures.parse(name), judged_run, orders)
+        elif family == "ndcg":
             values = query_loops.ndcg_given_kernel(gains, offsets, ideal, ideal_offsets, discount, k)
         elif family == "map":
             values = query_loops.ap_given_kernel(relevant, offsets, n_relevant, k)

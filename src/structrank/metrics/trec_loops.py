@@ -222,22 +222,25 @@ def all_distinct(order, offsets, start, end, buf):
 @njit(cache=True, nogil=True)
 def rank_run(queries, n_queries, run_q, run_start, run_end, run_buf, scores, qrels_q, qrels_start, qrels_end,
              qrels_buf, qrels_labels):
-    """A run judged by qrels and ranked as trec_eval ranks it: ``(status, entries, offsets, labels)``.
+    """A run judged by qrels and ranked as trec_eval ranks it: ``(status, entries, offsets, labels, pooled)``.
 
     ``run_q`` and ``qrels_q`` number each entry's query (0 to ``n_queries`` - 1, the same numbers on both
     sides); the qrels name each document of a query once (``all_distinct``). ``labels`` holds each run
-    entry's label in the qrels, -1 where they do not judge it; ``entries`` the run entries of ``queries``
+    entry's label in the qrels, -1 where they do not judge it, and ``pooled`` whether they name it (a
+    label of -1 in the qrels is pooled, unlike a document they lack: infAP and Judged@k tell them apart);
+    ``entries`` the run entries of ``queries``
     (query numbers, in the order wanted), each query's ranked by ``scores`` (C floats), ties by docno
     descending, query i's at ``offsets[i]:offsets[i + 1]``. ``IRREGULAR`` when a query of the run names
     a document twice."""
     run_order, run_offsets = group(run_q, n_queries)
     qrels_order, qrels_offsets = group(qrels_q, n_queries)
     labels = np.full(run_q.shape[0], -1, np.int64)
+    pooled = np.zeros(run_q.shape[0], np.bool_)
     run_table = np.empty(_table_size(run_offsets), np.int64)
     for q in range(n_queries):
         mask = _fill(run_table, run_order, run_offsets[q], run_offsets[q + 1], run_start, run_end, run_buf)
         if mask < 0:
-            return IRREGULAR, run_order[:0], run_offsets[:1], labels
+            return IRREGULAR, run_order[:0], run_offsets[:1], labels, pooled
         if run_offsets[q] == run_offsets[q + 1]:
             continue
         for i in range(qrels_offsets[q], qrels_offsets[q + 1]):
@@ -245,6 +248,7 @@ def rank_run(queries, n_queries, run_q, run_start, run_end, run_buf, scores, qre
             e = _find(run_table, mask, run_start, run_end, run_buf, qrels_buf, qrels_start[j], qrels_end[j])
             if e >= 0:
                 labels[e] = qrels_labels[j]
+                pooled[e] = True
     offsets = np.zeros(queries.shape[0] + 1, np.int64)
     for i in range(queries.shape[0]):
         q = queries[i]
@@ -255,4 +259,4 @@ def rank_run(queries, n_queries, run_q, run_start, run_end, run_buf, scores, qre
         q = queries[i]
         entries[offsets[i]:offsets[i + 1]] = run_order[run_offsets[q]:run_offsets[q + 1]]
         stable_sort_desc(entries, offsets[i], offsets[i + 1], (scores, run_start, run_end, run_buf), buffer)
-    return OK, entries, offsets, labels
+    return OK, entries, offsets, labels, pooled
