@@ -151,6 +151,7 @@ def test_read_letor_on_arbitrary_bytes(workdir, raw, options):
 @given(raw=letor_bytes(), options=reader_options)
 @example(raw=b"2 qid:1 1:0.5 2:0.1 #docid = a\r\n0 qid:1 1:0.2 2:0.9 #docid = b\r\n", options={})
 @example(raw=b"1e18 qid:1 1:1\n", options={})
+@example(raw=b"0\n0 qid:" + b"9" * 5000 + b" 1:1\n", options={})  # past Python's limit of digits for int()
 @example(raw=b"1e300 qid:1 1:1\n", options={})
 @example(raw=b"0 qid:1 1:1\n0 qid:2 1:1\n0 qid:1 1:1\n", options={})
 @example(raw=b"0 qid:1 5:1\n", options={"n_features": 2})

@@ -33,8 +33,13 @@ INTEGER = re.compile(rb"[+-]?[0-9]+")
 _BARE_CR = re.compile(rb"\r(?!\n|\Z)")
 
 
+#: the characters of a bad token an error shows (the rest elided: a line of a binary file can be megabytes)
+SHOWN_CHARS = 60
+
+
 def _shown(token: bytes) -> str:
-    return repr(token.decode("utf-8", errors="replace"))
+    text = token.decode("utf-8", errors="replace")
+    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + f"... ({len(text)} characters)"
 
 
 def check_line_ends(path, raw: bytes, lines_before: int = 0) -> None:
@@ -78,4 +83,8 @@ def integer(path, line, token: bytes, field) -> int:
     """``token`` as an int if it matches ``INTEGER``, else DataFormatError naming the field."""
     if INTEGER.fullmatch(token) is None:
         raise DataFormatError(path, line, f"{_shown(token)} is not an integer", field)
-    return int(token)
+    try:
+        return int(token)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise DataFormatError(path, line, f"{_shown(token)} has {len(token)} digits: too long for an integer",
+                              field) from None
