@@ -22,7 +22,8 @@ SITE = ROOT / "docs" / "site"
 
 #: the modules whose ``__all__`` is the public API; each has a page docs/site/api/NAME.rst
 PUBLIC_MODULES = (
-    "structrank", "structrank.data", "structrank.metrics", "structrank.metrics.compare", "structrank.oracles",
+    "structrank", "structrank.data", "structrank.metrics", "structrank.metrics.compare", "structrank.fusion",
+    "structrank.oracles",
     "structrank.losses", "structrank.learners", "structrank.kernels", "structrank.nlp", "structrank.qa",
     "structrank.torch", "structrank.experiments", "structrank.model_selection", "structrank.model_io",
     "structrank.export", "structrank.pyterrier", "structrank.figures", "structrank.errors",

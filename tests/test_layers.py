@@ -43,6 +43,8 @@ RULES = {
             "structrank.parallel", "structrank.qa", "structrank.torch", *ABOVE),
     # the autograd function wraps a loss seen from the scores (learners.score_loss), not an oracle
     "torch": (*READERS, "structrank.oracles", "structrank.metrics", *ABOVE),
+    # run fusion reads and evaluates TREC runs (metrics) and knows no learner, loss or data reader
+    "fusion": (*READERS, "structrank.learners", "structrank.oracles", "structrank.losses", *ABOVE),
 }
 
 #: (module, imported module): why it is still there (a new breach fails the test below)

@@ -66,6 +66,7 @@ HELP = {
     "bench": "speed benchmarks (prints its figures)",
     "losses": "list the registered ranking losses (the markdown of docs/LOSSES.md)",
     "export": "write a model for another tool (JSON, OpenSearch/Elasticsearch LTR, SVM-rank, LightGBM, ONNX)",
+    "fuse": "fuse TREC runs into one (rrf, combsum, combmnz, ...: ranx's methods), weights chosen on qrels if asked",
 }
 
 
@@ -818,6 +819,97 @@ def _size(text):
     return int(value)
 
 
+# -- fuse ----------------------------------------------------------------------------------------
+
+#: fuse's option of each method parameter (``structrank.fusion.FUSION_METHODS`` says which method takes which)
+FUSE_PARAMETERS = {"k": "rrf's k (default 60)", "weights": "one weight per RUN, in order, comma-separated",
+                   "gamma": "combgmnz's exponent", "sigma": "logn_isr's sigma (default 0.01)",
+                   "phi": "rbc's persistence, in [0, 1]"}
+
+
+def _add_fuse(sub):
+    from structrank.fusion import FUSION_METHODS, NORMALIZATIONS
+
+    p = sub.add_parser("fuse", help=HELP["fuse"],
+                       description="Fuse TREC runs of the same queries into one, by ranx's definitions "
+                                   "(structrank.fusion): each run ranked as trec_eval ranks it (ties by docno "
+                                   "descending); a run that lacks a query or a document adds nothing for it. "
+                                   "With --optimize-on, the method's parameter is chosen on those qrels (ranx's "
+                                   "grid, by --metric) and the runs are fused with it; apply the printed choice "
+                                   "to other runs of the same systems with its option.")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC runs (qid Q0 docno rank score tag; plain or .gz), "
+                                                          "two or more")
+    p.add_argument("--method", required=True, choices=FUSION_METHODS, metavar="METHOD",
+                   help="one of: " + ", ".join(FUSION_METHODS))
+    p.add_argument("--norm", default=None, choices=NORMALIZATIONS,
+                   help="how a score-based method normalises each run's query first (default minmax, as ranx); "
+                        "the rank-based methods (rrf, isr, log_isr, logn_isr, rbc, bordafuse, w_bordafuse, "
+                        "condorcet, w_condorcet) take none")
+    for name, text in FUSE_PARAMETERS.items():
+        methods = ", ".join(m for m, param in FUSION_METHODS.items() if param == name)
+        p.add_argument(f"--{name}", default=None, metavar="W,W,..." if name == "weights" else name.upper(),
+                       type=None if name == "weights" else float, help=f"with --method {methods}: {text}")
+    p.add_argument("--optimize-on", metavar="QRELS",
+                   help="choose the method's parameter on these qrels (of the RUNs' queries) instead of giving it")
+    p.add_argument("--metric", default=None, metavar="NAME",
+                   help="with --optimize-on: the measure to choose by (default map; names as in structrank evaluate)")
+    p.add_argument("--step", type=float, default=None,
+                   help="with --optimize-on and a weighted method: the weights' grid step (default 0.1)")
+    p.add_argument("--tag", default=None, help="the fused run's tag column (default: the method's name)")
+    p.add_argument("--out", required=True, help="TREC run to write (- writes standard output)")
+    p.set_defaults(func=cmd_fuse)
+
+
+def cmd_fuse(args):
+    from structrank.fusion import FUSION_METHODS, fuse, optimize_fusion
+    from structrank.metrics import write_run
+
+    inputs = {"--optimize-on": args.optimize_on, **{f"RUN {i}": path for i, path in enumerate(args.runs, 1)}}
+    check_output(args.out, inputs)
+    check_one_stdin(inputs)
+    if args.tag is not None and (not args.tag or any(c.isspace() for c in args.tag)):
+        raise ValueError(f"--tag {args.tag!r}: a run tag is one word without spaces")
+    param = FUSION_METHODS[args.method]
+    given = {name: getattr(args, name) for name in FUSE_PARAMETERS}
+    refuse_inapplicable([(f"--{name}", value is not None, name == param, "with --method " + ", ".join(
+        m for m, p in FUSION_METHODS.items() if p == name)) for name, value in given.items()])
+    refuse_inapplicable([("--metric", args.metric is not None, args.optimize_on, "with --optimize-on"),
+                         ("--step", args.step is not None, args.optimize_on and param == "weights",
+                          "with --optimize-on and a weighted method")])
+    if args.optimize_on and param and given[param] is not None:
+        raise ValueError(f"--optimize-on chooses {param}: give --{param} or --optimize-on, not both")
+    if given["weights"] is not None:
+        given["weights"] = _weights(given["weights"])
+    _kernels_alone()
+    if args.optimize_on:
+        search = optimize_fusion(args.optimize_on, args.runs, args.method, args.norm, args.metric or "map",
+                                 step=args.step)
+        value = ",".join(map(repr, search.value)) if param == "weights" else repr(search.value)
+        _say(args, f"chose --{param} {value}: {search.metric} {search.score:.6f} on {args.optimize_on} (the last best "
+                   f"of {len(search.trials)} in ranx's grid)")
+        fused = search.fused
+    else:
+        fused = fuse(args.runs, args.method, args.norm, **{name: v for name, v in given.items() if v is not None})
+    rows = [(q, d, s) for q, docs in fused.items() for d, s in docs.items()]
+    qid, docids, scores = zip(*rows)
+    write_run(args.out, qid, docids, scores, tag=args.tag or args.method)
+    if args.out != "-":
+        _say(args, f"wrote {len(rows)} documents of {len(fused)} queries to {args.out}")
+    return 0
+
+
+def _weights(text) -> list:
+    """``--weights 0.5,0.3,0.2`` as numbers."""
+    weights = []
+    for item in text.split(","):
+        try:
+            weights.append(float(item))
+        except ValueError:
+            raise ValueError(f"--weights: {item.strip()!r} is not a number (give one weight per RUN, "
+                             "comma-separated)") from None
+    return weights
+
+
 def build_parser(only=None, details=True):
     """The parser; ``only``: build that command in full and the others as one-line stubs, so that
     ``structrank --help`` and a command's start-up do not import every model and experiment;
@@ -831,7 +923,8 @@ def build_parser(only=None, details=True):
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     adders = {"train": functools.partial(_add_train, details=details), "predict": _add_predict, "evaluate": _add_evaluate, "compare": _add_compare,
               "featurize": _add_featurize, "reproduce": _add_reproduce, "results": _add_results, "demo": _add_demo,
-              "bench": _add_bench, "losses": _add_losses, "export": _add_export}
+              "bench": _add_bench, "losses": _add_losses, "export": _add_export,
+              "fuse": _add_fuse}
     for name, add in adders.items():
         if only in (None, name):
             add(sub)
@@ -922,6 +1015,7 @@ INPUT_OPTIONS = {
     "compare": ("--qrels", "--data"),
     "featurize": ("--input", "--fit", "--state"),
     "export": ("--feature-names",),
+    "fuse": ("--optimize-on",),
 }
 
 
