@@ -268,7 +268,7 @@ def optimize_fusion(qrels, runs, method: str, norm: str | None = None, metric: s
     values = [_param(method, spec, {spec.param: v}, len(runs)) for v in values]
     queries = _prepared(runs, names, norm)
     qrels_name = str(qrels) if isinstance(qrels, (str, Path)) else "the qrels"
-    qrels = read_qrels(qrels) if isinstance(qrels, (str, Path)) else _as_dict(qrels, ("relevance", "rel"), "qrels")
+    qrels = read_qrels(qrels) if isinstance(qrels, (str, Path)) else _as_dict(qrels, "qrels")
     if not set(qrels) & set(queries):
         raise DataValidationError(f"{qrels_name}: no query in common with the runs (query ids compare as strings: 1 is "
                                   "not 001)")
@@ -321,7 +321,7 @@ def _read_runs(runs, at_least=2):
             out.append(read_run(run))
         else:
             names.append(f"run {i}")
-            out.append(_as_dict(run, ("score",), "run"))
+            out.append(_as_dict(run, "run"))
     return out, names
 
 
