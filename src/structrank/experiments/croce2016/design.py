@@ -21,3 +21,12 @@ LETOR_SETS = {"MQ2008": "letor4"}
 LETOR_ROWS = {"SVM-map": "svm-map", "SVM-ndcg": "svm-ndcg-ideal"}
 LETOR_LANDMARKS = 500
 LETOR_C = (0.01, 0.1, 1.0, 10.0)
+# The F1 claims' two setups. The paper's (primary): C and the decision threshold both chosen on dev by F1 of the
+# Good class; ours (second column): C chosen by dev MAP and the SVM's threshold 0. Each run records both, the
+# paper's under the suffix TUNED ("test:f1.tuned", "C.tuned", "threshold.tuned").
+TUNED = "tuned"
+PAPER_F1_SETUP = "C and decision threshold chosen by dev F1"
+OURS_F1_SETUP = "C chosen by dev MAP, threshold 0"
+MAP_SETUP = "C chosen by dev MAP"
+#: the per-question counts of the Good class recorded for each test question (``q:<qid>:tp.tuned`` ...)
+COUNTS = ("tp", "fp", "fn")

@@ -14,43 +14,16 @@ from structrank import paths
 from structrank.atomic import write_text_atomic
 from structrank.data import letor_folds, read_letor
 from structrank.experiments.croce2016.data import _block_paths, block_seconds, load_kernel, load_pairs, prepare
-from structrank.experiments.croce2016.design import (C_GRID, DATASET, EXPERIMENT, FULL, IR, LANDMARKS, LETOR_C,
+from structrank.experiments.croce2016.design import (DATASET, EXPERIMENT, FULL, IR, LANDMARKS, LETOR_C,
                                                      LETOR_LANDMARKS, LETOR_ROWS, LETOR_SETS, LINEAR, NYSTROEM, PARTS,
                                                      SEEDS, SPLITS)
 from structrank.experiments.croce2016.report import report_sections
+from structrank.experiments.croce2016.scoring import grid, ranked, svm_measurements
 from structrank.experiments.report import write_report
 from structrank.experiments.runner import (Measurement, RunSpec, SpecRun, claim_folder, dataset_inputs, letor_roots,
                                           paper_model, run_experiment)
 from structrank.learners.registry import select_on_vali
 from structrank.metrics import evaluate
-
-
-def _evaluate(y, qid, scores):
-    # deferred: `results` imports every experiment module; scikit-learn's metrics and SVMs load only to run
-    from sklearn.metrics import f1_score
-
-    return (evaluate(y, scores, qid, ["map"], "semeval").metrics["map"],
-            float(f1_score(y, (scores > 0).astype(int), zero_division=0.0)))
-
-
-def _scored(arrays, scores_of):
-    """Dev and test MAP and F1 of ``scores_of(split)``."""
-    out = []
-    for split in ("dev", "test"):
-        value_map, value_f1 = _evaluate(arrays[f"{split}.y"], arrays[f"{split}.qid"], scores_of(split))
-        out += [Measurement(f"{split}:map", "semeval", value_map), Measurement(f"{split}:f1", "good", value_f1)]
-    return out
-
-
-def _select_c(fit, arrays, features):
-    """(C, model, dev MAP) with the best dev MAP over C_GRID; the first C on ties."""
-    best = None
-    for C in C_GRID:
-        model = fit(C)
-        value, _ = _evaluate(arrays["dev.y"], arrays["dev.qid"], model.decision_function(features["dev"]))
-        if best is None or value > best[2]:
-            best = (C, model, value)
-    return best
 
 
 def _linear_svm(C):
@@ -76,16 +49,13 @@ def _nystroem_run(spec, folder):
     evals, normalization = nystroem_normalization(K["train"][order[positions]][:, positions])
     features = {s: K[s][:, positions] @ normalization for s in SPLITS}
     project_seconds = time.perf_counter() - tic
-    C, _, _ = _select_c(lambda C: _linear_svm(C).fit(features["train"], arrays["train.y"]), arrays, features)
-    tic = time.perf_counter()
-    model = _linear_svm(C).fit(features["train"], arrays["train.y"])
-    fit_seconds = time.perf_counter() - tic
+    fitted = grid(lambda C: _linear_svm(C).fit(features["train"], arrays["train.y"]))
+    out, model, C = svm_measurements(fitted, arrays, features)
     tic = time.perf_counter()
     model.decision_function(K["test"][:, positions] @ normalization)
     decide_seconds = time.perf_counter() - tic
-    out = _scored(arrays, lambda s: model.decision_function(features[s]))
-    out += [Measurement("C", "param", C), Measurement("components", "param", float(len(evals))),
-            Measurement("svm_seconds", "time", fit_seconds),
+    out += [Measurement("components", "param", float(len(evals))),
+            Measurement("svm_seconds", "time", fitted[C][1]),
             Measurement("projection_seconds", "time", project_seconds),
             Measurement("decide_seconds", "time", decide_seconds)]
     if spec.seed == 0:  # the first m columns are exactly these landmarks: their measured kernel time
@@ -103,22 +73,19 @@ def _full_run(spec, folder):
     K, metas = load_kernel(folder, parts)
     back = np.argsort(arrays["order"])  # columns back to training order
     gram = {s: K[s][:, back] for s in SPLITS}
-    C, _, _ = _select_c(lambda C: SVC(C=C, kernel="precomputed").fit(gram["train"], arrays["train.y"]), arrays, gram)
-    tic = time.perf_counter()
-    model = SVC(C=C, kernel="precomputed").fit(gram["train"], arrays["train.y"])
-    fit_seconds = time.perf_counter() - tic
+    fitted = grid(lambda C: SVC(C=C, kernel="precomputed").fit(gram["train"], arrays["train.y"]))
+    out, model, C = svm_measurements(fitted, arrays, gram)
     n_sv = int(model.support_.size)
     tic = time.perf_counter()
     model.decision_function(gram["test"])
     decide_seconds = time.perf_counter() - tic
     n_train, n_test = meta["n_train"], len(arrays["test.y"])
-    out = _scored(arrays, lambda s: model.decision_function(gram[s]))
-    out += [Measurement("C", "param", C), Measurement("support_vectors", "param", float(n_sv)),
+    out += [Measurement("support_vectors", "param", float(n_sv)),
             Measurement("bounded_support_vectors", "param",
                         float(np.sum(np.isclose(np.abs(model.dual_coef_), C)))),
             Measurement("n_train", "param", float(n_train)),
             Measurement("test_kernel_evaluations", "param", float(n_sv * n_test)),
-            Measurement("svm_seconds", "time", fit_seconds), Measurement("decide_seconds", "time", decide_seconds),
+            Measurement("svm_seconds", "time", fitted[C][1]), Measurement("decide_seconds", "time", decide_seconds),
             Measurement("kernel_train_seconds", "time", block_seconds(metas, "train", parts=parts)),
             # only the support vectors' columns are needed to classify: the measured time of the
             # test rows against all training pairs, prorated to the support vectors
@@ -129,17 +96,14 @@ def _full_run(spec, folder):
 def _linear_run(spec, folder):
     _, arrays = load_pairs(folder)
     features = {s: arrays[f"{s}.x"] for s in SPLITS}
-    C, model, _ = _select_c(lambda C: _linear_svm(C).fit(features["train"], arrays["train.y"]), arrays, features)
-    tic = time.perf_counter()
-    _linear_svm(C).fit(features["train"], arrays["train.y"])
-    return _scored(arrays, lambda s: model.decision_function(features[s])) + [
-        Measurement("C", "param", C), Measurement("svm_seconds", "time", time.perf_counter() - tic)]
+    fitted = grid(lambda C: _linear_svm(C).fit(features["train"], arrays["train.y"]))
+    out, _, C = svm_measurements(fitted, arrays, features)
+    return out + [Measurement("svm_seconds", "time", fitted[C][1])]
 
 
 def _ir_run(spec, folder):
     _, arrays = load_pairs(folder)
-    return [m for m in _scored(arrays, lambda s: -arrays[f"{s}.position"].astype(float))
-            if m.metric.endswith("map")]
+    return ranked(arrays, lambda s: -arrays[f"{s}.position"].astype(float))
 
 
 def _kernel_run(spec, folder):
