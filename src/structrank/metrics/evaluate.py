@@ -19,7 +19,8 @@ import numpy as np
 
 from structrank.data.labels import check_labels, check_qid
 from structrank.errors import ConventionWarning, DataValidationError
-from structrank.metrics import tool_measures
+from structrank.metrics.tool_measures import FAMILIES as TOOL_FAMILIES
+from structrank.metrics.tool_measures import NAMES_HELP, list_values, parse as parse_tool_measure
 from structrank.metrics.conventions import AUTO, Convention, auto_convention, get_convention, is_auto
 
 _METRIC = re.compile(r"^(map|ap|mrr|rr|ndcg|p|precision|recall|r|success|rprec|bpref|auc)(?:@(\d+))?$")
@@ -46,7 +47,7 @@ def parse_metric(name: str) -> tuple[str, int]:
 def _parse_metric(name: str) -> tuple[str, int]:
     # cached: an evaluation of nine metrics spent a fifth of its time matching their names
     text = name.strip().lower()
-    spec = tool_measures.parse(text)  # ERR, nDCG(dcg='exp-log2'), RBP, infAP, Judged: names with parameters
+    spec = parse_tool_measure(text)  # ERR, nDCG(dcg='exp-log2'), RBP, infAP, Judged: names with parameters
     if spec is not None:
         return spec.family, spec.k
     text = _TREC_NAMES.get(text, text)
@@ -58,7 +59,7 @@ def _parse_metric(name: str) -> tuple[str, int]:
         raise ValueError(
             f"unknown metric {name!r}; use map, map@k, mrr, mrr@k, ndcg, ndcg@k, p@k, recall@k, rprec, success@k, "
             "bpref or auc (or the ir_measures and trec_eval names: AP, nDCG@10, RR, P@10, R@100, Rprec, Success@1, "
-            f"ndcg_cut_10, recip_rank, P_10, recall_100, map_cut_10, success_1), or {tool_measures.NAMES_HELP}"
+            f"ndcg_cut_10, recip_rank, P_10, recall_100, map_cut_10, success_1), or {NAMES_HELP}"
         )
     family = _ALIASES.get(match.group(1), match.group(1))
     k = int(match.group(2) or 0)
@@ -83,8 +84,8 @@ def canonical_name(name: str) -> str:
     ('rbp(p=0.8,rel=1)', 'err@20', "ndcg(dcg='exp-log2')@10")
     """
     family, k = parse_metric(name)
-    if family in tool_measures.FAMILIES or "(" in name:
-        return tool_measures.parse(name.strip().lower()).canonical  # its parameters belong to its name
+    if family in TOOL_FAMILIES or "(" in name:
+        return parse_tool_measure(name.strip().lower()).canonical  # its parameters belong to its name
     return f"{family}@{k}" if k else family
 
 
@@ -373,8 +374,8 @@ def evaluate(y, scores, qid, metrics=DEFAULT_METRICS, convention=AUTO, docids=No
             values = query_loops.recall_kernel(relevant, offsets, n_relevant, n_relevant, conv.empty_value)
         elif family == "success":
             values = query_loops.success_kernel(relevant, offsets, k, conv.empty_value)
-        elif family in tool_measures.FAMILIES:  # ERR, nDCG with exponential gain, RBP: their tools' definitions
-            values = tool_measures.list_values(tool_measures.parse(name), labels, offsets, conv.empty_value, query_ids)
+        elif family in TOOL_FAMILIES:  # ERR, nDCG with exponential gain, RBP: their tools' definitions
+            values = list_values(parse_tool_measure(name), labels, offsets, conv.empty_value, query_ids)
         elif family == "bpref":
             values = query_loops.bpref_kernel(relevant, np.ones(relevant.shape[0], np.bool_), offsets, n_relevant,
                                           np.diff(offsets) - n_relevant, conv.empty_value)

@@ -56,9 +56,9 @@ from structrank.data import grammar
 from structrank.files import read_bytes
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.metrics.conventions import get_convention
-from structrank.metrics import tool_measures
 from structrank.metrics.evaluate import DEFAULT_METRICS, EvaluationResult, canonical_name, parse_metric
-from structrank.metrics.tool_measures import JudgedRun
+from structrank.metrics.tool_measures import FAMILIES as TOOL_FAMILIES
+from structrank.metrics.tool_measures import JudgedRun, parse as parse_tool_measure, run_values
 
 #: the column names of a qrels or a run DataFrame, by the library that makes such frames (trec_eval's short
 #: ``rel`` too); each field may take any of its names, and one only
@@ -398,8 +398,8 @@ def _measure(names, parsed, queries, relevant, judged, gains, offsets, n_relevan
     discount = get_convention("trec").discounts(longest)
     per_query, orders = {}, {}
     for name, (family, k) in zip(names, parsed):
-        if family in tool_measures.FAMILIES:
-            values = tool_measures.run_values(tool_measures.parse(name), judged_run, orders)
+        if family in TOOL_FAMILIES:
+            values = run_values(parse_tool_measure(name), judged_run, orders)
         elif family == "ndcg":
             values = query_loops.ndcg_given_kernel(gains, offsets, ideal, ideal_offsets, discount, k)
         elif family == "map":
