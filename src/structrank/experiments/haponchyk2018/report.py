@@ -11,14 +11,14 @@ from structrank.experiments.haponchyk2018.design import (CV_ROWS, EMBEDDING_SETS
                                                          MAX_EFFECTIVE_C, MAX_EXTENSION, METRICS, ROWS, SUM_ROW,
                                                          TEXT_SETS)
 from structrank.experiments.haponchyk2018.published import PAPER, PAPER_C_GRID
-from structrank.experiments.haponchyk2018.recorded import (_curves, _number, _official_map, _params, _study,
-                                                           _sum_queries)
+from structrank.experiments.haponchyk2018.recorded import (_curves, _cv_rows, _number, _official_map, _official_rows,
+                                                           _study, _sum_queries)
 from structrank.experiments.report import markdown_table
 from structrank.figures import new_figure, save_figure
 
 
 def _official_table(rows, feature_set, split, paper_key=None):
-    mine = [r for r in rows if r["split"] == "official" and _params(r)["features"] == feature_set]
+    mine = _official_rows(rows, feature_set)
     part = [{"model": r["model"], "metric": r["metric"].split(":", 1)[1], "value": r["value"]} for r in mine
             if r["metric"].startswith(split + ":")]
     if not part:
@@ -120,9 +120,8 @@ def _grid_section(rows, feature_set):
 
 
 def _cv_table(rows, dataset, feature_set="sim"):
-    part = [{"model": r["model"], "metric": r["metric"][len("test:"):], "value": r["value"]} for r in rows
-            if r["split"] == "cv" and r["dataset"] == dataset and r["metric"].startswith("test:")
-            and _params(r)["features"] == feature_set]
+    part = [{"model": r["model"], "metric": r["metric"][len("test:"):], "value": r["value"]}
+            for r in _cv_rows(rows, dataset, feature_set) if r["metric"].startswith("test:")]
     if not part:
         return None
     for model, values in PAPER[(dataset, "cv")].items():
