@@ -18,11 +18,10 @@ from structrank.experiments.haponchyk2018.grid_claims import grid_claims
 from structrank.experiments.haponchyk2018.joint_rules import every, exceeds
 from structrank.experiments.haponchyk2018.judging import (MARGIN_TOL, PLATEAU_TOL, STRUCTURED, UNITS, _paper,
                                                           _paper_margins, _pts, judged, orderings, pair)
-from structrank.experiments.haponchyk2018.neural import neural_claims
+from structrank.experiments.haponchyk2018.neural import neural_claims  # noqa: F401 (neural-qa imports it from here)
 from structrank.experiments.haponchyk2018.recorded import Recorded
 from structrank.experiments.verdict_rules import CHANGES, MARGIN, direction, magnitude, not_below
 
-__all__ = ["claims", "neural_claims"]
 ONE_RUN = ("One run per model (seed 0: Alg. 1 visits the training questions in the file's order), paired over the "
            "questions.")
 
@@ -183,7 +182,8 @@ def _fig1_claims(rec) -> list:
                "over epochs 17-100 (direction, both)."),
         judged("Fig. 1, Sec. 5.2.1", "Exact inference gives the best dev curve (LSP-AP*); LSP's lies almost always "
                "lower", "Fig. 1 (curves only)", what, exact_best,
-               seeds_note + " Holds when LSP-AP*'s mean over the epochs is above LSP-AP's and LSP's (direction, both)."),
+               seeds_note + " Holds when LSP-AP*'s mean over the epochs is above LSP-AP's and LSP's (direction, "
+               "both)."),
         judged("Fig. 1, Sec. 5.2.1", "LSP-AP* stabilises to its highest dev values between epochs 55 and 85",
                "Fig. 1 (curves only)", what, plateau,
                seeds_note + f" Holds when the window's mean is above the rest's (direction) and within "
@@ -207,7 +207,8 @@ def _table2_claims(rec) -> list:
     def each_metric(setup):
         parts, texts = {}, []
         for metric in METRICS:
-            found = pair(rec.questions(setup, "LSSVM-AP", metric=metric), rec.questions(setup, "SVM-map", metric=metric))
+            found = pair(rec.questions(setup, "LSSVM-AP", metric=metric),
+                         rec.questions(setup, "SVM-map", metric=metric))
             if found is None:
                 return None
             parts[metric] = direction(*found, units=UNITS["test"])

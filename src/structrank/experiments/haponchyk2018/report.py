@@ -158,7 +158,9 @@ def report_sections(rows, out, link_prefix=""):
     paper_note = (" The features: the paper's list (Sec. 5.1, after Barrón-Cedeño et al. 2016) as far as it can be "
                   "rebuilt here: our cosine, Jaccard, containment, longest common substring/subsequence and greedy "
                   "string tiling columns (`qa.features.PAPER_FEATURES`) and the PTK similarity of the two texts' "
-                  "shallow trees (`qa.syntax`); its ESA similarity needs a Wikipedia index and is left out.")
+                  "shallow trees (`qa.syntax`); its ESA similarity needs a Wikipedia index and is left out. "
+                  "SVM-map's C comes from the paper's grid {1, 10, 100, 1000, 2000, 5000} here (on our features from "
+                  "{0.01, ..., 1000}).")
     for feature_set in TEXT_SETS:
         suffix = "" if feature_set == "sim" else f" ({FEATURE_TITLES[feature_set]})"
         for split in ("dev", "test"):
@@ -179,7 +181,8 @@ def report_sections(rows, out, link_prefix=""):
                         "emb-interaction": "interaction features [cos(phi(q), phi(d)), phi(q) * phi(d)]",
                         "sim+emb-interaction": "similarity and interaction features"}[feature_set]
                 sections.append((f"Table 2: WikiQA {split}, all-MiniLM-L6-v2 embeddings: {what}",
-                                 note + " Paper rows: its CNN embeddings (concatenated)." * (feature_set == "emb-concat")
+                                 note + (" Paper rows: its CNN embeddings (concatenated); SVM-map's C from the "
+                                         "paper's grid, as there.") * (feature_set == "emb-concat")
                                  + "\n\n" + table))
     for feature_set in TEXT_SETS:
         for dataset, number in (("wikiqa", 3), ("trec13", 4)):
