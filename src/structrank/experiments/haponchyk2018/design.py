@@ -44,6 +44,19 @@ EMBEDDING_SETS = ("emb-concat", "emb-interaction", "sim+emb-interaction")
 TEXT_SETS = ("sim", "paper")
 FEATURE_TITLES = {"sim": "similarity features",
                   "paper": "the paper's feature list (rebuilt: its similarities and PTK, no ESA)"}
+#: The feature sets that stand for the paper's own (its list, its CNN embeddings): SVM-map is tuned there on the
+#: paper's C grid too (run parameter ``c_grid="paper"``), elsewhere on ours (``ROWS``)
+PAPER_GRID_SETS = ("paper", "emb-concat")
+#: The claims' setups: the paper's (judged first) and ours (the second column)
+PAPER_SETUP, OUR_SETUP = "paper", "sim"
+SETUP_TITLES = {PAPER_SETUP: "the paper's feature list (rebuilt, no ESA) and its C grid {1, ..., 5000} for SVM-map",
+                OUR_SETUP: "our similarity features, SVM-map's C from {0.01, ..., 1000}"}
+
+#: Fig. 1 over seeds: the perceptrons run again with the training questions visited in another order (seed s
+#: permutes them once; seed 0 is the file's order, Alg. 1 as printed), ``N_SEEDS`` orders in all
+N_SEEDS = 10
+#: per-question values: ``q:<qid>:<metric>`` on test (``report.QUERY_PREFIX``), ``dq:<qid>:<metric>`` on dev
+DEV_QUERY_PREFIX = "dq:"
 
 
 #: Each model's base grid in the grid study: Table 1's, with the paper's {1, ..., 5000} added where the

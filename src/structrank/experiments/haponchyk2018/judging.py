@@ -1,22 +1,25 @@
-"""What the claims of haponchyk2018 share: the citation, the tolerances, and the checks that judge a claim on
-our features with the same check on the paper's list beside it."""
+"""What the claims of haponchyk2018 share: the citation, the bands, the paired values of two models, and the
+builders that judge a claim on the paper's setup first and on ours beside it."""
 
 from __future__ import annotations
 
-import numpy as np
+import dataclasses
 
-from structrank.experiments.claims import Claim, not_run, verdict_of
-from structrank.experiments.haponchyk2018.design import METRICS, TABLE_ROWS
+from structrank.experiments.claims import CHECK, UNTESTABLE, Claim, judged_claim, not_run, verdict_of
+from structrank.experiments.haponchyk2018.design import METRICS, OUR_SETUP, PAPER_SETUP, SETUP_TITLES, TABLE_ROWS
+from structrank.experiments.haponchyk2018.joint_rules import every
 from structrank.experiments.haponchyk2018.published import PAPER
-from structrank.experiments.haponchyk2018.recorded import _official
+from structrank.experiments.verdict_rules import direction
+from structrank.metrics.significance import per_query_pairs
 
 CITATION = "Haponchyk & Moschitti 2018"
-#: "roughly 8 and 10 points": a margin within this many MAP points of the paper's counts as reproduced
+#: "roughly 8 and 10 points", "beats the SVM by 7.7": the band of a margin claimed in whole points (± 2 points)
 MARGIN_TOL = 0.02
 #: "stabilizing to its highest values" between two epochs: a mean there within this much of the curve's best
 PLATEAU_TOL = 0.005
 STRUCTURED = tuple(row for row in TABLE_ROWS if row != "SVM")
-ABLATION = "Ablation, the paper's feature list (rebuilt; Table 1/3/4 'paper' runs)"
+SETUPS = (PAPER_SETUP, OUR_SETUP)
+UNITS = {"test": "test questions", "dev": "dev questions"}
 
 
 def _pts(x: float) -> str:
@@ -36,68 +39,61 @@ def _paper_margins(key, models) -> str:
                                                          if m in paper)
 
 
-def _judged(where, wording, evidence, what, check, ablations=(("paper", ABLATION),), note=""):
-    """A Claim whose verdict is ``check("sim")`` (holds, our text), None when its runs are missing;
-    ``why`` gives the same check on each ablation's feature set, then ``note``."""
-    result = check("sim")
-    if result is None:
-        return not_run(CITATION, where, wording, evidence, what)
-    holds, ours = result
-    why = []
-    for feature_set, label in ablations:
-        other = check(feature_set)
-        if other is not None:
-            why.append(f"{label}: {other[1]} ({'holds' if other[0] else 'does not hold'} there).")
-    if note:
-        why.append(note)
-    return Claim(CITATION, where, wording, evidence, ours, verdict_of(holds), " ".join(why))
+def pair(values_a: dict, values_b: dict):
+    """The questions (or seeds, folds) both sides were measured on, as two aligned arrays; None under two."""
+    if not values_a or not values_b:
+        return None
+    _, a, b = per_query_pairs(values_a, values_b)
+    return (a, b) if a.size >= 2 else None
 
 
-def _beats_svm(rows, split, models):
-    def check(feature_set):
-        values = _official(rows, feature_set, split)
-        present = [m for m in models if m in values]
-        if "SVM" not in values or not present:
-            return None
-        margins = {m: values[m] - values["SVM"] for m in present}
-        below = [m for m, d in margins.items() if d <= 0]
-        text = f"SVM {values['SVM']:.4f}; " + ", ".join(f"{m} {_pts(d)}" for m, d in margins.items())
-        return not below, text + (f"; not above the SVM: {', '.join(below)}" if below else "")
-    return check
+def _second(result, title) -> str:
+    return f"{result[0].verdict}: {result[0].interval} ({title})" if result is not None else ""
 
 
-def _margin_near(rows, model, paper_margin, split="test"):
-    def check(feature_set):
-        values = _official(rows, feature_set, split)
-        if not {"SVM", model} <= set(values):
-            return None
-        margin = values[model] - values["SVM"]
-        return (abs(margin - paper_margin) <= MARGIN_TOL,
-                f"{model} {values[model]:.4f} - SVM {values['SVM']:.4f} = {_pts(margin)} points "
-                f"(paper {_pts(paper_margin)}, tolerance {100 * MARGIN_TOL:.0f})")
-    return check
+def judged(where, wording, evidence, what, judge, why="", setups=SETUPS, titles=SETUP_TITLES) -> Claim:
+    """A replication: ``judge(setup)`` gives (``Judged``, our numbers) or None when its runs are missing; the
+    verdict is the first setup's (the paper's), the second's goes beside it (``ours_setup``)."""
+    first = judge(setups[0])
+    second = _second(judge(setups[1]), titles[setups[1]]) if len(setups) > 1 else ""
+    if first is None:
+        return dataclasses.replace(not_run(CITATION, where, wording, evidence, f"{what} on {titles[setups[0]]}"),
+                                   setup=titles[setups[0]], ours_setup=second)
+    result, ours = first
+    return judged_claim(CITATION, where, wording, evidence, ours, result, why, setup=titles[setups[0]],
+                        ours_setup=second)
 
 
-def _above(rows, split, better, worse, at_least=0.0, metrics=("map",), at_most=np.inf):
-    """``better`` above ``worse`` by more than ``at_least`` (and less than ``at_most``) on every metric."""
-    def check(feature_set):
-        parts, holds = [], True
-        for metric in metrics:
-            values = _official(rows, feature_set, split, metric)
-            if not {better, worse} <= set(values):
+def checked(where, wording, evidence, what, check, why="", setups=SETUPS, titles=SETUP_TITLES) -> Claim:
+    """A setup check: ``check(setup)`` gives (holds, our numbers), (None, our numbers) when it cannot be decided
+    yet, or None when its runs are missing; the paper's setup first, ours beside it."""
+    found = {s: check(s) for s in setups}
+    second = ""
+    if len(setups) > 1 and found[setups[1]] is not None:
+        holds, text = found[setups[1]]
+        second = f"{UNTESTABLE if holds is None else verdict_of(holds)}: {text} ({titles[setups[1]]})"
+    if found[setups[0]] is None:
+        return dataclasses.replace(not_run(CITATION, where, wording, evidence, f"{what} on {titles[setups[0]]}"),
+                                   kind=CHECK, setup=titles[setups[0]], ours_setup=second)
+    holds, text = found[setups[0]]
+    return Claim(CITATION, where, wording, evidence, text, UNTESTABLE if holds is None else verdict_of(holds), why,
+                 kind=CHECK, setup=titles[setups[0]], ours_setup=second)
+
+
+def orderings(rec, pairs, split="test", metric="map", kind="official", dataset="wikiqa", feature_set_of=None):
+    """A judge of "each (better, worse) of ``pairs`` is an ordering that holds" over questions (``every``); its
+    text gives each pair's means. ``pairs`` may be a function of the setup (the models present)."""
+    def judge(setup):
+        fs = feature_set_of(setup) if feature_set_of else setup
+        parts, texts = {}, []
+        for better, worse in (pairs(fs) if callable(pairs) else pairs):
+            found = pair(rec.questions(fs, better, split, metric, kind, dataset),
+                         rec.questions(fs, worse, split, metric, kind, dataset))
+            if found is None:
                 return None
-            gap = values[better] - values[worse]
-            holds &= at_least < gap < at_most
-            parts.append(f"{metric}: {better} {values[better]:.4f}, {worse} {values[worse]:.4f} ({_pts(gap)})")
-        return holds, "; ".join(parts)
-    return check
-
-
-def _best_of(rows, split, model, feature_set_of=lambda fs: fs):
-    def check(feature_set):
-        values = _official(rows, feature_set_of(feature_set), split)
-        if model not in values or len(values) < 2:
+            parts[f"{better} - {worse}"] = direction(*found, units=UNITS[split])
+            texts.append(f"{better} {found[0].mean():.4f} against {worse} {found[1].mean():.4f}")
+        if not parts:
             return None
-        ranked = sorted(values, key=values.get, reverse=True)
-        return ranked[0] == model, "best first: " + ", ".join(f"{m} {values[m]:.4f}" for m in ranked[:4])
-    return check
+        return every(parts), f"{metric}: " + "; ".join(texts)
+    return judge

@@ -5,15 +5,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from structrank import paths
-from structrank.experiments.haponchyk2018.design import (CV_ROWS, EMBEDDING_SETS, EXPERIMENT, METRICS, N_FOLDS, QUICK,
+from structrank.experiments.haponchyk2018.design import (CURVE_ROWS, CV_ROWS, DEV_QUERY_PREFIX, EMBEDDING_SETS,
+                                                         EXPERIMENT, METRICS, N_FOLDS, N_SEEDS, PAPER_GRID_SETS, QUICK,
                                                          REPORT_CONVENTION, ROWS, SELECT_CONVENTION, SLOW_C, SPLITS,
                                                          TABLE_ROWS, TEXT_SETS)
 from structrank.experiments.haponchyk2018.features import (_feature_path, _load, cv_parts, embeddings_available,
                                                            prepare_features)
 from structrank.experiments.haponchyk2018.grid import _cost, grid_plan
+from structrank.experiments.haponchyk2018.published import PAPER_C_GRID
 from structrank.experiments.haponchyk2018.report import report_sections
-from structrank.experiments.report import write_report
+from structrank.experiments.report import QUERY_PREFIX, write_report
 from structrank.experiments.runner import Measurement, RunSpec, SpecRun, claim_folder, run_experiment
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
@@ -25,7 +29,15 @@ def _splits(out, spec):
     if spec.params.get("cv"):
         fold = int(spec.fold)
         train, dev, test = cv_parts(train, fold, inside=False), cv_parts(dev, fold), cv_parts(test, fold)
+    if spec.seed:  # another order of the training questions for Alg. 1 (seed 0: the file's)
+        train = train.take_queries(np.random.default_rng(int(spec.seed)).permutation(train.n_queries))
     return train, dev, test
+
+
+def _per_question(prefix, result):
+    """``result``'s value on each question, recorded as ``<prefix><qid>:<metric>``."""
+    return [Measurement(f"{prefix}{q}:{m}", REPORT_CONVENTION, float(v))
+            for m in METRICS for q, v in zip(result.qids, result.per_query[m])]
 
 
 def _run(spec, out):
@@ -33,6 +45,8 @@ def _run(spec, out):
     if spec.params.get("grid") == "quick":
         grid = QUICK.get(spec.model, grid)
         fixed = {**fixed, "max_epochs": 20} if "max_epochs" in fixed else fixed
+    if spec.params.get("c_grid") == "paper":  # SVM-map tuned as the paper tunes it (Sec. 5.1)
+        grid = {"C": PAPER_C_GRID}
     if "C" in spec.params:  # one point of the grid study
         grid = {"C": [float(spec.params["C"])]}
     train, dev, test = _splits(out, spec)
@@ -41,6 +55,9 @@ def _run(spec, out):
     for split, data in (("dev", dev), ("test", test)):
         result = evaluate(data.y, model.predict(data.X), data.qid, METRICS, REPORT_CONVENTION, docids=data.docids)
         rows += [Measurement(f"{split}:{m}", REPORT_CONVENTION, v) for m, v in result.metrics.items()]
+        # each question's values: the claims' paired tests run over them (the grid study's: test only)
+        if split == "test" or spec.split != "grid":
+            rows += _per_question(QUERY_PREFIX if split == "test" else DEV_QUERY_PREFIX, result)
     rows += [Measurement(f"chosen:{k}", "param", float(v)) for k, v in params.items() if isinstance(v, (int, float))]
     if hasattr(model, "dev_curve_") and model.dev_curve_.size:
         rows += [Measurement("chosen:epoch", "param", float(model.best_epoch_))]
@@ -57,16 +74,27 @@ def plan(feature_sets, quick=False):
     rows = ("SVM", "LSP-AP", "LSSVM-AP") if quick else TABLE_ROWS
     for feature_set in feature_sets:
         for row in rows:
-            specs.append(RunSpec(EXPERIMENT, "wikiqa", "official", 0, 0, row, {"features": feature_set, "grid": grid}))
+            specs.append(RunSpec(EXPERIMENT, "wikiqa", "official", 0, 0, row, _params(row, feature_set, grid)))
     if quick:
         return specs
+    for feature_set in TEXT_SETS:  # Fig. 1 over seeds: the perceptrons on other orders of the training questions
+        for seed in range(1, N_SEEDS):
+            for row in CURVE_ROWS:
+                specs.append(RunSpec(EXPERIMENT, "wikiqa", "official", 0, seed, row, _params(row, feature_set, grid)))
     for feature_set in TEXT_SETS:
         for dataset in ("wikiqa", "trec13"):
             for fold in range(N_FOLDS):
                 for row in CV_ROWS:
                     specs.append(RunSpec(EXPERIMENT, dataset, "cv", fold, 0, row,
-                                         {"features": feature_set, "grid": grid, "cv": True}))
+                                         _params(row, feature_set, grid, cv=True)))
     return specs
+
+
+def _params(row, feature_set, grid, cv=False) -> dict:
+    """A run's parameters: SVM-map on a feature set that stands for the paper's is tuned on the paper's C grid."""
+    paper_grid = row == "SVM-map" and feature_set in PAPER_GRID_SETS and grid != "quick"
+    return {"features": feature_set, "grid": grid, **({"cv": True} if cv else {}),
+            **({"c_grid": "paper"} if paper_grid else {})}
 
 
 def reproduce(out, data_dir=None, quick=False, n_jobs=1):

@@ -11,14 +11,14 @@ from structrank.experiments.haponchyk2018.design import (CV_ROWS, EMBEDDING_SETS
                                                          MAX_EFFECTIVE_C, MAX_EXTENSION, METRICS, ROWS, SUM_ROW,
                                                          TEXT_SETS)
 from structrank.experiments.haponchyk2018.published import PAPER, PAPER_C_GRID
-from structrank.experiments.haponchyk2018.recorded import (_curves, _number, _official_map, _params, _study,
-                                                           _sum_queries)
+from structrank.experiments.haponchyk2018.recorded import (_curves, _cv_rows, _number, _official_map, _official_rows,
+                                                           _study, _sum_queries)
 from structrank.experiments.report import markdown_table
 from structrank.figures import new_figure, save_figure
 
 
 def _official_table(rows, feature_set, split, paper_key=None):
-    mine = [r for r in rows if r["split"] == "official" and _params(r)["features"] == feature_set]
+    mine = _official_rows(rows, feature_set)
     part = [{"model": r["model"], "metric": r["metric"].split(":", 1)[1], "value": r["value"]} for r in mine
             if r["metric"].startswith(split + ":")]
     if not part:
@@ -120,9 +120,8 @@ def _grid_section(rows, feature_set):
 
 
 def _cv_table(rows, dataset, feature_set="sim"):
-    part = [{"model": r["model"], "metric": r["metric"][len("test:"):], "value": r["value"]} for r in rows
-            if r["split"] == "cv" and r["dataset"] == dataset and r["metric"].startswith("test:")
-            and _params(r)["features"] == feature_set]
+    part = [{"model": r["model"], "metric": r["metric"][len("test:"):], "value": r["value"]}
+            for r in _cv_rows(rows, dataset, feature_set) if r["metric"].startswith("test:")]
     if not part:
         return None
     for model, values in PAPER[(dataset, "cv")].items():
@@ -159,7 +158,9 @@ def report_sections(rows, out, link_prefix=""):
     paper_note = (" The features: the paper's list (Sec. 5.1, after Barrón-Cedeño et al. 2016) as far as it can be "
                   "rebuilt here: our cosine, Jaccard, containment, longest common substring/subsequence and greedy "
                   "string tiling columns (`qa.features.PAPER_FEATURES`) and the PTK similarity of the two texts' "
-                  "shallow trees (`qa.syntax`); its ESA similarity needs a Wikipedia index and is left out.")
+                  "shallow trees (`qa.syntax`); its ESA similarity needs a Wikipedia index and is left out. "
+                  "SVM-map's C comes from the paper's grid {1, 10, 100, 1000, 2000, 5000} here (on our features from "
+                  "{0.01, ..., 1000}).")
     for feature_set in TEXT_SETS:
         suffix = "" if feature_set == "sim" else f" ({FEATURE_TITLES[feature_set]})"
         for split in ("dev", "test"):
@@ -180,7 +181,8 @@ def report_sections(rows, out, link_prefix=""):
                         "emb-interaction": "interaction features [cos(phi(q), phi(d)), phi(q) * phi(d)]",
                         "sim+emb-interaction": "similarity and interaction features"}[feature_set]
                 sections.append((f"Table 2: WikiQA {split}, all-MiniLM-L6-v2 embeddings: {what}",
-                                 note + " Paper rows: its CNN embeddings (concatenated)." * (feature_set == "emb-concat")
+                                 note + (" Paper rows: its CNN embeddings (concatenated); SVM-map's C from the "
+                                         "paper's grid, as there.") * (feature_set == "emb-concat")
                                  + "\n\n" + table))
     for feature_set in TEXT_SETS:
         for dataset, number in (("wikiqa", 3), ("trec13", 4)):
