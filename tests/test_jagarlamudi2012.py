@@ -73,7 +73,7 @@ def test_quick_reproduction_on_french(tmp_path, data_root):
                            str(tmp_path)], env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     report = (tmp_path / "report.md").read_text()
-    assert "## Claims" in report and "18 claims:" in report
+    assert "## Claims" in report and "18 replications:" in report
     assert "## Table 2: significance over test sentences" in report
     table = report.split("## Table 2")[1].split("##")[0]
     values = {line.split("|")[1].strip(): [float(v) for v in line.split("|")[2:4]] for line in table.splitlines()
