@@ -104,3 +104,20 @@ def test_both_preparations_table_gives_every_criterion_beside_the_paper():
     assert f"(SVM-mrr: MRR): {ours} -9.0 points (24 cells); {kept} -1.0 points (24 cells)" in text
     assert "closes +8.0 of our reading's 9.0 points" in text
     assert both_preparations(rows, "MQ2008") is None
+
+
+def test_the_plan_labels_every_test_run_with_its_grid(tmp_path):
+    """Each data set's test runs say which grids they ran (the sweep's C lists once leaked into the label)."""
+    from structrank.experiments.chakrabarti2008.plan import plan
+
+    roots = {}
+    for name in ("OHSUMED", "MQ2008"):
+        for k in range(1, 3):
+            folder = tmp_path / name / f"Fold{k}"
+            folder.mkdir(parents=True)
+            for split in ("train", "vali", "test"):
+                (folder / f"{split}.txt").write_text("")
+        roots[name] = tmp_path / name
+    specs = plan(roots)
+    assert {s.params["grid"] for s in specs if s.split == "test"} == {"full"}
+    assert {s.fold for s in specs if s.split == "train-timing"} == {"Fold1", "Fold2"}  # every fold timed

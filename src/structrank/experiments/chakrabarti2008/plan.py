@@ -159,8 +159,8 @@ def plan(roots, quick=False):
                     specs.append(RunSpec(EXPERIMENT, dataset, "test", fold, 0, row, {"prep": prep, "grid": grid}))
         first = folds[0]
         for row in SWEEP:
-            grid = SWEEP_C[sweep_scale(row)]
-            for C in grid[1:3] if quick else grid:
+            cs = SWEEP_C[sweep_scale(row)]
+            for C in cs[1:3] if quick else cs:
                 specs.append(RunSpec(EXPERIMENT, dataset, "train-sweep", first, 0, row, {"C": C}))
         for fold in folds:  # every fold: the units of the timing claims
             specs += [RunSpec(EXPERIMENT, dataset, "train-timing", fold, 0, row, {})
