@@ -102,7 +102,8 @@ def sweep_claims(recorded, dataset, reading) -> list:
                         "DORM, AUC, MRR lowest ratio at the largest C",
                         lambda mrr: _ratio_parts(recorded, dataset, mrr),
                         "Each training query's share of obj/obj(w=0) at the largest C, SVM-map's and SVM-ndcg's "
-                        "against each of the three (direction, in units of the ratio); holds when all six pairs do."),
+                        "against each of the three (direction; a point is a hundredth of the ratio); holds when "
+                        "all six pairs do."),
     ]
     norms = {row: recorded.points(dataset, "train-sweep", row, "w_norm2", "C") for row in ("MAP", "NDCG")}
     if all(norms.values()):
