@@ -9,10 +9,11 @@ import pytest
 import json
 
 from structrank.experiments.chakrabarti2008 import claims
-from structrank.experiments.chakrabarti2008.design import GAP_BEST_C, GAP_ROWS, GAP_TREC, GAP_VARIANTS, ROWS
+from structrank.experiments.chakrabarti2008.design import (FIG9_METRICS, GAP_BEST_C, GAP_EVERY_ROW, GAP_ROWS, GAP_TREC,
+                                                           GAP_VARIANTS, PAPER_ROWS, ROWS)
 from structrank.experiments.chakrabarti2008.published import PAPER_FIG9
-from structrank.experiments.chakrabarti2008.report import gap_study, paper_comparison
-from structrank.experiments.claims import FAILS, HOLDS, VERDICTS
+from structrank.experiments.chakrabarti2008.report import both_preparations, gap_study, paper_comparison
+from structrank.experiments.claims import UNTESTABLE, VERDICTS
 
 
 @pytest.mark.data
@@ -56,22 +57,14 @@ def test_paper_comparison_names_cells_off_by_more_than_three_points():
     assert paper_comparison(rows, "MQ2008") is None
 
 
-def _fig9_rows(values, dataset="OHSUMED"):
-    return [{"dataset": dataset, "split": "test", "model": row, "params": '{"prep": "none", "grid": "full"}',
-             "metric": "binary:" + metric, "value": value, "fold": "Fold1"}
-            for row, cells in values.items() for metric, value in cells.items()]
-
-
-def test_claims_take_their_verdict_from_the_recorded_values():
-    cells = {"NDCG": {"mrr@10": 0.6, "ndcg@10": 0.40, "map": 0.4}, "NDCG-NC": {"mrr@10": 0.6, "ndcg@10": 0.45, "map": 0.4}}
-    found = {c.claim: c for c in claims(_fig9_rows(cells))}
-    claim = found["SVM-ndcg, which uses the true Delta_NDCG, consistently loses to SVM-ndcg-nc"]
-    assert claim.verdict == HOLDS and "NDCG-NC 0.450, NDCG 0.400" in claim.ours and "+5.0 points" in claim.why
-    cells["NDCG-NC"]["ndcg@10"] = 0.35
-    found = {c.claim: c for c in claims(_fig9_rows(cells))}
-    assert found["SVM-ndcg, which uses the true Delta_NDCG, consistently loses to SVM-ndcg-nc"].verdict == FAILS
-    # data the folder lacks is a claim that cannot be tested, never a dropped row
+def test_claims_name_what_the_store_lacks():
+    """A store of means only (written before the per-query values): every claim is there, none judged on means."""
+    rows = [{"dataset": "OHSUMED", "split": "test", "model": row, "params": '{"prep": "none", "grid": "full"}',
+             "metric": "binary:" + metric, "value": 0.5, "fold": "Fold1"} for row in ROWS for metric in FIG9_METRICS]
+    found = {c.claim: c for c in claims(rows)}
     assert all(c.verdict in VERDICTS for c in found.values())
+    assert found["SVM-ndcg-nc is consistently better than DORM"].verdict == UNTESTABLE
+    # data the folder lacks is a claim that cannot be tested, never a dropped row
     assert "the TD2003 columns of Figs. 8-9" in found and "not in the data folder" in found["the TD2003 columns of Figs. 8-9"].why
 
 
@@ -95,3 +88,36 @@ def test_gap_study_says_how_many_points_each_reading_closes():
     assert f'closes the most is "{distributed}" (+6.0 points)' in text
     assert "Hypothesis:" in text
     assert gap_study(rows, "MQ2008") is None
+
+
+def test_both_preparations_table_gives_every_criterion_beside_the_paper():
+    paper = PAPER_FIG9["OHSUMED"]
+    ours, kept = GAP_EVERY_ROW
+    rows = [{"dataset": "OHSUMED", "split": "gap", "model": row, "fold": "Fold1", "params": json.dumps({"variant": v}),
+             "metric": metric, "value": paper[row][i] + shift}
+            for v, shift in ((ours, -0.09), (kept, -0.01)) for row in PAPER_ROWS
+            for i, metric in enumerate(FIG9_METRICS)]
+    text = both_preparations(rows, "OHSUMED")
+    for row in PAPER_ROWS:
+        assert f"| {row} | {ours} | {paper[row][0] - 0.09:.3f} / {paper[row][0]:.3f} (-9.0) |" in text
+        assert f"| {row} | {kept} |" in text
+    assert f"(SVM-mrr: MRR): {ours} -9.0 points (24 cells); {kept} -1.0 points (24 cells)" in text
+    assert "closes +8.0 of our reading's 9.0 points" in text
+    assert both_preparations(rows, "MQ2008") is None
+
+
+def test_the_plan_labels_every_test_run_with_its_grid(tmp_path):
+    """Each data set's test runs say which grids they ran (the sweep's C lists once leaked into the label)."""
+    from structrank.experiments.chakrabarti2008.plan import plan
+
+    roots = {}
+    for name in ("OHSUMED", "MQ2008"):
+        for k in range(1, 3):
+            folder = tmp_path / name / f"Fold{k}"
+            folder.mkdir(parents=True)
+            for split in ("train", "vali", "test"):
+                (folder / f"{split}.txt").write_text("")
+        roots[name] = tmp_path / name
+    specs = plan(roots)
+    assert {s.params["grid"] for s in specs if s.split == "test"} == {"full"}
+    assert {s.fold for s in specs if s.split == "train-timing"} == {"Fold1", "Fold2"}  # every fold timed
