@@ -78,3 +78,10 @@ def test_a_published_constant_makes_the_one_sample_test():
     t = paired_test(ours, constant(0.40, ours.size))
     assert t.mean_diff == pytest.approx(0.025) and t.ci_low > 0
     assert constant(0.4, 3).tolist() == [0.4, 0.4, 0.4]
+
+
+def test_the_combinations_are_stated_for_the_page():
+    from structrank.experiments.verdict_sets import rules_text
+
+    text = rules_text()
+    assert "**holds** when k or more hold" in text and "p = 0.01" in text and "one-sample" in text

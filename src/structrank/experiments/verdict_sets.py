@@ -15,6 +15,8 @@ verdict from theirs, with every interval printed:
 - ``separated``: two differences measured on different units (two languages' test sets), which cannot be
   paired: the first is larger when its 95% confidence interval lies wholly above the second's, smaller when wholly
   below, inconclusive when they overlap (conservative: overlapping intervals can still differ).
+
+``rules_text`` states them for the page, beside ``verdict_rules.rules_text``.
 """
 
 from __future__ import annotations
@@ -113,3 +115,20 @@ def constant(value: float, n: int) -> np.ndarray:
     """A published number as the other side of a paired test over ``n`` units: the test of our values against it
     is the one-sample test of their mean."""
     return np.full(int(n), float(value))
+
+
+def rules_text() -> str:
+    """The combinations as the page should state them, beside ``verdict_rules.rules_text``."""
+    return "\n".join([
+        "A claim of several comparisons combines their verdicts, each printed with its interval:",
+        "",
+        "- *every comparison* (\"A beats B, C and D\"): **holds** when each holds, **does not hold** when one does not, "
+        "otherwise inconclusive;",
+        "- *k of n* (\"in most cases\", \"in at least 3 of 4 languages\"): **holds** when k or more hold, **does not "
+        "hold** when fewer than k can, otherwise inconclusive;",
+        "- a claim that names its own significance level (\"significant at p = 0.01\") asks both tests at that level;",
+        "- two differences on units that cannot be paired (two languages' test sets): the first is larger when its "
+        "95% confidence interval lies wholly above the second's, smaller when wholly below, otherwise inconclusive;",
+        "- a published number without per-unit values is the other side of a test over our seeds (the one-sample "
+        "test of their mean).",
+    ])

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structrank.experiments.claims import claims_section
+from structrank.experiments.verdict_sets import rules_text as combinations_text
 from structrank.experiments.jagarlamudi2012.claims import claims
 from structrank.experiments.jagarlamudi2012.data import load_language, prepare
 from structrank.experiments.jagarlamudi2012.design import (ABLATION, BOOSTING, CENTRE, DEV_SENTENCE, EXPERIMENT, HMM,
@@ -168,7 +169,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
         raise FileNotFoundError("no Universal Dependencies treebank of the paper's languages in the data folder")
     rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), SpecRun(_run, paths),
                           n_jobs, EXPERIMENT, inputs=lambda spec: treebanks[spec.dataset])
-    sections = [("Claims", claims_section(claims(rows)))] + report_sections(rows, out)
+    sections = [("Claims", claims_section(claims(rows)) + "\n\n" + combinations_text())] + report_sections(rows, out)
     write_report(out / "report.md", sections, title="Jagarlamudi & Daumé III (2012), reproduced")
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows

@@ -17,6 +17,7 @@ from structrank.experiments.neural_qa.design import (ALPHA, BCE, BUDGET, COSINE,
 from structrank.experiments.neural_qa.recorded import against, curves, datasets, seed_count, values, verdict
 from structrank.experiments.report import markdown_table
 from structrank.experiments.runner import wall_time
+from structrank.experiments.verdict_sets import rules_text as combinations_text
 from structrank.figures import new_figure, save_figure
 
 FIGURE = "neural-qa-dev-map.png"
@@ -183,5 +184,5 @@ def report_sections(rows, out, link_prefix=""):
         sections.append(("Dev MAP by epoch per loss", figure))
     if rows:
         sections.append(("Targets (issue 40)", "Judged from the runs above; the same rows open the Claims section of "
-                         "docs/RESULTS.md.\n\n" + claims_section(targets(rows))))
+                         "docs/RESULTS.md.\n\n" + claims_section(targets(rows)) + "\n\n" + combinations_text()))
     return sections
