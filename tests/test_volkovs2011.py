@@ -232,6 +232,8 @@ def test_fig2_claims_inside_the_noise_are_inconclusive_and_even_is_two_sided():
     assert apart.verdict == FAILS and _numbers(apart.interval)[2] < -4
     close = _find(claims(_runs({**FIG2, "EL": 0.405}, noise=0.01)), "similar performance")
     assert close.verdict == HOLDS and -1 < _numbers(close.interval)[1] < -0.5 < _numbers(close.interval)[2]
+    # the page's band of one point; under the half point of the table before, the interval is not inside
+    assert close.why.endswith("with ±0.5 point here the verdict would be inconclusive.")
 
 
 def test_a_store_without_per_query_values_leaves_fig2_untestable():

@@ -15,6 +15,8 @@ The paper-faithful setup is the primary one: the paper's ML and LA take Eq. 10's
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from structrank.experiments.claims import UNTESTABLE, Claim, judged_claim, not_run
@@ -94,6 +96,22 @@ def _objectives_claim(measured, where, claim, evidence, pairs, rule, rule_text, 
                         setup=PAPER_SETUP, ours_setup=ours_setup)
 
 
+#: the band the table before the paired tests gave "similar performance" (|LS − EL| of the seed means at every cutoff)
+OLD_SIMILAR_BAND = 0.005
+
+
+def _with_old_band(measured, claim, a, b):
+    """``claim`` ("a and b about even") with, in ``why``, its verdict under the band the table used before the page's
+    ``MARGIN``, since the band changed after that table's result was known."""
+    parts = _query_parts(_tested(measured, [a, b]), [(a, b)], lambda x, y, **o: even(x, y, band=OLD_SIMILAR_BAND, **o))
+    if not parts:
+        return claim
+    old = all_of(parts)
+    return dataclasses.replace(claim, why=claim.why + f" The band changed: the table before the paired tests asked for "
+                               f"{100 * OLD_SIMILAR_BAND:g} point at every cutoff of the seed means (its result known); "
+                               f"with ±{100 * OLD_SIMILAR_BAND:g} point here the verdict would be {old.verdict}.")
+
+
 def _fig2_claims(measured):
     paper_ml, paper_la = SUM_ROWS["ML"], SUM_ROWS["LA"]
     others = (paper_ml, paper_la, "LS", "EL")
@@ -105,11 +123,10 @@ def _fig2_claims(measured):
                           [("single-level queries kept, our ML and LA", [("LA" + KEPT, "ML" + KEPT)])]),
         _objectives_claim(measured, "Fig. 2, Sec. 6.2", "Loss-scaling further improves on the loss-augmentation results",
                           "Fig. 2", [("LS", paper_la)], direction, beats, [("LS", "LA")]),
-        _objectives_claim(measured, "Fig. 2, Sec. 6.2", "Loss-scaling has similar performance to the expected loss "
-                          "objective", "Fig. 2", [("LS", "EL")], even,
-                          f"Holds when the interval of LS − EL lies inside ±{100 * MARGIN:g} point (the page's 'about "
-                          "even'; the table before this rule asked |LS − EL| <= 0.5 point of the seed means at every "
-                          "cutoff)."),
+        _with_old_band(measured, _objectives_claim(
+            measured, "Fig. 2, Sec. 6.2", "Loss-scaling has similar performance to the expected loss objective",
+            "Fig. 2", [("LS", "EL")], even, f"Holds when the interval of LS − EL lies inside ±{100 * MARGIN:g} point "
+            "(the page's 'about even')."), "LS", "EL"),
         _objectives_claim(measured, "Fig. 2, Sec. 6.2, Sec. 7", "Among all objectives, KL consistently produces the best "
                           "results on both datasets", "Fig. 2", [("KL", m) for m in others], direction,
                           "Tested against the paper's ML and LA, LS and EL. " + beats,
