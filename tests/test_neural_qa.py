@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from structrank.experiments.claims import FAILS, HOLDS, UNTESTABLE
+from structrank.experiments.claims import CHECK, FAILS, HOLDS, INCONCLUSIVE, REPLICATION, UNTESTABLE
 from structrank.experiments.neural_qa.design import (BCE, COSINE, CRF_KL, DATASETS, EXPERIMENT, FINE_TUNED, LSP_AP,
                                                      MAP_HINGE, NDCG_HINGE, RANKNET, REFERENCE_ROWS, ST, STRUCTURED)
 from structrank.experiments.neural_qa.plan import plan
@@ -78,32 +78,36 @@ def _by_claim(found):
 def test_the_targets_hold_on_values_that_meet_them():
     from structrank.experiments.neural_qa import claims
 
-    found = claims(_store())
+    found = claims(_store(base=0.75))
     targets = [c for c in found if c.paper.startswith("neural-qa")]
     assert len(targets) == 1 + 2 * len(DATASETS) + 1 and all(c.verdict == HOLDS for c in targets), \
         [(c.claim, c.verdict, c.ours) for c in targets if c.verdict != HOLDS]
+    assert [c.kind for c in targets] == [REPLICATION] * (1 + 2 * len(DATASETS)) + [CHECK]
     wiki = targets[0]
-    assert "best: MAP hinge 0.8" in wiki.ours and "(3 seeds)" in wiki.ours
+    assert "best on dev: MAP hinge 0.8700" in wiki.ours and "(3 seeds)" in wiki.ours
+    assert "n = 30 questions" in wiki.interval and wiki.interval.startswith("+7.00 [")  # 0.87 against 0.80
     versus_bce = [c for c in targets if c.claim.endswith(f"at least as well as {BCE} (MAP)")]
-    assert len(versus_bce) == 3 and all("Significantly better than BCE: MAP hinge, NDCG hinge, CRF-KL" in c.why
-                                        for c in versus_bce)
-    assert "over the 30 test questions" in versus_bce[0].why and "MAP hinge 0.8" in versus_bce[0].ours
+    assert len(versus_bce) == 3 and all(c.interval.count("; ") == 2 for c in versus_bce)  # every loss printed
+    assert versus_bce[0].interval.startswith("MAP hinge − BCE: +12.00 [") and "MAP hinge 0.8700" in versus_bce[0].ours
     assert "longest: 20.0 min" in targets[-1].ours and "threads: 2" in targets[-1].why
 
 
-def test_the_targets_say_plainly_when_they_do_not_hold():
+def test_the_targets_say_plainly_when_they_do_not_hold_or_are_inside_the_noise():
     from structrank.experiments.neural_qa import claims
 
-    # WikiQA below the bar, CRF-KL below BCE (significantly), the runs too long
+    # WikiQA below the bar, CRF-KL 5 points below BCE, the runs too long
     found = claims(_store(base=0.62, lifts=(0.12, 0.01, -0.05), wall=2400.0))
     targets = [c for c in found if c.paper.startswith("neural-qa")]
-    assert targets[0].verdict == FAILS and "best: MAP hinge 0.7400" in targets[0].ours, targets[0].ours
+    assert targets[0].verdict == FAILS and "best on dev: MAP hinge 0.7400" in targets[0].ours, targets[0].ours
     versus_bce = [c for c in targets if c.claim.endswith(f"at least as well as {BCE} (MAP)")]
-    assert all(c.verdict == FAILS for c in versus_bce)
-    assert all("Below BCE: CRF-KL." in c.why and "significantly worse: CRF-KL" in c.why for c in versus_bce)
+    assert all(c.verdict == FAILS and "CRF-KL − BCE: -5.00 [" in c.interval for c in versus_bce)
     assert targets[-1].verdict == FAILS and "longest: 40.0 min" in targets[-1].ours
     # on other than two threads the run-time target is not answered
     assert claims(_store(threads=4.0))[len(targets) - 1].verdict == UNTESTABLE
+    # 0.82 against the 0.80 target over 30 questions, CRF-KL a point below BCE: the intervals allow both
+    unsure = [c for c in claims(_store(lifts=(0.12, 0.11, -0.01))) if c.paper.startswith("neural-qa")]
+    assert unsure[0].verdict == INCONCLUSIVE and "best on dev: MAP hinge 0.8200" in unsure[0].ours
+    assert unsure[1].verdict == INCONCLUSIVE and unsure[1].interval.startswith("MAP hinge − BCE: +12.00 [")
 
 
 def test_without_runs_every_claim_is_there_and_cannot_be_tested():

@@ -105,11 +105,12 @@ def verdict_counts(claims: list[Claim], kind: str) -> str:
 def claims_section(claims: list[Claim]) -> str:
     """Markdown: the counts of verdicts (replications, then checks), then one table row per claim,
     replications first."""
-    # deferred: verdict_rules imports this module's verdict names
-    from structrank.experiments.verdict_rules import rules_text
+    # deferred: verdict_rules and verdict_sets import this module's verdict names
+    from structrank.experiments import verdict_rules, verdict_sets
 
     ordered_claims = [c for c in claims if c.kind == REPLICATION] + [c for c in claims if c.kind == CHECK]
-    lines = [verdict_counts(claims, REPLICATION) + ". " + verdict_counts(claims, CHECK) + ".", "", rules_text(), "",
+    lines = [verdict_counts(claims, REPLICATION) + ". " + verdict_counts(claims, CHECK) + ".", "",
+             verdict_rules.rules_text(), "", verdict_sets.rules_text(), "",
              "| paper | where | kind | claim | paper | ours | verdict | interval (95%) | setup | our setup | why / ablation |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {_cell(c.paper)} | {_cell(c.where)} | {c.kind} | {_cell(c.claim)} | {_cell(c.paper_evidence)} | "

@@ -13,9 +13,10 @@ import scipy.sparse as sp
 from structrank.experiments.claims import claims_section
 from structrank.experiments.jagarlamudi2012.claims import claims
 from structrank.experiments.jagarlamudi2012.data import load_language, prepare
-from structrank.experiments.jagarlamudi2012.design import (ABLATION, BOOSTING, CENTRE, EXPERIMENT, HMM, LANGUAGE_NAMES,
-                                                           LANGUAGES, ON_FIRST, RERANKERS, SENTENCE, SPLITS, TAGGERS,
-                                                           base_of, reranker_grid)
+from structrank.experiments.jagarlamudi2012.design import (ABLATION, BOOSTING, CENTRE, DEV_SENTENCE, EXPERIMENT, HMM,
+                                                           LANGUAGE_NAMES, LANGUAGES, NO_VITERBI_SENTENCE, ON_FIRST,
+                                                           RERANKERS, SENTENCE, SPLITS, TAGGERS, base_of,
+                                                           reranker_grid)
 from structrank.experiments.jagarlamudi2012.report import report_sections
 from structrank.experiments.report import write_report
 from structrank.experiments.runner import Measurement, RunSpec, SpecRun, claim_folder, run_experiment
@@ -44,10 +45,15 @@ def _correct(d, scores):
     return d.size - d.loss[d.chosen(scores)]
 
 
-def _sentences(correct, hmm_correct):
+def _sentences(correct, hmm_correct, prefix=SENTENCE):
     """Per-sentence correct tokens where they differ from the HMM's: what a paired test needs."""
-    return [Measurement(f"{SENTENCE}{i}", "correct tokens", float(correct[i]))
+    return [Measurement(f"{prefix}{i}", "correct tokens", float(correct[i]))
             for i in np.flatnonzero(correct != hmm_correct)]
+
+
+def _dev_sentences(correct, data):
+    """``_sentences`` on dev, against the dev lists' first candidates."""
+    return _sentences(correct, _correct(data["dev"], data["dev"].base_score), DEV_SENTENCE)
 
 
 def _tagger_run(model, data, extra, meta):
@@ -67,14 +73,18 @@ def _tagger_run(model, data, extra, meta):
                 for name in ("unknown_rate", "known_accuracy", "unknown_accuracy")]
     hmm_correct = _correct(data["test"], data["test"].base_score)
     if model == HMM:
-        out += [Measurement(f"{SENTENCE}{i}", "correct tokens", float(c)) for i, c in enumerate(hmm_correct)]
+        hmm_dev = _correct(data["dev"], data["dev"].base_score)
+        out += [Measurement(f"{prefix}{i}", "correct tokens", float(c))
+                for prefix, correct in ((SENTENCE, hmm_correct), (DEV_SENTENCE, hmm_dev)) for i, c in enumerate(correct)]
         out += [Measurement("test:sentences", "count", float(hmm_correct.size)),
                 Measurement("test:tokens", "count", float(data["test"].size.sum())),
+                Measurement("dev:sentences", "count", float(hmm_dev.size)),
+                Measurement("dev:tokens", "count", float(data["dev"].size.sum())),
                 Measurement("train:sentences", "count", float(meta["train_sentences"])),
                 Measurement("train:tokens", "count", float(meta["train_tokens"])),
                 Measurement("jackknife_seconds", "time", meta["jackknife_seconds"])]
     else:
-        out += _sentences(extra["test"]["correct_1"], hmm_correct)
+        out += _sentences(extra["test"]["correct_1"], hmm_correct) + _dev_sentences(extra["dev"]["correct_1"], data)
     return out + [Measurement("train_seconds", "time", meta[f"train_seconds{tag}"])]
 
 
@@ -95,8 +105,10 @@ def _reranker_run(name, params, data):
         d = data[split]
         out += [Measurement(f"{split}:accuracy", "token", d.accuracy_of(model.predict(d))),
                 Measurement(f"{split}:accuracy_no_viterbi", "token", d.accuracy_of(model.projection_scores(d)))]
-    test = data["test"]
-    return out + _sentences(_correct(test, model.predict(test)), _correct(test, test.base_score))
+    test, hmm_correct = data["test"], _correct(data["test"], data["test"].base_score)
+    return (out + _sentences(_correct(test, model.predict(test)), hmm_correct)
+            + _sentences(_correct(test, model.projection_scores(test)), hmm_correct, NO_VITERBI_SENTENCE)
+            + _dev_sentences(_correct(data["dev"], model.predict(data["dev"])), data))
 
 
 def _features(extra, split, blocks):
@@ -116,7 +128,8 @@ def _boosting_run(name, params, data, extra):
         out.append(Measurement(f"{split}:accuracy", "token", data[split].accuracy_of(model.predict(features[split],
                                                                                                    data[split]))))
     test = data["test"]
-    return out + _sentences(_correct(test, model.predict(features["test"], test)), _correct(test, test.base_score))
+    return (out + _sentences(_correct(test, model.predict(features["test"], test)), _correct(test, test.base_score))
+            + _dev_sentences(_correct(data["dev"], model.predict(features["dev"], data["dev"])), data))
 
 
 def plan(langs, quick=False):

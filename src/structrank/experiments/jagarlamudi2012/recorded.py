@@ -1,5 +1,5 @@
-"""The recorded runs of jagarlamudi2012 read back: each model's dev-chosen setting, and the paired tests
-over test sentences."""
+"""The recorded runs of jagarlamudi2012 read back: each model's dev-chosen setting, each sentence's correct tokens
+(test, dev, and test without the decoder's score) and the paired tests over test sentences."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structrank.experiments.jagarlamudi2012.design import BOOSTING, HMM, HMM_FIRST, SENTENCE, base_of
+from structrank.experiments.jagarlamudi2012.design import BOOSTING, DEV_SENTENCE, HMM, HMM_FIRST, SENTENCE, base_of
 from structrank.metrics.significance import paired_test, sign_test_p
 
 
@@ -52,25 +52,42 @@ def improvements(runs, langs, model="Discriminative"):
 # -- significance over test sentences --------------------------------------------------------------
 
 
-def sentence_values(runs, lang, model):
-    """Correct tokens of every test sentence for the dev-chosen setting of ``model`` (None if not run).
+def sentence_values(runs, lang, model, prefix=SENTENCE, select="dev:accuracy", setting=None):
+    """Correct tokens of every sentence of a split for ``model`` (None if not recorded).
 
-    The HMM run records every sentence; the first-order HMM and the rerankers only where they
-    differ from the tagger whose lists they rerank (the ablation's: the first-order HMM).
+    The split and what is counted follow ``prefix``: ``SENTENCE`` (test), ``DEV_SENTENCE`` (dev) or
+    ``NO_VITERBI_SENTENCE`` (test, a reranker without the decoder's score). The run is ``setting``'s, else the one
+    with the best ``select`` (a tagger has one). The HMM run records every sentence; the first-order HMM and the
+    rerankers only where they differ from the tagger whose lists they rerank (the ablation's: the first-order HMM).
     """
-    hmm, chosen = runs.get((lang, HMM, ())), best(runs, lang, model)
-    if not hmm or "test:sentences" not in hmm or chosen is None:
+    base = DEV_SENTENCE if prefix == DEV_SENTENCE else SENTENCE  # what the tagger below records
+    hmm = runs.get((lang, HMM, ()))
+    chosen = (setting, runs.get((lang, model, setting))) if setting is not None else best(runs, lang, model, select)
+    # the dev sentences and the sentences without the decoder's score came later than the test sentences: a store
+    # whose HMM run has no dev count predates them (its runs recorded none)
+    recorded = hmm and "test:sentences" in hmm and (prefix == SENTENCE or "dev:sentences" in hmm)
+    if not recorded or chosen is None or chosen[1] is None:
         return None
     if model == HMM:
-        values = np.array([hmm[f"{SENTENCE}{i}"] for i in range(int(hmm["test:sentences"]))])
-    else:
-        values = sentence_values(runs, lang, base_of(model) if model != HMM_FIRST else HMM)
-        if values is None:
-            return None
+        count = hmm[f"{'dev' if base == DEV_SENTENCE else 'test'}:sentences"]
+        return np.array([hmm[f"{base}{i}"] for i in range(int(count))])
+    values = sentence_values(runs, lang, base_of(model) if model != HMM_FIRST else HMM, base)
+    if values is None:
+        return None
     for key, value in chosen[1].items():
-        if key.startswith(SENTENCE):
-            values[int(key[len(SENTENCE):])] = value
+        if key.startswith(prefix):
+            values[int(key[len(prefix):])] = value
     return values
+
+
+def accuracy_units(runs, lang, model, prefix=SENTENCE, select="dev:accuracy", setting=None):
+    """``sentence_values`` over the split's mean sentence length: one value per sentence whose mean is the token
+    accuracy, the units of the claims' paired tests (``verdict_rules``, scaled to points); None if not recorded."""
+    values = sentence_values(runs, lang, model, prefix, select, setting)
+    if values is None:
+        return None
+    split = "dev" if prefix == DEV_SENTENCE else "test"
+    return values * values.size / runs[(lang, HMM, ())][f"{split}:tokens"]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ MAX_EPOCHS = 100
 NDCG = tuple(f"ndcg@{k}" for k in range(1, 6))
 TEST_METRICS = (*NDCG, "ndcg@10", "map")
 SELECT = "vali:ndcg@1-5"  # the measurement settings are chosen on
+#: each test query's mean of NDCG@1..5, recorded as "q:<qid>:ndcg@1-5" for the claims' paired tests over queries (one
+#: value per query rather than five: the five cutoffs per query of every run would multiply the store by five)
+QUERY_METRIC = "ndcg@1-5"
 SMALL_T = [0.03, 0.1, 0.3]
 # Sec. 6.2: learning rates (printed "[0.5, 0.01, 0.01, 0.001]", a repeated 0.01 we read as 0.1), the loss weight
 # alpha of CRF-LA and the temperature T of CRF-KL

@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 
 from structrank.data import letor_folds, read_letor
-from structrank.experiments.report import write_report
+from structrank.experiments.report import QUERY_PREFIX, write_report
 from structrank.experiments.runner import Measurement, RunSpec, SpecRun, dataset_inputs, letor_roots, run_experiment
 from structrank.experiments.volkovs2011.design import (CONVENTION, CRF_RATE_GRID, DATASETS, EXPERIMENT, MAX_EPOCHS,
-                                                       NDCG, QUICK_ROWS, ROWS, SEEDS, SELECT, TEST_METRICS)
+                                                       NDCG, QUERY_METRIC, QUICK_ROWS, ROWS, SEEDS, SELECT,
+                                                       TEST_METRICS)
 from structrank.experiments.volkovs2011.report import report_sections
 from structrank.learners.crf import PermutationCRFRanker
 from structrank.metrics import evaluate
@@ -41,7 +42,8 @@ def grid_points(row, quick=False):
 
 
 def _run(spec, root):
-    """One CRF trained on one fold at one setting: its dev choice, test metrics and the data's counts."""
+    """One CRF trained on one fold at one setting: its dev choice, test metrics (and each test query's mean NDCG@1-5,
+    for the paired tests of the claims) and the data's counts."""
     train, vali, test = _fold(root, spec.fold)
     objective, _, skip, shuffle = ROWS[spec.model]
     params = {k: v for k, v in spec.params.items() if k in ("learning_rate", "alpha", "T")}
@@ -55,11 +57,14 @@ def _run(spec, root):
            Measurement("best_epoch", "train", model.best_epoch_),
            Measurement("train_seconds", "time", seconds),
            Measurement("queries_used", "train", model.n_queries_used_)]
-    result = evaluate(test.y, model.predict(test.X), test.qid, TEST_METRICS, CONVENTION).metrics
+    result = evaluate(test.y, model.predict(test.X), test.qid, TEST_METRICS, CONVENTION)
+    per_query = np.mean([result.per_query[m] for m in NDCG], axis=0)
+    queries = [Measurement(f"{QUERY_PREFIX}{q}:{QUERY_METRIC}", CONVENTION, float(v))
+               for q, v in zip(result.qids, per_query)]
     data = [Measurement(f"data:{split}_{name}", "data", value) for split, ds in (("train", train), ("vali", vali),
                                                                                   ("test", test))
             for name, value in data_counts(ds).items()]
-    return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.items()] + data
+    return out + [Measurement("test:" + m, CONVENTION, v) for m, v in result.metrics.items()] + queries + data
 
 
 def data_counts(ds):

@@ -1,5 +1,6 @@
 """The recorded runs of volkovs2011 read back: the setting chosen on vali per fold and seed, the seed means,
-the paired differences between rows, and the same in points for the claims."""
+the paired differences between rows, the same in points for the claims, and the units the claims' paired tests
+run over (test queries pooled over the folds, seeds, folds and seeds)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 
 import numpy as np
 
-from structrank.experiments.volkovs2011.design import CRF_RATE_GRID, DATASETS, NDCG, SELECT
+from structrank.experiments.report import QUERY_PREFIX
+from structrank.experiments.volkovs2011.design import CRF_RATE_GRID, DATASETS, NDCG, QUERY_METRIC, SELECT
 
 
 def _params(row):
@@ -96,3 +98,41 @@ def _fmt(values, sign=True):
 
 def _above(d):
     return sum(v > 0 for v in d)
+
+
+# -- the units of the claims' paired tests --------------------------------------------------------
+
+
+def query_values(chosen, model):
+    """{(fold, qid): the query's test NDCG@1-5, the mean over the seeds} of a row's chosen runs ({} when the store
+    records no per-query values, as before they were recorded)."""
+    suffix = ":" + QUERY_METRIC
+    by_query = {}
+    for (m, fold, _), (_, metrics) in chosen.items():
+        if m == model:
+            for name, value in metrics.items():
+                if name.startswith(QUERY_PREFIX) and name.endswith(suffix):
+                    by_query.setdefault((fold, name[len(QUERY_PREFIX):-len(suffix)]), []).append(value)
+    return {key: float(np.mean(v)) for key, v in by_query.items()}
+
+
+def paired_queries(chosen, a, b):
+    """(values of a, values of b) over the test queries both rows were measured on, or None if either has none."""
+    va, vb = query_values(chosen, a), query_values(chosen, b)
+    common = sorted(set(va) & set(vb), key=str)
+    if len(common) < 2:
+        return None
+    return np.array([va[q] for q in common]), np.array([vb[q] for q in common])
+
+
+def seed_values(chosen, model, metrics=NDCG):
+    """{seed: the 5-fold mean of the mean over ``metrics``} of a row's chosen runs (its test NDCG@1-5 by seed)."""
+    per_metric = [seed_means(chosen, model, "test:" + m) for m in metrics]
+    seeds = set.intersection(*(set(v) for v in per_metric))
+    return {seed: float(np.mean([v[seed] for v in per_metric])) for seed in sorted(seeds)}
+
+
+def run_values(chosen, model, metric=SELECT):
+    """{(fold, seed): ``metric``} of a row's chosen runs."""
+    return {(fold, seed): metrics[metric] for (m, fold, seed), (_, metrics) in chosen.items()
+            if m == model and metric in metrics}
