@@ -352,7 +352,7 @@ class McRank(_LightGBMRanker):
         return self._checked_scores(self.predict_proba(X) @ np.asarray(self.classes_, dtype=np.float64))
 
 
-class LambdaMARTRanker(_LightGBMRanker):
+class LambdaMARTRanker(EvalSetMixin, _LightGBMRanker):
 
     """LambdaMART (Burges 2010): boosted trees fitted to NDCG-weighted pairwise lambda gradients.
 
@@ -436,7 +436,7 @@ class LambdaMARTRanker(_LightGBMRanker):
         # deferred: lightgbm loads only to train or predict, not with the class
         import lightgbm
 
-        dev = self._dev_arrays(eval_set)
+        dev = self._eval_set_arrays(eval_set)
         train = lightgbm.Dataset(X, label=y.astype(np.float64), group=np.diff(offsets), weight=weight,
                                  free_raw_data=True)
         booster, history = self._train_on_dev(params, train, dev, self._dev_scored)
@@ -444,10 +444,6 @@ class LambdaMARTRanker(_LightGBMRanker):
         self.booster_text_ = np.array(booster.model_to_string())
         self._booster_cache = (self.booster_text_, booster)
         return self._finish_fit()
-
-    def _dev_arrays(self, eval_set):
-        """(X, y, qid) of the eval set, its features as many as the training data's."""
-        return EvalSetMixin._eval_set_arrays(self, eval_set)
 
     def _dev_scored(self, y, scores, qid):
         """The mean of ``dev_metric`` (None: ``score``'s, NDCG@10) on the eval set, under ``score``'s convention."""
