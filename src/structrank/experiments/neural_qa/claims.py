@@ -12,9 +12,9 @@ import numpy as np
 
 from structrank.experiments.claims import CHECK, UNTESTABLE, Claim, check, judged_claim, not_run
 from structrank.experiments.haponchyk2018.claims import neural_claims
-from structrank.experiments.neural_qa.design import (ALPHA, BCE, DATASETS, EXPERIMENT, FINE_TUNED, MAP_HINGE,
+from structrank.experiments.neural_qa.design import (BCE, DATASETS, EXPERIMENT, FINE_TUNED, MAP_HINGE,
                                                      MAX_RUN_SECONDS, METRICS, ST, STRUCTURED, TARGET_CORES, TARGET_MAP)
-from structrank.experiments.neural_qa.recorded import (longest_run, means, paired, seed_count, threads, verdict,
+from structrank.experiments.neural_qa.recorded import (longest_run, means, seed_count, threads, verdict,
                                                        wall_seconds)
 from structrank.experiments.report import per_query
 from structrank.experiments.verdict_rules import MARGIN, not_below
@@ -128,18 +128,15 @@ def targets(rows) -> list:
 
 
 def readings(rows) -> dict:
-    """What haponchyk2018's neural claims read: per data set, each fine-tuned row's test means and the seeds run, the
-    MAP hinge against BCE paired over the test questions (``PairedRow``), and every row's test questions' values by
-    metric ("questions": {metric: {row: {question: value}}})."""
+    """What haponchyk2018's neural claims read: per data set, each fine-tuned row's test means and the seeds run,
+    and every row's test questions' values by metric ("questions": {metric: {row: {question: value}}})."""
     out = {}
     for dataset in ("wikiqa", "trec13"):
         by_metric = {metric: means(rows, dataset, f"test:{metric}") for metric in METRICS}
         rows_present = [row for row in FINE_TUNED if row in by_metric["map"]]
-        found = paired(rows, dataset, BCE, (MAP_HINGE,))
         out[dataset] = {"means": {row: {m: by_metric[m][row] for m in METRICS if row in by_metric[m]}
                                   for row in rows_present},
                         "seeds": {row: seed_count(rows, dataset, row) for row in rows_present},
-                        "paired": found[0] if found else None,
                         # each test question's value (the mean over the seeds), for paired tests by verdict_rules
                         "questions": {metric: {row: _questions(rows, dataset, row, metric) for row in rows_present}
                                       for metric in METRICS}}
@@ -148,4 +145,4 @@ def readings(rows) -> dict:
 
 def claims(rows) -> list:
     """Issue 40's targets, then haponchyk2018's claims with a fine-tuned encoder (the "Claims" section)."""
-    return targets(rows) + neural_claims(readings(rows), MAP_HINGE, BCE, EXPERIMENT, alpha=ALPHA)
+    return targets(rows) + neural_claims(readings(rows), MAP_HINGE, BCE, EXPERIMENT)
