@@ -81,6 +81,9 @@ def test_the_setting_is_chosen_on_vali_and_the_spread_is_over_seeds(tmp_path):
     assert "| published: KL | 0.3947 | 0.4180 | 0.4374 | 0.4618 | 0.4784 |" in table
     differences = sections["MQ2008, Fig. 2: each objective against ML"]
     assert "| KL − ML | +2.00 ± 0.00 (2/2)" in differences
+    # the claims' unit beside the seeds': the paired test over the test queries (here every one of the 2 folds x 40 queries moves by 2 points)
+    assert "| NDCG@1-5 over test queries |" in differences
+    assert "+2.00 [+2.00, +2.00] points, n = 80 queries" in differences.split("| KL − ML |")[1].split("\n")[0]
     assert (tmp_path / "fig2-mq2008.png").stat().st_size > 1000
     assert (tmp_path / "fig1-derivatives.png").stat().st_size > 1000
     chosen = sections["MQ2008: settings chosen on vali"]

@@ -12,8 +12,9 @@ from structrank.experiments.volkovs2011.design import (CONVENTION, DATASETS, FIG
                                                        SELECT, STUDY_PAIRS, SUM_ROWS, TABLE1_ROWS)
 from structrank.experiments.volkovs2011.objectives import fig1_derivatives
 from structrank.experiments.volkovs2011.published import FIG1_ENERGIES, FIG1_LOSSES, PAPER_TABLE1
-from structrank.experiments.volkovs2011.recorded import (_order_key, paired_differences, runs_by_setting, seed_means,
-                                                         selected)
+from structrank.experiments.verdict_rules import ALPHA, direction
+from structrank.experiments.volkovs2011.recorded import (_order_key, paired_differences, paired_queries, runs_by_setting,
+                                                         seed_means, selected)
 from structrank.figures import new_figure, save_figure
 
 
@@ -44,7 +45,8 @@ def table1(chosen, dataset, rows_shown):
 
 
 def difference_table(chosen, pairs):
-    """Paired test differences (points) of each (model, reference) pair; None if no pair ran."""
+    """Paired test differences (points) of each (model, reference) pair: by seed for each cut-off, and over the test
+    queries for their mean (the claims' unit: ``verdict_rules.direction``'s interval); None if no pair ran."""
     lines = []
     for model, reference in pairs:
         diffs = paired_differences(chosen, model, reference)
@@ -56,8 +58,10 @@ def difference_table(chosen, pairs):
             same = max(sum(v > 0 for v in values), sum(v < 0 for v in values))
             cells.append(f"{100 * np.mean(values):+.2f} ± {100 * np.std(values, ddof=1) if len(values) > 1 else 0:.2f}"
                          f" ({same}/{len(values)})")
+        queries = paired_queries(chosen, model, reference)
+        cells.append(direction(*queries, units="queries").interval if queries is not None else "—")
         lines.append([f"{model} − {reference}", *cells])
-    return _table(["difference (points)", *NDCG], lines) if lines else None
+    return _table(["difference (points)", *NDCG, "NDCG@1-5 over test queries"], lines) if lines else None
 
 
 def chosen_settings(chosen, rows_shown):
@@ -171,7 +175,10 @@ def report_sections(rows, out, link_prefix=""):
         sections.append((
             f"{dataset}, Fig. 2: each objective against ML",
             "Test NDCG differences in points, paired by fold and seed: mean over seeds of the 5-fold mean "
-            "difference ± its spread over seeds, and in brackets how many seeds agree on the sign. "
+            "difference ± its spread over seeds, and in brackets how many seeds agree on the sign. The last column "
+            "is the unit the claims are judged on: the mean of NDCG@1-5 paired over the test queries (each query's "
+            "value the mean over the seeds), the difference with its "
+            f"{100 * (1 - ALPHA):.0f}% interval and the larger p of the paired t-test and randomisation test. "
             "`ML` and `LA` take the mean over the zero-loss rankings; `ML-sum` and `LA-sum` are the paper's "
             "(Eq. 10's sum).\n\n"
             + (difference_table(chosen, FIG2_PAIRS) or "")
