@@ -640,6 +640,14 @@ class EvalSetMixin:
     def _dev_metrics(self):
         return metric_list(self.dev_metric)
 
+    def _dev_scored(self, y, scores, qid, per_query=False):
+        """What ``eval_set`` chooses the epoch or round by, for given scores: the mean of ``dev_metric`` (None:
+        ``score``'s metric) under ``score``'s convention and relevance; ``per_query``: each query's mean."""
+        result = self._evaluated(y, scores, qid, metrics=None if self.dev_metric is None else self._dev_metrics())
+        if per_query:
+            return np.mean(list(result.per_query.values()), axis=0)
+        return result.mean_of()
+
     def _best_epoch(self, dev, start, total=None):
         """A ``BestEpoch`` over linear weights: on ``dev`` (``_eval_set_arrays``) by ``_dev_value``, the
         zero weights ``start`` standing as epoch 0; the last epoch when ``dev`` is None; ``total``

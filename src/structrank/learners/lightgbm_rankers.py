@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import (COUNT, METRICS, N_JOBS, NON_NEGATIVE_INT, POSITIVE, BaseRanker, EvalSetMixin,
-                                      Number, labels_vary_within_queries, metric_list)
+                                      Number, labels_vary_within_queries)
 
 #: LightGBM parameters every fit uses: reproducible, single-format histograms, quiet.
 _FIXED_PARAMS = {"deterministic": True, "force_row_wise": True, "verbose": -1}
@@ -444,11 +444,6 @@ class LambdaMARTRanker(EvalSetMixin, _LightGBMRanker):
         self.booster_text_ = np.array(booster.model_to_string())
         self._booster_cache = (self.booster_text_, booster)
         return self._finish_fit()
-
-    def _dev_scored(self, y, scores, qid):
-        """The mean of ``dev_metric`` (None: ``score``'s, NDCG@10) on the eval set, under ``score``'s convention."""
-        return self._evaluated(y, scores, qid, metrics=None if self.dev_metric is None else metric_list(
-            self.dev_metric)).mean_of()
 
     def predict(self, X):
         """One score per row: the sum of the trees' outputs."""

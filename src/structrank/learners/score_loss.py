@@ -107,17 +107,6 @@ class ScoreLossScorerMixin(LossParamsMixin):
     def _objective_scoring(self):
         return self._trained_loss().scoring()
 
-    def _dev_scored(self, y, scores, qid, per_query=False):
-        """What ``eval_set`` chooses the epoch or round by: the mean of ``dev_metric`` (None: ``score``'s
-        metric) under the loss's convention and relevance; ``per_query``: each query's mean."""
-        # deferred: learners.base loads scikit-learn; structrank.torch imports this module alone
-        from structrank.learners.base import metric_list
-
-        result = self._evaluated(y, scores, qid, metrics=None if self.dev_metric is None else metric_list(self.dev_metric))
-        if per_query:
-            return np.mean(list(result.per_query.values()), axis=0)
-        return result.mean_of()
-
     def score_loss(self, random_state=None):
         """The fitted loss as a ``ScoreLoss`` (before fit or after a load, the loss its parameters build)."""
         return ScoreLoss(self._trained_loss(), self.random_state if random_state is None else random_state,
