@@ -350,12 +350,12 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
     ("semeval2016-cqa/SemEval2016-Task3-CQA-QL-dev-subtaskA.xml", "semeval", None),
 ])
 def test_every_qa_reader_s_file_is_told_apart_by_its_first_line(data_root, path, reader, counts):
-    from structrank.qa import readers
+    from structrank.qa import pairs_files, readers
     from structrank.qa.semeval import read_semeval, to_pairs
 
     file = data_root / path
-    assert readers.is_pairs_file(file)
-    got = readers.read_pairs_file(file)
+    assert pairs_files.is_pairs_file(file)
+    got = pairs_files.read_pairs_file(file)
     expected = to_pairs(read_semeval(file)) if reader == "semeval" else getattr(readers, reader)(file)
     assert got.candidates == expected.candidates and got.labels.tolist() == expected.labels.tolist()
     assert got.docids == expected.docids
@@ -365,6 +365,6 @@ def test_every_qa_reader_s_file_is_told_apart_by_its_first_line(data_root, path,
 
 @pytest.mark.data
 def test_a_letor_file_is_not_taken_for_text(data_root):
-    from structrank.qa.readers import is_pairs_file
+    from structrank.qa.pairs_files import is_pairs_file
 
     assert not is_pairs_file(data_root / "letor" / "MQ2008" / "Fold1" / "vali.txt.gz")

@@ -160,9 +160,9 @@ def _evaluate_inputs(args):
 
 def read_labelled(path, inputs=None):
     """The labelled rows of a data file: a LETOR/SVMlight file (``RankingDataset``), or question-candidate text
-    (``QAData``: a QA TSV, WikiQA, TREC QA's jacana or SemEval XML; ``structrank.qa.readers.read_pairs_file``).
+    (``QAData``: a QA TSV, WikiQA, TREC QA's jacana or SemEval XML; ``structrank.qa.pairs_files.read_pairs_file``).
     ``inputs`` ("features" or "text") says which a model needs; None tells them apart by the first line."""
-    from structrank.qa.readers import is_pairs_file, read_pairs_file
+    from structrank.qa.pairs_files import is_pairs_file, read_pairs_file
 
     if inputs == "text" or (inputs is None and path != "-" and is_pairs_file(path)):
         return read_pairs_file(path)

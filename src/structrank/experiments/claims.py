@@ -21,12 +21,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-HOLDS, FAILS, INCONCLUSIVE, UNTESTABLE = "holds", "does not hold", "inconclusive", "cannot be tested here"
-VERDICTS = (HOLDS, FAILS, INCONCLUSIVE, UNTESTABLE)
-#: a row's kind: an empirical replication of the paper's finding, or a check (an analytic identity of the
-#: paper's equations, a setup or grid check, a data set's size, a typo in the paper)
-REPLICATION, CHECK = "replication", "check"
-KINDS = (REPLICATION, CHECK)
+from structrank.experiments.verdict_rules import rules_text as paired_rules_text
+from structrank.experiments.verdict_sets import rules_text as combined_rules_text
+from structrank.experiments.verdicts import (CHECK, FAILS, HOLDS, INCONCLUSIVE, KINDS, REPLICATION,  # noqa: F401
+                                             UNTESTABLE, VERDICTS)
 
 
 @dataclass(frozen=True)
@@ -105,12 +103,9 @@ def verdict_counts(claims: list[Claim], kind: str) -> str:
 def claims_section(claims: list[Claim]) -> str:
     """Markdown: the counts of verdicts (replications, then checks), then one table row per claim,
     replications first."""
-    # deferred: verdict_rules and verdict_sets import this module's verdict names
-    from structrank.experiments import verdict_rules, verdict_sets
-
     ordered_claims = [c for c in claims if c.kind == REPLICATION] + [c for c in claims if c.kind == CHECK]
     lines = [verdict_counts(claims, REPLICATION) + ". " + verdict_counts(claims, CHECK) + ".", "",
-             verdict_rules.rules_text(), "", verdict_sets.rules_text(), "",
+             paired_rules_text(), "", combined_rules_text(), "",
              "| paper | where | kind | claim | paper | ours | verdict | interval (95%) | setup | our setup | why / ablation |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {_cell(c.paper)} | {_cell(c.where)} | {c.kind} | {_cell(c.claim)} | {_cell(c.paper_evidence)} | "

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structrank.experiments.claims import FAILS, HOLDS, INCONCLUSIVE
+from structrank.experiments.verdicts import FAILS, HOLDS, INCONCLUSIVE
 from structrank.metrics.significance import paired_test
 
 #: the level of the two-sided tests and 1 - the coverage of the interval

@@ -25,7 +25,7 @@ import dataclasses
 
 import numpy as np
 
-from structrank.experiments.claims import FAILS, HOLDS, INCONCLUSIVE
+from structrank.experiments.verdicts import FAILS, HOLDS, INCONCLUSIVE
 from structrank.experiments.verdict_rules import Judged, direction
 from structrank.metrics.significance import paired_test
 

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from structrank.experiments.claims import FAILS, HOLDS, INCONCLUSIVE
+from structrank.experiments.verdicts import FAILS, HOLDS, INCONCLUSIVE
 from structrank.experiments.verdict_rules import Judged, direction, not_below
 
 
