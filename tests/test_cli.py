@@ -5,7 +5,6 @@ import io
 import json
 import re
 import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -14,7 +13,7 @@ from sklearn.datasets import load_svmlight_file
 
 from cli_checks import NO_OPEN_FILES, PYTHON
 from structrank.cli import main
-from structrank.data import make_ranking_dataset, read_letor, write_letor
+from structrank.data import RankingDataset, make_ranking_dataset, read_letor, write_letor
 from structrank.learners import LinearRegressionRanker, RankSVM
 from structrank.learners.registry import MODELS
 from structrank.losses import entries
@@ -117,6 +116,31 @@ def test_train_linreg_with_vali_chooses_from_the_grid(files, tmp_path, capsys):
             .metrics["map"] for a in grid]
     assert model.alpha == grid[int(np.argmax(maps))]
     np.testing.assert_allclose(model.coef_, LinearRegressionRanker(alpha=model.alpha).fit(train).coef_)
+
+
+def test_train_queries_with_both_chooses_on_the_queries_evaluate_keeps(files, tmp_path, capsys):
+    # a vali file whose every fourth query has no relevant document (WikiQA's dev file has such questions)
+    vali = read_letor(files["vali"], n_features=N_FEATURES)
+    y = vali.y.copy()
+    for q, piece in enumerate(vali.query_slices()):
+        if q % 4 == 0:
+            y[piece] = 0
+    holed = tmp_path / "vali-holed.txt"
+    write_letor(holed, RankingDataset(vali.X, y, vali.qid))
+    reported = {}
+    for queries in ("all", "with-both"):
+        out_path = tmp_path / f"linreg-{queries}.npz"
+        code, out, err = run(capsys, "train", "linreg", "--train", files["train"], "--vali", holed,
+                             "--queries", queries, "--out", out_path)
+        assert code == 0, err
+        reported[queries] = float(re.search(r"chose .*: vali map ([0-9.]+)", err).group(1))
+        scores = tmp_path / f"scores-{queries}.txt"
+        assert run(capsys, "predict", "--model", out_path, "--data", holed, "--out", scores)[0] == 0
+        code, out, err = run(capsys, "evaluate", "--data", holed, "--scores", scores, "--json", "--metric", "map",
+                             "--queries", queries)
+        assert code == 0, err
+        assert reported[queries] == pytest.approx(json.loads(out)["metrics"]["map"], abs=1e-6), queries
+    assert reported["with-both"] > reported["all"]  # the empty queries' zeros are gone from the mean
 
 
 def test_set_fixes_a_parameter(files, tmp_path, capsys):
@@ -245,6 +269,7 @@ INAPPLICABLE = [
     ("export MODEL --format svmrank --out OUT --feature-names DATA", "--feature-names",
      "with --format json or opensearch-ltr"),
     ("train ranksvm --train DATA --out OUT --jobs 2", "--jobs", "with --vali"),
+    ("train ranksvm --train DATA --out OUT --queries all", "--queries", "with --vali"),
     ("train ranksvm --train DATA --out OUT --convention trec", "--convention", None),
     ("demo --synthetic --data-dir DATA", "--data-dir", "without --synthetic"),
     ("bench --only crf --repeat 3", "--repeat", "to the evaluate section"),

@@ -5,6 +5,7 @@ file's round trip and its refusals, the command line end to end, and the batchin
 """
 
 import json
+import re
 import struct
 import subprocess
 import sys
@@ -318,6 +319,8 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
     train, vali = tmp_path / "train.tsv", tmp_path / "vali.tsv"
     _write_tsv(train, *make_pairs(30))
     _write_tsv(vali, *make_pairs(10, seed=1))
+    with open(vali, "a", encoding="utf-8") as fh:  # two questions without a correct answer, as WikiQA's dev has
+        fh.write("".join(f"z{q}\twho {q} ?\tsome blue words {d}\t0\n" for q in range(2) for d in range(5)))
     model, scores, run = tmp_path / "m.safetensors", tmp_path / "s.txt", tmp_path / "run.txt"
 
     def structrank(*args):
@@ -326,13 +329,17 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
         return done
 
     trained = structrank("train", "xenc-map", "--train", train, "--vali", vali, "--set", f"encoder={encoder}",
-                         "--set", "epochs=2", "--set", "learning_rate=0.002", "--set", "batch_size=16", "--out", model)
+                         "--set", "epochs=2", "--set", "learning_rate=0.002", "--set", "batch_size=16",
+                         "--queries", "with-both", "--out", model)
     assert "under trec" in trained.stderr and f"wrote {model}" in trained.stderr
     structrank("predict", "--model", model, "--data", vali, "--out", scores)
-    assert len(scores.read_text().split()) == 50
+    assert len(scores.read_text().split()) == 60
     out = json.loads(structrank("evaluate", "--data", vali, "--scores", scores, "--convention", "trec",
-                                "--json").stdout)
+                                "--json", "--queries", "with-both").stdout)
     assert out["metrics"]["map"] > 0.8
+    # the epoch was chosen on the questions evaluate keeps: the dev MAP train reports is the one evaluate gives
+    chosen = float(re.search(r"chose .*: vali map ([0-9.]+)", trained.stderr).group(1))
+    assert chosen == pytest.approx(out["metrics"]["map"], abs=1e-5)
     structrank("predict", "--model", model, "--data", vali, "--out", run, "--format", "trec")
     first = run.read_text().splitlines()[0].split()
     assert first[0] == "q0" and first[1] == "Q0" and first[3] == "1"

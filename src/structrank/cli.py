@@ -365,6 +365,10 @@ def _add_train(sub, details=True):
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
                    help="the vali metric's convention (default auto: from the labels); --set convention=X "
                         "is the same")
+    p.add_argument("--queries", default=None, choices=("all", "with-both"),
+                   help="with --vali: the vali queries chosen on: all (default), or with-both, those with a relevant "
+                        "and a non-relevant document (as `evaluate --queries with-both` scores them: on WikiQA's dev "
+                        "file, the questions its results are reported on)")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
     p.add_argument("--progress", action="store_true",
                    help="progress bars (grid points, epochs; with ETA) on standard error even when it is not a "
@@ -400,7 +404,8 @@ def cmd_train(args):
 
     check_output(args.out, {"--train": args.train, "--vali": args.vali})
     refuse_inapplicable([("--jobs", args.jobs is not None, args.vali, "with --vali (it fits the grid's points in "
-                                                                       "parallel)")])
+                                                                       "parallel)"),
+                         ("--queries", args.queries is not None, args.vali, "with --vali (it keeps vali queries)")])
     spec = get_model(args.model)
     fixed = spec.with_loss_params(parse_assignments(args.set))  # --set k=5 (deprecated) joins loss_params, once
     spec = spec.chosen_with(fixed)
@@ -419,6 +424,8 @@ def cmd_train(args):
 
             vali = (read_labelled(args.vali, spec.inputs) if spec.inputs == "text"
                     else read_letor(args.vali, n_features=train.n_features))
+            if args.queries == "with-both":
+                vali = _with_both(vali, args.vali)
             chosen, auto = resolve_convention(convention, vali.y)
             label = f"{chosen.name} (auto)" if auto else chosen.name
             _say(args, f"choosing on {args.vali} by {spec.metric_label} under {label}")
@@ -437,6 +444,16 @@ def cmd_train(args):
     save_model(model, args.out)
     _say(args, f"wrote {args.out}")
     return 0
+
+
+def _with_both(vali, path):
+    """``train --queries with-both``: the vali queries with a relevant (label >= 1) and a non-relevant document."""
+    from structrank.data.filters import queries_with_both
+
+    kept = vali.take_queries(queries_with_both(vali.y, vali.offsets))
+    if kept.n_queries == 0:
+        raise ValueError(f"--queries with-both: no query of {path} has both a relevant and a non-relevant document")
+    return kept
 
 
 @contextlib.contextmanager
