@@ -133,3 +133,10 @@ def per_query_pairs(values_a: dict, values_b: dict):
     """The queries both systems were measured on, and their two aligned value arrays."""
     queries = sorted(set(values_a) & set(values_b), key=str)
     return queries, np.array([values_a[q] for q in queries]), np.array([values_b[q] for q in queries])
+
+
+def paired_units(values_a: dict, values_b: dict):
+    """(a, b): ``per_query_pairs``' two aligned arrays over the units (queries, questions, seeds) both sides were
+    measured on, or None under two units, too few for a paired test."""
+    _, a, b = per_query_pairs(values_a, values_b)
+    return (a, b) if a.size >= 2 else None

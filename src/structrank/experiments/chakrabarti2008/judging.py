@@ -22,6 +22,7 @@ from structrank.experiments.chakrabarti2008.design import BINARY, FIG9_METRICS, 
 from structrank.experiments.chakrabarti2008.published import PAPER
 from structrank.experiments.claims import FAILS, HOLDS, INCONCLUSIVE, judged_claim, not_run
 from structrank.experiments.verdict_rules import Judged, direction
+from structrank.metrics.significance import paired_units
 
 PREPARED, DISTRIBUTED = "chakrabarti", "none"
 PREPARATIONS = {PREPARED: "Sec. 4.1's preparation (zero rows and near-identical good/bad pairs dropped)",
@@ -43,17 +44,9 @@ class Setup:
         return PREPARATIONS[self.prep] + (f"; {READINGS[self.mrr]}" if uses_mrr else "")
 
 
-def paired(a: dict, b: dict):
-    """(a, b) as aligned arrays over the units both were measured on; None with fewer than two."""
-    keys = sorted(set(a) & set(b), key=str)
-    if len(keys) < 2:
-        return None
-    return np.array([a[k] for k in keys]), np.array([b[k] for k in keys])
-
-
 def compare(rule, a: dict, b: dict, **options) -> Judged | None:
     """``rule`` (a ``verdict_rules`` function) over the paired units of ``a`` and ``b``; None without them."""
-    pair = paired(a, b)
+    pair = paired_units(a, b)
     return None if pair is None else rule(*pair, **options)
 
 

@@ -17,10 +17,11 @@ from structrank.experiments.haponchyk2018.design import CURVE_ROWS, METRICS, TAB
 from structrank.experiments.haponchyk2018.grid_claims import grid_claims
 from structrank.experiments.haponchyk2018.joint_rules import every, exceeds
 from structrank.experiments.haponchyk2018.judging import (MARGIN_TOL, PLATEAU_TOL, STRUCTURED, UNITS, _paper,
-                                                          _paper_margins, _pts, judged, orderings, pair)
+                                                          _paper_margins, _pts, judged, orderings)
 from structrank.experiments.haponchyk2018.neural import neural_claims  # noqa: F401 (neural-qa imports it from here)
 from structrank.experiments.haponchyk2018.recorded import Recorded
 from structrank.experiments.verdict_rules import CHANGES, MARGIN, direction, magnitude, not_below
+from structrank.metrics.significance import paired_units
 
 ONE_RUN = ("One run per model (seed 0: Alg. 1 visits the training questions in the file's order), paired over the "
            "questions.")
@@ -33,7 +34,7 @@ def _over_svm(rec, split, models):
 
 def _margin(rec, model, claimed, band):
     def judge(setup):
-        found = pair(rec.questions(setup, model), rec.questions(setup, "SVM"))
+        found = paired_units(rec.questions(setup, model), rec.questions(setup, "SVM"))
         if found is None:
             return None
         a, b = found
@@ -66,7 +67,7 @@ def _table1_claims(rec) -> list:
         parts, texts = {}, []
         for model in ("LSP-AP", "LSSVM-AP"):
             for metric in METRICS:
-                found = pair(rec.questions(setup, model, metric=metric), rec.questions(setup, "SVM", metric=metric))
+                found = paired_units(rec.questions(setup, model, metric=metric), rec.questions(setup, "SVM", metric=metric))
                 if found is None:
                     return None
                 parts[f"{model} {metric}"] = exceeds(*found, 0.07, units=UNITS["test"])
@@ -81,7 +82,7 @@ def _table1_claims(rec) -> list:
 
     def difference(better, worse, claimed):
         def judge(setup):
-            found = pair(rec.questions(setup, better), rec.questions(setup, worse))
+            found = paired_units(rec.questions(setup, better), rec.questions(setup, worse))
             if found is None:
                 return None
             return (magnitude(*found, claimed, MARGIN, units=UNITS["test"]),
@@ -207,7 +208,7 @@ def _table2_claims(rec) -> list:
     def each_metric(setup):
         parts, texts = {}, []
         for metric in METRICS:
-            found = pair(rec.questions(setup, "LSSVM-AP", metric=metric),
+            found = paired_units(rec.questions(setup, "LSSVM-AP", metric=metric),
                          rec.questions(setup, "SVM-map", metric=metric))
             if found is None:
                 return None
@@ -216,7 +217,7 @@ def _table2_claims(rec) -> list:
         return every(parts), "LSSVM-AP against SVM-map: " + "; ".join(texts)
 
     def more_than_one(setup):
-        found = pair(rec.questions(setup, "LSSVM-AP*"), rec.questions(setup, "SVM-map"))
+        found = paired_units(rec.questions(setup, "LSSVM-AP*"), rec.questions(setup, "SVM-map"))
         if found is None:
             return None
         return (exceeds(*found, 0.01, units=UNITS["test"]),
@@ -235,7 +236,7 @@ def _table2_claims(rec) -> list:
         gains = {m: g for m in TABLE_ROWS if len(g := gain(setup, m)) >= 2}
         if "SVM" not in gains or len(gains) < 2:
             return None
-        parts = {f"SVM's gain - {m}'s": direction(*pair(gains["SVM"], g), units=UNITS["test"])
+        parts = {f"SVM's gain - {m}'s": direction(*paired_units(gains["SVM"], g), units=UNITS["test"])
                  for m, g in gains.items() if m != "SVM"}
         return every(parts), "test MAP gain: " + ", ".join(f"{m} {_pts(np.mean(list(g.values())))}"
                                                            for m, g in gains.items())

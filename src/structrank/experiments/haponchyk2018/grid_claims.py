@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from structrank.experiments.haponchyk2018.design import SUM_ROW
 from structrank.experiments.haponchyk2018.judging import (MARGIN_TOL, UNITS, _paper, _paper_margins, _pts, checked,
-                                                          judged, pair)
+                                                          judged)
 from structrank.experiments.haponchyk2018.published import PAPER_C_GRID
 from structrank.experiments.haponchyk2018.recorded import _number, _official, _study, _sum_queries
 from structrank.experiments.verdict_rules import magnitude
+from structrank.metrics.significance import paired_units
 
 GRID_WORDS = "{" + ", ".join(_number(c) for c in PAPER_C_GRID) + "}"
 
@@ -30,7 +31,7 @@ def grid_claims(rec) -> list:
         if s is None or not s["paper_complete"]:
             return None
         c = s["paper_choice"]
-        found = pair(rec.grid_questions(setup, SUM_ROW, c), rec.questions(setup, "SVM"))
+        found = paired_units(rec.grid_questions(setup, SUM_ROW, c), rec.questions(setup, "SVM"))
         if found is None:
             return None
         mean = _official(rec.rows, setup, "test").get("LSSVM-AP")

@@ -10,7 +10,7 @@ from structrank.experiments.haponchyk2018.design import METRICS, OUR_SETUP, PAPE
 from structrank.experiments.haponchyk2018.joint_rules import every
 from structrank.experiments.haponchyk2018.published import PAPER
 from structrank.experiments.verdict_rules import direction
-from structrank.metrics.significance import per_query_pairs
+from structrank.metrics.significance import paired_units
 
 CITATION = "Haponchyk & Moschitti 2018"
 #: "roughly 8 and 10 points", "beats the SVM by 7.7": the band of a margin claimed in whole points (± 2 points)
@@ -37,14 +37,6 @@ def _paper_margins(key, models) -> str:
     paper = _paper(key)
     return f"SVM {100 * paper['SVM']:.2f}; " + ", ".join(f"{m} {_pts(paper[m] - paper['SVM'])}" for m in models
                                                          if m in paper)
-
-
-def pair(values_a: dict, values_b: dict):
-    """The questions (or seeds, folds) both sides were measured on, as two aligned arrays; None under two."""
-    if not values_a or not values_b:
-        return None
-    _, a, b = per_query_pairs(values_a, values_b)
-    return (a, b) if a.size >= 2 else None
 
 
 def _second(result, title) -> str:
@@ -87,7 +79,7 @@ def orderings(rec, pairs, split="test", metric="map", kind="official", dataset="
         fs = feature_set_of(setup) if feature_set_of else setup
         parts, texts = {}, []
         for better, worse in (pairs(fs) if callable(pairs) else pairs):
-            found = pair(rec.questions(fs, better, split, metric, kind, dataset),
+            found = paired_units(rec.questions(fs, better, split, metric, kind, dataset),
                          rec.questions(fs, worse, split, metric, kind, dataset))
             if found is None:
                 return None

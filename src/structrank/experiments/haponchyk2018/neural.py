@@ -10,7 +10,7 @@ from structrank.experiments.haponchyk2018.joint_rules import every, exceeds
 from structrank.experiments.haponchyk2018.judging import CITATION, _paper, _paper_margins, _pts
 from structrank.experiments.haponchyk2018.published import PAPER
 from structrank.experiments.verdict_rules import direction
-from structrank.metrics.significance import per_query_pairs
+from structrank.metrics.significance import paired_units
 
 UNITS = "questions"
 
@@ -36,8 +36,7 @@ def neural_claims(measured, lsp_ap, svm, source) -> list:
                             f"questions, each question's value the mean over the seeds ({seeds}). {rule}")
 
     def pair(questions, a, b, metric="map"):
-        _, x, y = per_query_pairs(questions.get(metric, {}).get(a, {}), questions.get(metric, {}).get(b, {}))
-        return (x, y) if len(x) >= 2 else None
+        return paired_units(questions.get(metric, {}).get(a, {}), questions.get(metric, {}).get(b, {}))
 
     def beats(questions):
         found = pair(questions, lsp_ap, svm)

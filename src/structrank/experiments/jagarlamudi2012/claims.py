@@ -18,7 +18,7 @@ from structrank.experiments.jagarlamudi2012.design import (CENTRE, DEV_SENTENCE,
                                                            NGRAM_BOOSTING, NO_VITERBI_SENTENCE, ON_FIRST, RERANKERS,
                                                            SUFFIX_BOOSTING)
 from structrank.experiments.jagarlamudi2012.published import PAPER, PAPER_TABLE2, PAPER_TABLE3
-from structrank.experiments.jagarlamudi2012.recorded import accuracy, accuracy_units, best, best_boosting, collect
+from structrank.experiments.jagarlamudi2012.recorded import accuracy, accuracy_units, best_boosting, collect
 from structrank.experiments.verdict_rules import Judged, direction
 from structrank.experiments.verdict_sets import all_of, at_least, at_level, separated
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from structrank.experiments.report import QUERY_PREFIX
 from structrank.experiments.volkovs2011.design import CRF_RATE_GRID, DATASETS, NDCG, QUERY_METRIC, SELECT
+from structrank.metrics.significance import paired_units
 
 
 def _params(row):
@@ -118,11 +119,7 @@ def query_values(chosen, model):
 
 def paired_queries(chosen, a, b):
     """(values of a, values of b) over the test queries both rows were measured on, or None if either has none."""
-    va, vb = query_values(chosen, a), query_values(chosen, b)
-    common = sorted(set(va) & set(vb), key=str)
-    if len(common) < 2:
-        return None
-    return np.array([va[q] for q in common]), np.array([vb[q] for q in common])
+    return paired_units(query_values(chosen, a), query_values(chosen, b))
 
 
 def seed_values(chosen, model, metrics=NDCG):

@@ -13,7 +13,7 @@ import numpy as np
 from structrank.experiments.claims import CHECK, UNTESTABLE, Claim, check, judged_claim, not_run
 from structrank.experiments.verdict_rules import not_below
 from structrank.experiments.verdict_sets import all_of
-from structrank.experiments.volkovs2011.design import SELECT, SMALL_T, SUM_ROWS, TABLE1_ROWS
+from structrank.experiments.volkovs2011.design import SMALL_T, SUM_ROWS, TABLE1_ROWS
 from structrank.experiments.volkovs2011.published import PAPER, PAPER_COUNTS, PRINTED_RATES
 from structrank.experiments.volkovs2011.recorded import _fmt, _points, run_values, selected
 
