@@ -20,8 +20,9 @@ import numpy as np
 
 from structrank.experiments.chakrabarti2008.design import BINARY, FIG9_METRICS, SLACK, sweep_ends
 from structrank.experiments.chakrabarti2008.published import PAPER
-from structrank.experiments.claims import FAILS, HOLDS, INCONCLUSIVE, judged_claim, not_run
+from structrank.experiments.claims import HOLDS, judged_claim, not_run
 from structrank.experiments.verdict_rules import Judged, direction
+from structrank.experiments.verdict_sets import all_of
 from structrank.metrics.significance import paired_units
 
 PREPARED, DISTRIBUTED = "chakrabarti", "none"
@@ -51,15 +52,10 @@ def compare(rule, a: dict, b: dict, **options) -> Judged | None:
 
 
 def all_hold(parts) -> Judged | None:
-    """[(label, Judged)] as one claim: holds when every part holds, does not hold when any part does not,
-    otherwise inconclusive; the interval names every part's (None when a part could not be judged)."""
+    """[(label, Judged)] as one claim (``verdict_sets.all_of``), or None when a part could not be judged."""
     if not parts or any(j is None for _, j in parts):
         return None
-    verdicts = [j.verdict for _, j in parts]
-    verdict = FAILS if FAILS in verdicts else HOLDS if set(verdicts) == {HOLDS} else INCONCLUSIVE
-    deciding = min((j for _, j in parts if j.verdict == verdict), key=lambda j: j.low)
-    return Judged(verdict, "; ".join(f"{label}: {j.interval}" for label, j in parts), deciding.mean_diff,
-                  deciding.low, deciding.high, deciding.n)
+    return all_of(parts)
 
 
 class Fig9:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from structrank.experiments.claims import FAILS, HOLDS, INCONCLUSIVE, hypothesis, judged_claim, not_run
+from structrank.experiments.claims import FAILS, HOLDS, hypothesis, judged_claim, not_run
 from structrank.experiments.croce2016.checks import (PAPER, TOP, data_size_claims, n_train, saving_claim,
                                                      three_hundred_saving_claim, time_claims)
 from structrank.experiments.croce2016.design import (FULL, IR, LINEAR, MAP_SETUP, OURS_F1_SETUP,
@@ -26,6 +26,7 @@ from structrank.experiments.croce2016.published import (OFFICIAL_IR_MAP, PAPER_F
 from structrank.experiments.croce2016.recorded import CLOSE, _full, _means, _single, collect, saving, side, sweep
 from structrank.experiments.croce2016.report import _pct
 from structrank.experiments.verdict_rules import Judged, direction, even, magnitude, not_below
+from structrank.experiments.verdict_sets import all_of
 
 ALMOST_TWO_ORDERS = 10 ** 1.5  # "almost two orders of magnitude": more than 10^1.5 (about 32) times fewer
 UNITS = "questions"
@@ -70,16 +71,6 @@ def _judge(rule, runs, a, b, measure, **options):
     per-question values are not recorded."""
     left, right = _sides(runs, a, b, measure)
     return rule(left, right, units=UNITS, **options) if left.size else None
-
-
-def all_of(parts):
-    """One verdict of several judged parts [(name, Judged)]: does not hold when any part does not, holds when all
-    do, else inconclusive. The interval lists every part's; the numbers are those of the part that decides."""
-    verdicts = [j.verdict for _, j in parts]
-    verdict = FAILS if FAILS in verdicts else HOLDS if all(v == HOLDS for v in verdicts) else INCONCLUSIVE
-    decider = next(j for _, j in parts if j.verdict == verdict or verdict == HOLDS)
-    interval = "; ".join(f"{name}: {j.interval}" for name, j in parts)
-    return Judged(verdict, interval, decider.mean_diff, decider.low, decider.high, decider.n)
 
 
 def _ours(judged):

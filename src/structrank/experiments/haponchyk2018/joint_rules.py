@@ -3,12 +3,13 @@ orderings (``every``) and "A beats B by more than x points" (``exceeds``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
 
-from structrank.experiments.verdicts import FAILS, HOLDS, INCONCLUSIVE
 from structrank.experiments.verdict_rules import Judged, direction, not_below
+from structrank.experiments.verdict_sets import all_of
 
 
 #: an interval as ``verdict_rules`` prints it: "+1.2 [+0.3, +2.1] points, n = 784 queries, p = 0.008<rest>"
@@ -42,11 +43,7 @@ def every(parts: dict) -> Judged:
     """
     if not parts:
         raise ValueError("every() needs at least one part")
-    judged = list(parts.values())
-    failing, open_ = [j for j in judged if j.verdict == FAILS], [j for j in judged if j.verdict != HOLDS]
-    verdict = FAILS if failing else INCONCLUSIVE if open_ else HOLDS
-    decisive = (failing or open_ or judged)[0]  # the part that decides the verdict: its mean and interval
-    return Judged(verdict, _joined(parts), decisive.mean_diff, decisive.low, decisive.high, min(j.n for j in judged))
+    return dataclasses.replace(all_of(parts.items()), interval=_joined(parts))  # the unit and n said once
 
 
 def exceeds(a, b, threshold, units="queries", scale=100.0, unit_name=" points") -> Judged:
