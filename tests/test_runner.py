@@ -158,6 +158,23 @@ def test_run_all_records_every_run_with_its_time(store):
             for r in rows if r["metric"] == "map"} == want
 
 
+def test_a_run_in_a_log_says_a_line_per_run_with_the_time_left(store, capsys, monkeypatch):
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    specs = make_specs()
+    run_all(specs[:4], fake_run, store)  # resumed below: the count goes on from the recorded runs
+    capsys.readouterr()
+    run_all(specs, fake_run, store, desc="test2024")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert [line.split(" runs done")[0] for line in lines] == [f"test2024: {n}/{len(specs)}"
+                                                              for n in range(5, len(specs) + 1)]
+    assert all(spec.label() in line for spec, line in zip(specs[4:], lines))
+    assert all("left" in line for line in lines[:-1]) and "left" not in lines[-1]
+    monkeypatch.setenv("TQDM_DISABLE", "1")  # what --quiet sets
+    with ResultStore(store.path.parent / "quiet.sqlite") as quiet:
+        run_all(specs, fake_run, quiet)
+    assert capsys.readouterr().err == ""
+
+
 def test_resume_skips_finished_runs(store):
     specs = make_specs()
     first = CallCounter()

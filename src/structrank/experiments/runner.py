@@ -7,7 +7,7 @@ reproduction started again does only the runs that had not finished.
 
 ``run_all(specs, run_fn, store, n_jobs)`` skips the recorded runs, times and records each run as it
 finishes (over joblib for ``n_jobs > 1``, on all the cluster's cores inside
-``parallel.workers.cluster``) and shows a tqdm bar; a failed run is a one-line ``RunFailedError``
+``parallel.workers.cluster``) and shows a tqdm bar (in a log, a line per run with the time left); a failed run is a one-line ``RunFailedError``
 (the worker's traceback in ``.detail``). ``run_experiment(..., data=)`` and ``claim_folder`` claim
 the store for the experiment's data files (experiments that cache features or kernels in OUT claim
 before using the cache); ``discard_results`` is ``reproduce --fresh`` (the store, its tables and the
@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import shutil
 import sys
 import time
@@ -187,7 +188,9 @@ def run_all(
         Runs in parallel, through ``joblib.Parallel`` (``-1``: all cores). The parent process
         records each run as it finishes, whatever the order.
     progress : bool, default True
-        Show a progress bar over the runs (tqdm; it stays quiet when stderr is not a terminal).
+        Show a progress bar over the runs (tqdm) on a terminal; when stderr is not one (a log), a line per
+        finished run instead (``run_line``: runs done, the run's seconds, the time left). ``TQDM_DISABLE``
+        (``--quiet``) silences both.
     desc : str, optional
         The progress bar's label; the experiment name by default.
     backend : str, optional
@@ -231,18 +234,52 @@ def run_all(
         names = sorted({spec.experiment for spec in specs})
         desc = names[0] if len(names) == 1 else "runs"
     todo, identities = _to_do(specs, store, identity, desc)
-    # disable=None lets tqdm switch itself off when stderr is not a terminal (logs, CI).
+    # disable=None lets tqdm switch itself off when stderr is not a terminal (logs, CI)
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), desc=desc, unit="run",
                disable=None if progress else True)
+    # there, a reproduction left running in the background says in a line per run how far it is
+    log = progress and not os.environ.get("TQDM_DISABLE") and not _is_terminal(sys.stderr)
+    start, finished = time.perf_counter(), 0
     try:
         for outcome in _outcomes(run_fn, todo, n_jobs, backend):
             if outcome.error is not None:
                 raise RunFailedError(outcome.spec, outcome.detail, outcome.error) from outcome.error
             store.record(outcome.spec, outcome.rows, outcome.seconds, identities.get(outcome.spec))
             bar.update(1)
+            finished += 1
+            if log:
+                print(run_line(desc, len(specs) - len(todo) + finished, len(specs), outcome.spec, outcome.seconds,
+                               (time.perf_counter() - start) / finished), file=sys.stderr, flush=True)
     finally:
         bar.close()
     return store.rows(specs)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False
+
+
+def run_line(desc, done, total, spec, seconds, wall_per_run) -> str:
+    """The line a reproduction writes to a log as each run finishes: how many of its runs are done, the run
+    and its time, and the time left at this call's wall time per run so far.
+
+    >>> run_line("neural-qa", 13, 60, RunSpec("neural-qa", "trec13", seed=0, model="CRF-KL"), 812.4, 850.0)
+    'neural-qa: 13/60 runs done (neural-qa/trec13/test/fold=0/seed=0/CRF-KL{}: 812 s); about 11 h 06 min left'
+    """
+    left = f"; about {_duration((total - done) * wall_per_run)} left" if done < total else ""
+    return f"{desc}: {done}/{total} runs done ({spec.label()}: {seconds:.0f} s){left}"
+
+
+def _duration(seconds) -> str:
+    """``40 s``, ``14 min``, ``2 h 05 min``."""
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def _to_do(specs, store, identity, desc, say=True):
