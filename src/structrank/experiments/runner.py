@@ -274,7 +274,7 @@ def run_line(desc, done, total, spec, seconds, wall_per_run) -> str:
 
 
 def _duration(seconds) -> str:
-    """``40 s``, ``14 min``, ``2 h 05 min``."""
+    """A wait as a person reads it: seconds under a minute, minutes under an hour, else hours and minutes."""
     seconds = round(seconds)
     if seconds < 60:
         return f"{seconds} s"
