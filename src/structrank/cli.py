@@ -106,11 +106,10 @@ def _add_evaluate(sub):
     p.set_defaults(func=cmd_evaluate)
 
 
-def _add_queries_option(p):
-    p.add_argument("--queries", default="all", choices=("all", "with-both"),
-                   help="with --data: the queries evaluated: all (default), or with-both, those with a relevant and a "
-                        "non-relevant document (answer selection's clean questions, as WikiQA's and TREC QA's results are "
-                        "reported)")
+def _add_queries_option(p, default="all", what="with --data: the queries evaluated"):
+    p.add_argument("--queries", default=default, choices=("all", "with-both"),
+                   help=f"{what}: all (default), or with-both, those with a relevant and a non-relevant document "
+                        "(answer selection's clean questions, as WikiQA's and TREC QA's results are reported)")
 
 
 def kept_queries(args, ds, scores):
@@ -120,12 +119,21 @@ def kept_queries(args, ds, scores):
     y, qid, docids = np.asarray(ds.y), np.asarray(ds.qid), ds.docids
     if args.queries == "all":
         return y, scores, qid, docids
-    relevant = y >= 1
-    both = {q for q in np.unique(qid) if relevant[qid == q].any() and not relevant[qid == q].all()}
-    rows = np.flatnonzero(np.isin(qid, list(both)))
-    if rows.size == 0:
-        raise ValueError(f"--queries with-both: no query of {args.data} has both a relevant and a non-relevant document")
+    keep = np.zeros(len(ds.offsets) - 1, dtype=bool)
+    keep[_queries_with_both(ds, args.data)] = True
+    rows = np.flatnonzero(np.repeat(keep, np.diff(ds.offsets)))
     return y[rows], scores[rows], qid[rows], None if docids is None else [docids[i] for i in rows]
+
+
+def _queries_with_both(ds, path):
+    """``--queries with-both``: the positions of ``ds``'s queries with a relevant (label >= 1) and a non-relevant
+    document; none is an error naming ``path``."""
+    from structrank.data.filters import queries_with_both
+
+    queries = queries_with_both(ds.y, ds.offsets)
+    if queries.size == 0:
+        raise ValueError(f"--queries with-both: no query of {path} has both a relevant and a non-relevant document")
+    return queries
 
 
 def _evaluate_inputs(args):
@@ -365,10 +373,8 @@ def _add_train(sub, details=True):
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
                    help="the vali metric's convention (default auto: from the labels); --set convention=X "
                         "is the same")
-    p.add_argument("--queries", default=None, choices=("all", "with-both"),
-                   help="with --vali: the vali queries chosen on: all (default), or with-both, those with a relevant "
-                        "and a non-relevant document (as `evaluate --queries with-both` scores them: on WikiQA's dev "
-                        "file, the questions its results are reported on)")
+    _add_queries_option(p, default=None, what="with --vali: the vali queries chosen on (as `evaluate --queries` "
+                                              "scores them)")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
     p.add_argument("--progress", action="store_true",
                    help="progress bars (grid points, epochs; with ETA) on standard error even when it is not a "
@@ -425,7 +431,7 @@ def cmd_train(args):
             vali = (read_labelled(args.vali, spec.inputs) if spec.inputs == "text"
                     else read_letor(args.vali, n_features=train.n_features))
             if args.queries == "with-both":
-                vali = _with_both(vali, args.vali)
+                vali = vali.take_queries(_queries_with_both(vali, args.vali))
             chosen, auto = resolve_convention(convention, vali.y)
             label = f"{chosen.name} (auto)" if auto else chosen.name
             _say(args, f"choosing on {args.vali} by {spec.metric_label} under {label}")
@@ -444,16 +450,6 @@ def cmd_train(args):
     save_model(model, args.out)
     _say(args, f"wrote {args.out}")
     return 0
-
-
-def _with_both(vali, path):
-    """``train --queries with-both``: the vali queries with a relevant (label >= 1) and a non-relevant document."""
-    from structrank.data.filters import queries_with_both
-
-    kept = vali.take_queries(queries_with_both(vali.y, vali.offsets))
-    if kept.n_queries == 0:
-        raise ValueError(f"--queries with-both: no query of {path} has both a relevant and a non-relevant document")
-    return kept
 
 
 @contextlib.contextmanager
