@@ -12,8 +12,8 @@ loss's own metric (``dev_metric``).
 
 Speed on CPU: every pair is tokenised once per fit (the Rust tokenizer, in parallel), batches are
 padded to their own longest pair and hold pairs of similar length, prediction runs in length-sorted
-batches under ``torch.inference_mode``, and ``n_threads`` sets torch's threads for the fit and each
-prediction. A model is saved as safetensors with structrank's JSON header (``structrank.model_files``):
+batches under ``torch.inference_mode``, ``n_threads`` sets torch's threads for the fit and each
+prediction, and glibc keeps freed activations for the next step (``learners.heap``). A model is saved as safetensors with structrank's JSON header (``structrank.model_files``):
 no pickle; prediction needs torch and transformers, never the network.
 """
 
@@ -35,6 +35,7 @@ from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE
 from structrank.learners.encoders import (encode_pairs, encoder_folder, load_tokenizer, network_from_folder, pad,
                                           pad_id_of, require_text_extra)
 from structrank.learners.epochs import BestEpoch
+from structrank.learners.heap import kept_heap
 from structrank.learners.loss_params import LOSS_PARAMETERS
 from structrank.learners.pair_losses import BASELINE_LOSSES, baseline_loss
 from structrank.learners.score_loss import ScoreLossScorerMixin
@@ -230,7 +231,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             self._warn_if_loss_is_constant(self.loss_, data.offsets)
         loss_fn = self._training_loss()
         rng = np.random.default_rng(self.random_state)
-        with torch_threads(self.n_threads):
+        with torch_threads(self.n_threads), kept_heap():
             torch.manual_seed(int(self.random_state))
             self.tokenizer_ = load_tokenizer(folder)
             self.network_ = net = network_from_folder(folder)
@@ -331,7 +332,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         check_is_fitted(self, "network_")
         require_text_extra("CrossEncoderRanker.predict")
         pairs = text_pairs(X, where=f"{type(self).__name__}.predict", labelled=False)
-        with torch_threads(self.n_threads):
+        with torch_threads(self.n_threads), kept_heap():
             ids, types = encode_pairs(self.tokenizer_, pairs.queries, pairs.candidates, self.max_length)
             return self._checked_scores(self._scores(ids, types))
 

@@ -132,11 +132,12 @@ def times_table(rows, out=None) -> str | None:
     if not part:
         return None
     order = [f"{DATASETS[d][0]} · {row}" for d in DATASETS for row in FINE_TUNED]
-    text = ("Seconds of each fine-tuning run (mean ± sd over the seeds): the training of one epoch (dev evaluation "
-            "excluded), the test prediction, and the whole run's wall time (reading, fine-tuning with the dev "
-            "evaluations, prediction).\n\n" + markdown_table(part, std=True, fmt="{:.1f}", row_order=order,
-                                                            column_order=["train s per epoch", "test prediction s",
-                                                                          "wall s", "wall min"]))
+    note = ("Seconds of each fine-tuning run (mean ± sd over the seeds; one epoch's: over every epoch of every seed, "
+            f"except {ST}'s, whose training loop is timed as a whole and divided by its epochs): the training of one "
+            "epoch (dev evaluation excluded), the test prediction, and the whole run's wall time (reading, fine-tuning "
+            "with the dev evaluations, prediction).")
+    text = note + "\n\n" + markdown_table(part, std=True, fmt="{:.1f}", row_order=order,
+                                           column_order=["train s per epoch", "test prediction s", "wall s", "wall min"])
     timing = wall_time(out) if out is not None else None
     if timing:
         text += (f"\n\nThe whole reproduction ({timing['runs']} runs, --jobs {timing['jobs']}) took "
