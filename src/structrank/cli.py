@@ -119,9 +119,9 @@ def kept_queries(args, ds, scores):
     y, qid, docids = np.asarray(ds.y), np.asarray(ds.qid), ds.docids
     if args.queries == "all":
         return y, scores, qid, docids
-    keep = np.zeros(len(ds.offsets) - 1, dtype=bool)
-    keep[_queries_with_both(ds, args.data)] = True
-    rows = np.flatnonzero(np.repeat(keep, np.diff(ds.offsets)))
+    from structrank.data.dataset import rows_of_queries
+
+    rows = rows_of_queries(ds.offsets, _queries_with_both(ds, args.data))
     return y[rows], scores[rows], qid[rows], None if docids is None else [docids[i] for i in rows]
 
 

@@ -13,8 +13,9 @@ loss's own metric (``dev_metric``).
 Speed on CPU: every pair is tokenised once per fit (the Rust tokenizer, in parallel), batches are
 padded to their own longest pair and hold pairs of similar length, prediction runs in length-sorted
 batches under ``torch.inference_mode``, ``n_threads`` sets torch's threads for the fit and each
-prediction, and glibc keeps freed activations for the next step (``learners.heap``). A model is saved as safetensors with structrank's JSON header (``structrank.model_files``):
-no pickle; prediction needs torch and transformers, never the network.
+prediction, and glibc keeps freed activations for the next step (``learners.heap``). A model is saved
+as safetensors with structrank's JSON header (``structrank.model_files``): no pickle; prediction needs
+torch and transformers, never the network.
 """
 
 # deferred imports: torch, transformers and tqdm load when a fit or a prediction runs (torch and transformers are the optional text extra)

@@ -41,9 +41,10 @@ def _glibc():
 _FUNCTIONS = _glibc()
 
 
-def _set(mmap_max, trim_threshold) -> bool:
+def _set(mmap_max, trim_threshold) -> None:
     mallopt, _ = _FUNCTIONS
-    return bool(mallopt(M_MMAP_MAX, mmap_max)) and bool(mallopt(M_TRIM_THRESHOLD, trim_threshold))
+    mallopt(M_MMAP_MAX, mmap_max)
+    mallopt(M_TRIM_THRESHOLD, trim_threshold)
 
 
 @contextlib.contextmanager
