@@ -12,7 +12,7 @@ import numpy as np
 
 from structrank.experiments.claims import CHECK, UNTESTABLE, Claim, check, judged_claim, not_run
 from structrank.experiments.haponchyk2018.claims import neural_claims
-from structrank.experiments.neural_qa.design import (BCE, DATASETS, EXPERIMENT, FINE_TUNED, MAP_HINGE,
+from structrank.experiments.neural_qa.design import (BCE, DATASETS, EXPERIMENT, FINE_TUNED, LOSSES, MAP_HINGE,
                                                      MAX_RUN_SECONDS, METRICS, ST, STRUCTURED, TARGET_CORES, TARGET_MAP)
 from structrank.experiments.neural_qa.recorded import (longest_run, means, seed_count, threads, verdict,
                                                        wall_seconds)
@@ -87,17 +87,18 @@ def at_least(rows, dataset, baseline) -> Claim:
 
 
 def run_time_target(rows) -> Claim:
-    where, wording = "every data set", (f"One fine-tuning run takes at most {MAX_RUN_SECONDS / 60:g} minutes of wall "
-                                        f"time on {TARGET_CORES} cores")
+    where, wording = "every data set", (f"One fine-tuning run of structrank's cross-encoder takes at most "
+                                        f"{MAX_RUN_SECONDS / 60:g} minutes of wall time on {TARGET_CORES} cores")
     evidence = "issue 40's target"
-    longest = longest_run(rows)
+    ours_rows = tuple(LOSSES)  # CrossEncoderRanker's rows: the target is structrank's run, ST CrossEncoder the peer's
+    longest = longest_run(rows, ours_rows)
     if longest is None:
         return _as_check(not_run(SOURCE, where, wording, evidence, "the fine-tuning runs"))
     seconds, dataset, row, seed = longest
     walls = wall_seconds(rows)
     per_dataset = []
     for name in DATASETS:
-        found = [(max(v), r) for (d, r), v in walls.items() if d == name]
+        found = [(max(v), r) for (d, r), v in walls.items() if d == name and r in ours_rows]
         if found:
             top, top_row = max(found)
             per_dataset.append(f"{DATASETS[name][0]} {top / 60:.1f} min ({top_row})")
@@ -105,7 +106,9 @@ def run_time_target(rows) -> Claim:
             + ", ".join(per_dataset))
     used = threads(rows)
     why = (f"A setup check (a budget, not a comparison). Wall time of the whole run: reading, the fine-tuning with its "
-           f"dev evaluation after each epoch, and the test prediction; torch's threads: {', '.join(map(str, used))}.")
+           f"dev evaluation after each epoch, and the test prediction; torch's threads: {', '.join(map(str, used))}. "
+           f"The rows of `CrossEncoderRanker` count ({', '.join(ours_rows)}); {ST}'s runs (the peer's) are in the "
+           "run-time table, not in this check.")
     if used != [TARGET_CORES]:
         return Claim(SOURCE, where, wording, evidence, ours, UNTESTABLE,
                      why + f" The runs did not run on {TARGET_CORES} threads, so they do not answer for {TARGET_CORES} "

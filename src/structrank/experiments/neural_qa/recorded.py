@@ -69,10 +69,10 @@ def wall_seconds(rows, tuned_only=True) -> dict:
     return out
 
 
-def longest_run(rows):
-    """(seconds, data set, row, seed) of the longest fine-tuning run, or None."""
+def longest_run(rows, models=FINE_TUNED):
+    """(seconds, data set, row, seed) of the longest run of ``models`` (the fine-tuned rows), or None."""
     runs = [(float(r["value"]), r["dataset"], r["model"], int(r["seed"])) for r in rows
-            if r["metric"] == "time:wall" and r["model"] in FINE_TUNED]
+            if r["metric"] == "time:wall" and r["model"] in models]
     return max(runs) if runs else None
 
 
