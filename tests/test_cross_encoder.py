@@ -173,6 +173,37 @@ def test_the_gradient_reaching_the_network_is_the_structured_losses(encoder):
 
 
 @TEXT
+def test_a_smoothed_hinge_feeds_the_network_the_perturbed_gradient(encoder):
+    """With ``smoothing``, the scores' gradient is ScoreLoss's perturbed smoothing of the hinge, its noise drawn
+    afresh at every batch from the learner's seed: equal to ScoreLoss.smoothed's at the same scores and seed, and
+    unlike the exact subgradient."""
+    import torch
+
+    from structrank.learners import CrossEncoderRanker
+    from structrank.learners.score_loss import ScoreLoss
+
+    pairs, y, qid = make_pairs(4)
+    data = text_pairs(pairs, y, qid)
+    scores = np.linspace(-1.0, 1.0, data.n_rows)
+    model = CrossEncoderRanker(loss="map", smoothing=0.5, smoothing_samples=3, encoder=encoder, random_state=7)
+    model._start_fit()
+    model._fit_loss(data.y)
+    criterion = model._training_loss()
+    grads = []
+    for _ in range(2):  # two batches with the same scores: each call draws its own noise
+        tensor = torch.tensor(scores, requires_grad=True)
+        criterion(tensor, data.y, data.offsets).backward()
+        grads.append(tensor.grad.numpy())
+    first_seed = int(np.random.default_rng(7).integers(2**31))  # the module's stream of per-call seeds
+    _, expected = ScoreLoss.named("map", random_state=first_seed, smoothing=0.5, smoothing_samples=3).bind(
+        data.y, data.offsets)(scores)
+    np.testing.assert_allclose(grads[0], expected / 4, rtol=1e-12)
+    assert not np.allclose(grads[0], grads[1])
+    _, exact = ScoreLoss.named("map").bind(data.y, data.offsets)(scores)
+    assert not np.allclose(expected, exact)
+
+
+@TEXT
 def test_fine_tuning_learns_the_signal_and_keeps_the_best_epoch(fitted):
     model, dev = fitted
     assert model.n_epochs_ == 3 and len(model.dev_curve_) == 3 and model.epoch_seconds_.shape == (3,)
@@ -228,6 +259,12 @@ def test_bad_parameters_and_data_are_refused_before_any_work(encoder, tmp_path):
         CrossEncoderRanker(loss="bce", loss_params={"k": 3}, encoder=encoder).fit(pairs, y, qid)
     with pytest.raises(InvalidParameterError, match="loss 'map' takes no option 'k'"):
         CrossEncoderRanker(loss="map", loss_params={"k": 3}, encoder=encoder).fit(pairs, y, qid)
+    with pytest.raises(InvalidParameterError, match="smoothing=0.5 applies to a structural hinge; loss 'bce'"):
+        CrossEncoderRanker(loss="bce", smoothing=0.5, encoder=encoder).fit(pairs, y, qid)
+    with pytest.raises(InvalidParameterError, match="smoothing=0.5 applies to a structural hinge; .*probabilistic"):
+        CrossEncoderRanker(loss="crf-kl", smoothing=0.5, encoder=encoder).fit(pairs, y, qid)
+    with pytest.raises(InvalidParameterError, match="smoothing must be"):
+        CrossEncoderRanker(smoothing=-1.0, encoder=encoder).fit(pairs, y, qid)
     with pytest.raises(InvalidParameterError, match="CrossEncoderRanker: encoder .*no config.json"):
         CrossEncoderRanker(encoder=str(tmp_path)).fit(pairs, y, qid)
     with pytest.raises(DataValidationError, match="nothing to learn from"):

