@@ -69,8 +69,8 @@ def wall_seconds(rows, tuned_only=True) -> dict:
     return out
 
 
-def longest_run(rows, models=FINE_TUNED):
-    """(seconds, data set, row, seed) of the longest run of ``models`` (the fine-tuned rows), or None."""
+def longest_run(rows, models):
+    """(seconds, data set, row, seed) of the longest run of the rows ``models``, or None."""
     runs = [(float(r["value"]), r["dataset"], r["model"], int(r["seed"])) for r in rows
             if r["metric"] == "time:wall" and r["model"] in models]
     return max(runs) if runs else None

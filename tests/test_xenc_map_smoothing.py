@@ -1,0 +1,51 @@
+"""benchmarks/xenc_map_smoothing.py's page: which candidate the dev rule keeps, and the paired test on test questions
+(the sweep itself fine-tunes on WikiQA and runs outside the suite)."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "xenc_map_smoothing.py"
+_SPEC = importlib.util.spec_from_file_location("xenc_map_smoothing", _PATH)
+sweep = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(sweep)
+
+ROWS = [label for label, _, _ in sweep.candidates([0.0, 1.0, 3.0], positional=True)]
+
+
+def _results(devs, tests):
+    per_query = {ROWS[0]: [0.5, 1.0, 0.25, 1.0], ROWS[1]: [1.0, 1.0, 0.5, 1.0], ROWS[2]: [0.5, 1.0, 0.25, 1.0],
+                 ROWS[3]: [0.25, 0.5, 0.25, 1.0]}
+    return {label: {"curve": [dev - 0.01, dev], "epoch": 2, "dev": dev, "test": test, "per_query": per_query[label],
+                    "epoch_seconds": [100.0, 101.0], "seconds": 300.0, "dev_questions": 122, "test_questions": 4}
+            for label, dev, test in zip(ROWS, devs, tests)}
+
+
+def test_the_candidates_start_with_the_exact_hinge_and_end_with_the_positional_map():
+    assert ROWS[0] == "phi_po, smoothing 0" and ROWS[1] == "phi_po, smoothing 1"
+    assert sweep.candidates([0.0], positional=True)[-1][1] == {"feature_map": "positional"}
+    assert len(sweep.candidates([0.0, 0.3], positional=False)) == 2
+
+
+@pytest.mark.parametrize("devs, kept, sentence", [
+    ((0.78, 0.785, 0.77, 0.70), ROWS[0], "+0.0050 against the exact hinge: under the rule's point"),
+    ((0.78, 0.80, 0.77, 0.70), ROWS[1], "+0.0200 against the exact hinge: it replaces it."),
+    ((0.78, 0.77, 0.76, 0.70), ROWS[0], "No candidate's dev MAP is above the exact hinge's"),
+])
+def test_a_candidate_replaces_the_exact_hinge_only_a_point_above_it_on_dev(devs, kept, sentence):
+    text = sweep.page(ROWS, _results(devs, (0.7, 0.9, 0.7, 0.6)), "python benchmarks/xenc_map_smoothing.py", 600.0)
+    assert f"| {kept} (kept) |" in text and text.count("(kept)") == 1
+    assert sentence in text
+    assert f"The kept candidate ({kept}) has test MAP {0.7 if kept == ROWS[0] else 0.9:.4f}, " in text
+    assert ("at least issue 40's 0.80" in text) == (kept == ROWS[1])
+
+
+def test_each_candidate_is_paired_with_the_exact_hinge_on_test_questions():
+    text = sweep.page(ROWS, _results((0.78, 0.77, 0.76, 0.70), (0.7, 0.9, 0.7, 0.6)), "cmd", 600.0)
+    lines = {line.split(" |")[0].lstrip("| "): line for line in text.splitlines() if line.startswith("| phi_po")
+             or line.startswith("| positional")}
+    assert "| — |" in lines[ROWS[0] + " (kept)"]
+    assert "| +0.1875 (" in lines[ROWS[1]]            # (0.5 + 0 + 0.25 + 0) / 4
+    assert "| +0.0000 (+0.0000, +0.0000), 1.000 |" in lines[ROWS[2]]   # the same values: no difference
+    assert "| -0.1875 (" in lines[ROWS[3]]
