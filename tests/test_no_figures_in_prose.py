@@ -3,8 +3,8 @@
 A timing, a ratio, a size or a percentage typed into a comment, a docstring or docs/ARCHITECTURE.md
 is true on the day it was measured and wrong after the next change, and nothing regenerates it. The
 figures live on the generated pages (docs/BENCHMARKS.md, docs/RESULTS.md, docs/ANY_SCORER.md,
-docs/MLP_DEPARTURES.md, docs/TREES_SMOOTHING.md), made by the commands ARCHITECTURE.md lists under
-"Generated pages"; prose points to them and says why, without the number.
+docs/MLP_DEPARTURES.md, docs/TREES_SMOOTHING.md, docs/XENC_MAP_SMOOTHING.md), made by the commands
+ARCHITECTURE.md lists under "Generated pages"; prose points to them and says why, without the number.
 
 The check reads every module of ``src/structrank`` with :mod:`tokenize`: ``COMMENT`` tokens and the
 string tokens that stand alone as a statement (docstrings, attribute docstrings), without their
