@@ -195,3 +195,19 @@ def test_nystroem_n_jobs_gives_the_same_features():
     two = NystroemFeatures(SubsetTreeKernel(), n_landmarks=12, random_state=0, n_jobs=2).fit(trees)
     np.testing.assert_allclose(two.transform(trees), one.transform(trees), rtol=1e-10, atol=1e-12)
     assert two.n_kernel_evaluations_fit_ == one.n_kernel_evaluations_fit_ == 144
+
+
+def test_the_normalization_s_eigenvector_signs_do_not_follow_rounding():
+    """Each column of U S^(-1/2) has its largest entry positive, so W computed two ways (fit's K(L, L), fit_transform's
+    rows of K(X, L)) gives the same features, not columns of opposite sign."""
+    from structrank.kernels.nystroem import nystroem_normalization
+
+    rng = np.random.default_rng(0)
+    Q = np.linalg.qr(rng.normal(size=(12, 12)))[0]
+    W = Q @ np.diag(np.linspace(1.0, 12.0, 12)) @ Q.T  # distinct eigenvalues: each eigenvector is unique but for sign
+    _, base = nystroem_normalization(W)
+    assert np.all(base[np.argmax(np.abs(base), axis=0), np.arange(base.shape[1])] > 0)
+    for seed in range(5):
+        noise = np.random.default_rng(seed).normal(size=W.shape) * 1e-13
+        _, other = nystroem_normalization(W + noise + noise.T)
+        np.testing.assert_allclose(other, base, atol=1e-8)

@@ -55,6 +55,11 @@ def nystroem_normalization(W, tol=1e-10):
         raise ValueError("the landmark Gram matrix has NaN or infinite entries")
     evals, evecs = scipy.linalg.eigh(W)
     evals, evecs = evals[::-1], evecs[:, ::-1]
+    # an eigenvector's sign is LAPACK's arbitrary choice and flips with rounding (W from K(L, L) in fit, from the
+    # rows of K(X, L) in fit_transform): each is turned so that its largest entry is positive, as sklearn's svd_flip
+    if evecs.size:
+        signs = np.sign(evecs[np.argmax(np.abs(evecs), axis=0), np.arange(evecs.shape[1])])
+        evecs = evecs * np.where(signs == 0, 1.0, signs)
     top = evals[0] if evals.size else 0.0
     if not top > 0:
         raise ValueError("the landmark Gram matrix has no positive eigenvalue (all-zero kernel?)")
