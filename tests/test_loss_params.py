@@ -22,6 +22,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from structrank.data import make_ranking_dataset, write_letor
 from structrank.learners import (LatentPerceptronRanker, LatentSSVMRanker, MLPRanker, StructSVMRanker,
                                  StructuredBoostingRanker)
+from structrank.learners.score_loss import ScoreLoss
 from structrank.losses import registry
 from structrank.model_io import FORMAT_NAME, FORMAT_VERSION, load_model, read_archive, save_model, write_archive
 
@@ -131,6 +132,15 @@ def test_the_toy_loss_reaches_the_learner_with_its_option(toy, monkeypatch):
      "loss_params: 'random_state' is set by the learner (its parameter random_state)"),
     (StructSVMRanker, {"loss": "ndcg", "loss_params": {"k": 5}, "k": 5},
      "k is given twice: as a parameter (deprecated) and in loss_params"),
+    # an option only another feature map reads is refused, not ignored
+    (StructSVMRanker, {"loss": "map", "loss_params": {"scale": 5.0}},
+     "loss_params['scale']=5.0 would be ignored: loss 'map' reads it only with feature_map 'positional', and this "
+     "one runs with 'po'"),
+    (MLPRanker, {"loss": "map", "loss_params": {"weights": "log2"}},
+     "loss_params['weights']='log2' would be ignored: loss 'map' reads it only with feature_map 'positional'"),
+    (StructSVMRanker, {"loss": "ndcg", "loss_params": {"dorm_cut": 30}},
+     "loss_params['dorm_cut']=30 would be ignored: loss 'ndcg' reads it only with feature_map 'dorm', and this one "
+     "runs with 'po'"),
 ])
 def test_loss_params_are_checked_against_the_loss_before_the_data(cls, params, message):
     with warnings.catch_warnings():
@@ -139,6 +149,22 @@ def test_loss_params_are_checked_against_the_loss_before_the_data(cls, params, m
             cls(**params).fit(DS)
     assert message in str(caught.value), str(caught.value)
     assert str(caught.value).startswith(f"{cls.__name__}: ")
+
+
+def test_an_option_of_another_feature_map_is_taken_at_its_default_and_with_its_own_map():
+    """``map_options`` refuse only a value that would change nothing: the default passes (a model file that
+    holds every option does), and the map that reads the option takes it and changes with it."""
+    assert StructSVMRanker(loss="map", loss_params={"scale": 1.0}, C=1.0).fit(DS).loss_.label == "map/po"
+    assert StructSVMRanker(loss="ndcg", loss_params={"dorm_cut": None}, C=1.0).fit(DS).loss_.feature_map == "po"
+    with pytest.raises(ValueError, match=r"options\['scale'\]=5 would be ignored"):
+        ScoreLoss.named("map", scale=5)
+    y, offsets = np.asarray(DS.y), np.asarray(DS.offsets)
+    scores = np.random.default_rng(0).normal(size=y.shape[0])
+    one, five = (ScoreLoss.named("map", feature_map="positional", inference="exact", scale=c).bind(y, offsets)(scores)
+                 for c in (1, 5))
+    assert five[0].sum() > one[0].sum()  # the scaled loss is in the hinge
+    dorm = StructSVMRanker(loss="ndcg", loss_params={"feature_map": "dorm", "dorm_cut": 3}, C=1.0).fit(DS)
+    assert dorm.loss_.dorm_cut == 3
 
 
 def test_flat_parameters_still_train_the_same_model_with_a_future_warning():

@@ -119,6 +119,23 @@ def test_no_loss_inference_is_the_argmax_of_the_score(query, scheme):
 
 
 @settings(max_examples=200, deadline=None)
+@given(queries, scales, schemes, st.sampled_from(["exact", "none"]))
+def test_hinge_value_is_the_scaled_objective_over_the_best_correct_ranking(query, scale, scheme, inference):
+    """value_and_grad's hinge (what a scorer trained on the positional map reports) is the worth the oracle
+    maximises, ``v . s_r + scale * Delta(r)`` (no Delta with no-loss inference), over all permutations, less
+    the best correct ranking's: the scaled loss in the value, as in the search, so it is never negative."""
+    s, z, v = case(query, scheme)
+    n, n_good = len(s), int(z.sum())
+    values, grad = PositionalAPLoss(inference, scheme, scale).value_and_grad(s, z, np.array([0, n]))
+    perms = permutations(n)
+    correct = perms[(z[perms][:, :n_good] == 1).all(axis=1)]
+    best_correct = (s[correct] * v[None, :n]).sum(axis=1).max()
+    worth = brute_values(s, z, v, 0.0 if inference == "none" else scale).max()
+    assert values[0] == pytest.approx(worth - best_correct, abs=1e-7)
+    assert values[0] >= -TOL
+
+
+@settings(max_examples=200, deadline=None)
 @given(queries, schemes)
 def test_latent_ground_truth_is_the_best_correct_ranking(query, scheme):
     s, z, v = case(query, scheme)

@@ -11,7 +11,7 @@ _SPEC = importlib.util.spec_from_file_location("xenc_map_smoothing", _PATH)
 sweep = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(sweep)
 
-ROWS = [label for label, _, _ in sweep.candidates([0.0, 1.0, 3.0], positional=True)]
+ROWS = [label for label, _, _ in sweep.candidates([0.0, 1.0, 3.0], positional=[4.0])]
 
 
 def _results(devs, tests):
@@ -24,8 +24,9 @@ def _results(devs, tests):
 
 def test_the_candidates_start_with_the_exact_hinge_and_end_with_the_positional_map():
     assert ROWS[0] == "phi_po, smoothing 0" and ROWS[1] == "phi_po, smoothing 1"
-    assert sweep.candidates([0.0], positional=True)[-1][1] == {"feature_map": "positional"}
-    assert len(sweep.candidates([0.0, 0.3], positional=False)) == 2
+    assert ROWS[3] == "positional (LSP-AP's map), scale 4"
+    assert sweep.candidates([0.0], positional=[1.0, 4.0])[-1][1] == {"feature_map": "positional", "scale": 4.0}
+    assert len(sweep.candidates([0.0, 0.3])) == 2
 
 
 @pytest.mark.parametrize("devs, kept, sentence", [

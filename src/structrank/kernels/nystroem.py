@@ -38,6 +38,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
 from structrank.kernels.base import n_objects, parallel_gram, take
@@ -56,10 +57,9 @@ def nystroem_normalization(W, tol=1e-10):
     evals, evecs = scipy.linalg.eigh(W)
     evals, evecs = evals[::-1], evecs[:, ::-1]
     # an eigenvector's sign is LAPACK's arbitrary choice and flips with rounding (W from K(L, L) in fit, from the
-    # rows of K(X, L) in fit_transform): each is turned so that its largest entry is positive, as sklearn's svd_flip
+    # rows of K(X, L) in fit_transform): scikit-learn's svd_flip turns each so that its largest entry is positive
     if evecs.size:
-        signs = np.sign(evecs[np.argmax(np.abs(evecs), axis=0), np.arange(evecs.shape[1])])
-        evecs = evecs * np.where(signs == 0, 1.0, signs)
+        evecs, _ = svd_flip(np.array(evecs), None)
     top = evals[0] if evals.size else 0.0
     if not top > 0:
         raise ValueError("the landmark Gram matrix has no positive eigenvalue (all-zero kernel?)")

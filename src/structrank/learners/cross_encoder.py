@@ -42,7 +42,7 @@ from structrank.learners.loss_params import LOSS_PARAMETERS
 from structrank.learners.pair_losses import BASELINE_LOSSES, baseline_loss
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.text_pairs import docids_of, length_sorted_batches, query_batches, text_pairs
-from structrank.losses import HINGE, get_loss, loss_names
+from structrank.losses import get_loss, loss_names
 
 #: gradients are clipped to this norm (the Hugging Face trainer's default ``max_grad_norm``)
 MAX_GRAD_NORM = 1.0
@@ -194,12 +194,6 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                                                  f"{self.loss!r} is a baseline (use smoothing=0)")
             return problems
         return super()._joint_parameter_problems()
-
-    def _loss_problems(self, loss):
-        if self.smoothing and loss.kind != HINGE:
-            return {"smoothing": f"smoothing={self.smoothing} applies to a structural hinge; {loss.label!r} is a "
-                                 "probabilistic objective, smooth already (use smoothing=0)"}
-        return {}
 
     def _fit_loss(self, y):
         if self._baseline():

@@ -128,9 +128,15 @@ class LossParamsMixin:
             loss = self._checked(get_loss(self._loss_name(), **options))
         except ValueError as exc:
             return {"loss": str(exc)}
-        if fitting:
+        problems = self._unread_problems(loss)
+        if fitting and not problems:
             self.loss_, self.gain_ = loss, options.get("gain", "binary")
-        return self._loss_problems(loss)
+        return problems or self._loss_problems(loss)
+
+    def _unread_problems(self, loss) -> dict:
+        """{"loss_params": why} when an option given would be ignored by the feature map ``loss`` runs with."""
+        problems = get_entry(self._loss_name()).unread(self._given_loss_params(), loss.feature_map)
+        return {"loss_params": next(iter(problems.values()))} if problems else {}
 
     def _loss_problems(self, loss) -> dict:
         """{parameter: why} the learner's other parameters cannot go with the built ``loss`` (a target it lacks)."""
@@ -158,7 +164,7 @@ class LossParamsMixin:
             self.loss_ = self._checked(loss)
         except ValueError as exc:
             raise InvalidParameterError(f"{type(self).__name__}: {exc}") from None
-        problems = self._loss_problems(self.loss_)
+        problems = self._unread_problems(self.loss_) or self._loss_problems(self.loss_)
         if problems:
             raise InvalidParameterError(f"{type(self).__name__}: {next(iter(problems.values()))}")
         self.gain_ = gain or "binary"

@@ -79,6 +79,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.base import BaseEstimator
+from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
 from structrank.data.nbest import NBestData
@@ -296,8 +297,8 @@ def solve_projections(X, M, cov_x: Covariance, cov_y: Covariance, k: int, max_de
         raise DataValidationError(
             f"LowDimReranker: k={k} is larger than the rank of the cross-covariance C_xy "
             f"(only {rank} non-zero eigenvalues); use k <= {rank}")
-    # Fix the sign of each pair (a, b) for reproducibility: b's largest entry positive.
-    B = B * np.sign(B[np.argmax(np.abs(B), axis=0), np.arange(k)])
+    # Fix the sign of each pair (a, b) for reproducibility: b's largest entry positive (scikit-learn's svd_flip).
+    B, _ = svd_flip(np.array(B), None)
     A = inverse_times_view(cov_x, X, M @ B) / np.sqrt(omega)  # Eq. 15
     return A, B, omega
 

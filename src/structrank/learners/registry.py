@@ -452,14 +452,18 @@ def losses_page() -> str:
              "", "Every loss below is one module of `structrank.losses` registered at import. A hinge has a "
              "max-violating structure (the structural SVM, the perceptron and the latent SVM train on it); a "
              "probabilistic objective gives a value and a gradient only. Every loss trains boosted trees "
-             "(`gbrt-<loss>`) and networks (`mlp-<loss>`) through its gradient with respect to the scores.", "",
+             "(`gbrt-<loss>`) and networks (`mlp-<loss>`) through its gradient with respect to the scores. An option "
+             "followed by feature maps in parentheses is read only with them; given another value with another map, "
+             "it is refused rather than ignored.", "",
              "| loss | kind | feature maps | options (`loss_params`, defaults) | stands for (defaults) | labels | from | models | "
              "what it is |",
              "|---" * 9 + "|"]
     for name, entry in entries().items():
         loss = entry.build()
         models = ", ".join(f"`{m}`" for m in models_by_loss()[name])
-        options = ", ".join(f"`{o}={d!r}`" for o, d in entry.defaults.items()) or "none"
+        only = dict(entry.map_options)  # options one feature map reads: "(positional)" after them
+        options = ", ".join(f"`{o}={d!r}`" + (f" ({', '.join(only[o])})" if o in only else "")
+                            for o, d in entry.defaults.items()) or "none"
         lines.append(f"| `{name}` | {entry.kind} | {', '.join(entry.feature_maps)} | {options} | "
                      f"{', '.join(loss.metrics)} ({loss.convention}) | {loss.labels} | {entry.paper or 'structrank'} | "
                      f"{models} | {entry.summary} |")

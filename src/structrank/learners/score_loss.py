@@ -23,6 +23,14 @@ from structrank.learners.loss_params import LossParamsMixin
 from structrank.losses import HINGE, PROBABILISTIC, RankingLoss, get_entry
 
 
+def smoothing_problem(smoothing, loss) -> str | None:
+    """Why ``smoothing`` cannot go with the built ``loss`` (a CRF objective is smooth already), or None."""
+    if smoothing and loss.kind != HINGE:
+        return (f"smoothing={smoothing} applies to a structural hinge; {loss.label!r} is a probabilistic objective, "
+                "smooth already (use smoothing=0)")
+    return None
+
+
 @dataclass(frozen=True)
 class ScoreLoss:
     """A built loss and how a scorer trains on it; ``bind(y, offsets)`` gives ``f(scores) -> (values, gradient)``.
@@ -43,9 +51,9 @@ class ScoreLoss:
     smoothing_samples: int = 1  # one draw: unbiased, as StructuredBoostingRanker's default (its docstring says why)
 
     def __post_init__(self):
-        if self.smoothing and self.loss.kind != HINGE:
-            raise ValueError(f"smoothing={self.smoothing} applies to a hinge; {self.loss.label!r} is a probabilistic "
-                             "objective, smooth already (use smoothing=0)")
+        problem = smoothing_problem(self.smoothing, self.loss)
+        if problem:
+            raise ValueError(problem)
 
     @classmethod
     def named(cls, name, random_state=0, smoothing=0.0, smoothing_samples=1, **options) -> "ScoreLoss":
@@ -54,7 +62,11 @@ class ScoreLoss:
         problems = entry.problems(options, owner="options")
         if problems:
             raise ValueError(next(iter(problems.values())))
-        return cls(entry.build(**options), random_state, smoothing, smoothing_samples)
+        loss = entry.build(**options)
+        unread = entry.unread(options, loss.feature_map, owner="options")
+        if unread:
+            raise ValueError(next(iter(unread.values())))
+        return cls(loss, random_state, smoothing, smoothing_samples)
 
     def bind(self, y, offsets):
         y, offsets = np.asarray(y), np.asarray(offsets, dtype=np.int64)
@@ -106,6 +118,11 @@ class ScoreLossScorerMixin(LossParamsMixin):
 
     def _objective_scoring(self):
         return self._trained_loss().scoring()
+
+    def _loss_problems(self, loss) -> dict:
+        """A learner with a ``smoothing`` parameter refuses it with a CRF objective, before any data."""
+        problem = smoothing_problem(getattr(self, "smoothing", 0.0), loss)
+        return {"smoothing": problem} if problem else {}
 
     def score_loss(self, random_state=None):
         """The fitted loss as a ``ScoreLoss`` (before fit or after a load, the loss its parameters build)."""

@@ -254,13 +254,13 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
                               lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
 
     def _loss_problems(self, loss):
-        """The latent target needs NDCG@k with phi_po."""
+        """The latent target needs NDCG@k with phi_po (and a smoothing, a hinge: the mixin's)."""
         if self.target != "latent":
-            return {}
+            return super()._loss_problems(loss)
         if getattr(loss, "name", None) != "ndcg" or getattr(loss, "feature_map", None) != "po":
             return {"target": "target='latent' needs the NDCG@k hinge with phi_po (loss='ndcg'), got "
                               f"{getattr(loss, 'label', self.loss)!r}"}
-        return {}
+        return super()._loss_problems(loss)
 
     def _keep(self, booster, history):
         self.best_iteration_ = booster.num_trees()

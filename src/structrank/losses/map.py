@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, longest_query
+from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, hinge_values, longest_query
 from structrank.losses.registry import register
 from structrank.oracles import positional
 from structrank.oracles.po import map_batch
@@ -114,6 +114,16 @@ class PositionalAPLoss(OracleLoss):
                                coef, order)
         return coef, delta, order
 
+    def value_and_grad(self, scores, labels, offsets):
+        """Each query's hinge with the loss scaled as the oracle maximises it, ``scale * Delta + s . (c_hat -
+        c_star)`` (``Delta`` alone is what ``batch`` reports, as Alg. 1 records it), and its subgradient."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        c_hat, delta = self.batch(scores, labels, offsets)
+        grad = c_hat - self.star(scores, labels, offsets)
+        scale = 0.0 if self.inference == "none" else float(self.scale)
+        return hinge_values(scale * delta, scores, grad, offsets), grad
+
     def star(self, scores, labels, offsets) -> np.ndarray:
         """Coefficients of the latent ground truth (Eq. 3) of every query for the scores."""
         scores = np.ascontiguousarray(scores, dtype=np.float64)
@@ -127,7 +137,8 @@ class PositionalAPLoss(OracleLoss):
 
 @register("map", "1 - AP: phi_po with Yue et al.'s exact oracle (SVM-map); feature_map='positional': the positional "
           "map with greedy, exact or no-loss inference (LSP-AP, LSSVM-AP)", feature_maps=("po", "positional"),
-          paper="Yue et al. 2007; Haponchyk & Moschitti 2018")
+          paper="Yue et al. 2007; Haponchyk & Moschitti 2018",
+          map_options=dict.fromkeys(("inference", "weights", "scale", "positions"), ("positional",)))
 def map_loss(feature_map=None, relevant_from=1, inference="greedy", weights="harmonic", scale=1.0, positions="all"):
     if chosen_feature_map("map", feature_map, ("po", "positional")) == "positional":
         return PositionalAPLoss(inference, weights, float(scale), positions, relevant_from)

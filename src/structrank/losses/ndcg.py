@@ -239,14 +239,15 @@ class NDCGNoClipLoss(NDCGLoss):
 
 
 @register("ndcg", "1 - NDCG@k: phi_po (SVM-ndcg) or phi_dorm (DORM, dorm_cut for the sparse A); gain 'binary' or "
-          "'exp2' (graded)", feature_maps=("po", "dorm"), paper="Chakrabarti et al. 2008; Le & Smola 2008")
+          "'exp2' (graded)", feature_maps=("po", "dorm"), paper="Chakrabarti et al. 2008; Le & Smola 2008",
+          map_options={"dorm_cut": ("dorm",)})
 def ndcg_loss(feature_map=None, k=10, discount="letor", relevant_from=1, dorm_cut=None, gain="auto"):
     return NDCGLoss(chosen_feature_map("ndcg", feature_map, ("po", "dorm")), k, discount, relevant_from, dorm_cut,
                     settled_gain(gain))
 
 
 @register("ndcg-nc", "1 - NDCG over the whole list (SVM-ndcg-nc, no clip): phi_po or phi_dorm",
-          feature_maps=("po", "dorm"), paper="Chakrabarti et al. 2008")
+          feature_maps=("po", "dorm"), paper="Chakrabarti et al. 2008", map_options={"dorm_cut": ("dorm",)})
 def ndcg_nc_loss(feature_map=None, discount="letor", relevant_from=1, dorm_cut=None, gain="auto"):
     return NDCGNoClipLoss(chosen_feature_map("ndcg-nc", feature_map, ("po", "dorm")), 10, discount, relevant_from,
                           dorm_cut, settled_gain(gain))

@@ -48,6 +48,7 @@ class LossEntry:
     factory: object
     paper: str = ""  # where it comes from ("" for structrank's own)
     own_constraints: tuple = ()  # (option, constraints) of options the shared table does not know
+    map_options: tuple = ()  # (option, feature maps) of options only some feature maps read
 
     @property
     def options(self) -> tuple:
@@ -85,11 +86,32 @@ class LossEntry:
                     found[name] = why
         return found
 
+    def unread(self, params, feature_map, owner="loss_params") -> dict:
+        """{option: why} of the options in ``params`` (a learner's own ``loss_params``) given a value other than
+        their default that the loss, built with ``feature_map``, would not read (``register``'s ``map_options``):
+        ``scale`` of "map" with phi_po, ``dorm_cut`` of "ndcg" with phi_po. Checked on the built loss's feature
+        map, as a learner may choose it (the latent learners' positional map for MAP)."""
+        defaults, found = self.defaults, {}
+        for name, maps in self.map_options:
+            if name in params and feature_map not in maps and not _same(params[name], defaults[name]):
+                where = " or ".join(repr(m) for m in maps)
+                found[name] = (f"{owner}[{name!r}]={params[name]!r} would be ignored: loss {self.name!r} reads it only "
+                               f"with feature_map {where}, and this one runs with {feature_map!r} (set "
+                               f"{owner}['feature_map'], or leave {name!r} out)")
+        return found
+
     def build(self, **options):
         """The loss with the options it takes; options it does not take are ignored (a learner
         passes all of its loss options to every loss)."""
         taken = {k: v for k, v in options.items() if k in self.options}
         return self.factory(**taken)
+
+
+def _same(value, default) -> bool:
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # an array compared elementwise is not a default
+        return False
 
 
 def _feature_map_problem(name, feature_map, offered):
@@ -102,16 +124,19 @@ def _feature_map_problem(name, feature_map, offered):
 
 
 def register(name: str, summary: str, kind: str = HINGE, feature_maps: tuple = ("po",), paper: str = "",
-             constraints: dict | None = None):
+             constraints: dict | None = None, map_options: dict | None = None):
     """Decorator: register ``factory(**options) -> RankingLoss`` under ``name``; the factory's parameters and
     their defaults are the loss's options. ``constraints``: {option: constraints} of options whose name
-    ``structrank.losses.options.SHARED`` does not know (scikit-learn's constraint vocabulary)."""
+    ``structrank.losses.options.SHARED`` does not know (scikit-learn's constraint vocabulary).
+    ``map_options``: {option: the feature maps that read it} of options the other feature maps ignore (a
+    learner's ``loss_params`` giving one of them a value with another map is refused: ``LossEntry.unread``)."""
 
     def decorate(factory):
         if name in _ENTRIES and _ENTRIES[name].factory is not factory:
             raise ValueError(f"loss {name!r} is registered twice")
         _ENTRIES[name] = LossEntry(name, summary, kind, tuple(feature_maps), factory, paper,
-                                   tuple((constraints or {}).items()))
+                                   tuple((constraints or {}).items()),
+                                   tuple((option, tuple(maps)) for option, maps in (map_options or {}).items()))
         return factory
 
     return decorate
