@@ -5,9 +5,9 @@ Each candidate fine-tunes ``CrossEncoderRanker(loss="map")`` with the budget of 
 candidate), keeps its epoch by dev MAP, and is measured on test (trec convention). The candidates are smoothing
 values of the MAP hinge with phi_po (SVM-map's map; 0 is the exact subgradient) and, with ``--positional``, the
 positional map LSP-AP trains with, at each scale of its loss given (``scale * Delta`` in the hinge: the margin it asks
-of the scores before it goes silent on a question, in the head's logit units). The choice reads dev MAP only: a candidate replaces the exact hinge when its dev
-MAP is at least ``DEV_MARGIN`` above it (WikiQA dev's questions are few: the paper's hinge stays unless dev shows a
-clear gain). Test MAP is printed beside it, with the paired test of each candidate's test questions against the exact
+of the scores before it goes silent on a question, in the head's logit units). The choice reads dev MAP only: a
+candidate replaces the exact hinge when its dev MAP is at least ``DEV_MARGIN`` above it (WikiQA dev's questions are
+few: the paper's hinge stays unless dev shows a clear gain). Test MAP is printed beside it, with the paired test of each candidate's test questions against the exact
 hinge's.
 
 A candidate's result is kept in ``--state`` (a JSON file of aggregates) as soon as it is measured, so an interrupted
