@@ -11,7 +11,7 @@ _SPEC = importlib.util.spec_from_file_location("xenc_map_smoothing", _PATH)
 sweep = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(sweep)
 
-ROWS = [label for label, _, _ in sweep.candidates([0.0, 1.0, 3.0], positional=[4.0])]
+ROWS = [label for label, _, _ in sweep.candidates([0.0, 1.0, 3.0], positional=[("greedy", 4.0)])]
 
 
 def _results(devs, tests):
@@ -25,7 +25,11 @@ def _results(devs, tests):
 def test_the_candidates_start_with_the_exact_hinge_and_end_with_the_positional_map():
     assert ROWS[0] == "phi_po, smoothing 0" and ROWS[1] == "phi_po, smoothing 1"
     assert ROWS[3] == "positional (LSP-AP's map), scale 4"
-    assert sweep.candidates([0.0], positional=[1.0, 4.0])[-1][1] == {"feature_map": "positional", "scale": 4.0}
+    assert sweep.candidates([0.0], positional=[("greedy", 1.0), ("greedy", 4.0)])[-1][1] == \
+        {"feature_map": "positional", "scale": 4.0}
+    exact = sweep.candidates([0.0], positional=[("exact", 3.0)])[-1]
+    assert exact[0] == "positional, exact inference (LSP-AP*), scale 3"
+    assert exact[1] == {"feature_map": "positional", "scale": 3.0, "inference": "exact"}
     assert len(sweep.candidates([0.0, 0.3])) == 2
 
 
@@ -50,3 +54,11 @@ def test_each_candidate_is_paired_with_the_exact_hinge_on_test_questions():
     assert "| +0.1875 (" in lines[ROWS[1]]            # (0.5 + 0 + 0.25 + 0) / 4
     assert "| +0.0000 (+0.0000, +0.0000), 1.000 |" in lines[ROWS[2]]   # the same values: no difference
     assert "| -0.1875 (" in lines[ROWS[3]]
+
+
+def test_a_row_that_repeats_an_earlier_one_epoch_for_epoch_is_named():
+    results = _results((0.78, 0.77, 0.76, 0.70), (0.7, 0.9, 0.7, 0.6))
+    assert "repeats" not in sweep.page(ROWS, results, "cmd", 600.0)
+    results[ROWS[3]] = {**results[ROWS[2]], "per_query": results[ROWS[3]]["per_query"]}
+    text = sweep.page(ROWS, results, "cmd", 600.0)
+    assert f"{ROWS[3]} repeats {ROWS[2]} epoch for epoch" in text
