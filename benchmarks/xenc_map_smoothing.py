@@ -119,8 +119,8 @@ def page(rows, results, command, seconds) -> str:
         lines.append("No candidate's dev MAP is above the exact hinge's: the exact hinge is kept.")
     else:
         lines.append(f"The best dev MAP is that of {best}, {gain:+.4f} against the exact hinge: "
-                     + ("it replaces it." if chosen == best else "under the rule's point, so the exact hinge is "
-                        "kept."))
+                     + ("the rule picks it over the exact hinge." if chosen == best
+                        else "under the rule's point, so the exact hinge is kept."))
     lines.append(f"The kept candidate ({chosen}) has test MAP {results[chosen]['test']:.4f}, "
                  f"{'at least' if results[chosen]['test'] >= TARGET_MAP else 'below'} issue 40's {TARGET_MAP:.2f}.")
     return "\n".join(lines) + "\n"

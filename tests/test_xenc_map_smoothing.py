@@ -35,7 +35,7 @@ def test_the_candidates_start_with_the_exact_hinge_and_end_with_the_positional_m
 
 @pytest.mark.parametrize("devs, kept, sentence", [
     ((0.78, 0.785, 0.77, 0.70), ROWS[0], "+0.0050 against the exact hinge: under the rule's point"),
-    ((0.78, 0.80, 0.77, 0.70), ROWS[1], "+0.0200 against the exact hinge: it replaces it."),
+    ((0.78, 0.80, 0.77, 0.70), ROWS[1], "+0.0200 against the exact hinge: the rule picks it over the exact hinge."),
     ((0.78, 0.77, 0.76, 0.70), ROWS[0], "No candidate's dev MAP is above the exact hinge's"),
 ])
 def test_a_candidate_replaces_the_exact_hinge_only_a_point_above_it_on_dev(devs, kept, sentence):
