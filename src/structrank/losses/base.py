@@ -74,6 +74,7 @@ class RankingLoss:
     metrics: tuple = ()
     convention: str = "auto"
     relevant_from: int = 1
+    delta_scale: float = 1.0  #: how ``Delta`` enters the hinge value (a loss whose oracle scales it says so)
 
     @property
     def label(self) -> str:
@@ -98,7 +99,7 @@ class RankingLoss:
         offsets = np.asarray(offsets, dtype=np.int64)
         c_hat, delta = self.batch(scores, labels, offsets)
         grad = c_hat - self.star(scores, labels, offsets)
-        return hinge_values(delta, scores, grad, offsets), grad
+        return hinge_values(self.delta_scale * delta, scores, grad, offsets), grad
 
     def constant_on(self, longest: int):
         """Why every ranking of a list of at most ``longest`` documents has the same loss (a phrase naming the

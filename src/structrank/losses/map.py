@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, hinge_values, longest_query
+from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, longest_query
 from structrank.losses.registry import register
 from structrank.oracles import positional
 from structrank.oracles.po import map_batch
@@ -114,15 +114,11 @@ class PositionalAPLoss(OracleLoss):
                                coef, order)
         return coef, delta, order
 
-    def value_and_grad(self, scores, labels, offsets):
-        """Each query's hinge with the loss scaled as the oracle maximises it, ``scale * Delta + s . (c_hat -
-        c_star)`` (``Delta`` alone is what ``batch`` reports, as Alg. 1 records it), and its subgradient."""
-        scores = np.ascontiguousarray(scores, dtype=np.float64)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        c_hat, delta = self.batch(scores, labels, offsets)
-        grad = c_hat - self.star(scores, labels, offsets)
-        scale = 0.0 if self.inference == "none" else float(self.scale)
-        return hinge_values(scale * delta, scores, grad, offsets), grad
+    @property
+    def delta_scale(self) -> float:
+        """The hinge value holds the loss as the oracle maximises it, ``scale * Delta`` (none without loss);
+        ``batch`` reports ``Delta`` alone, as Alg. 1 records it."""
+        return 0.0 if self.inference == "none" else float(self.scale)
 
     def star(self, scores, labels, offsets) -> np.ndarray:
         """Coefficients of the latent ground truth (Eq. 3) of every query for the scores."""
