@@ -30,6 +30,7 @@ from pathlib import Path
 from structrank.atomic import write_text_atomic
 from structrank.experiments.neural_qa.data import splits
 from structrank.experiments.neural_qa.design import BUDGET, DEV_METRIC, TARGET_MAP
+from structrank.learners.registry import MODELS
 from structrank.metrics import evaluate
 from structrank.metrics.significance import paired_test
 
@@ -80,7 +81,8 @@ def measure(loss_params, smoothing, threads) -> dict:
             "dev_questions": int(dev.n_queries), "test_questions": int(test.n_queries)}
 
 
-def page(rows, results, command, seconds) -> str:
+def page(rows, results, command, seconds, settings) -> str:
+    """The page; ``settings``: {row: (loss_params, smoothing)}."""
     exact = rows[0]
     best = max(rows, key=lambda label: results[label]["dev"])
     gain = results[best]["dev"] - results[exact]["dev"]
@@ -123,7 +125,18 @@ def page(rows, results, command, seconds) -> str:
                         else "under the rule's point, so the exact hinge is kept."))
     lines.append(f"The kept candidate ({chosen}) has test MAP {results[chosen]['test']:.4f}, "
                  f"{'at least' if results[chosen]['test'] >= TARGET_MAP else 'below'} issue 40's {TARGET_MAP:.2f}.")
+    trained = default_candidate(settings)
+    lines.append(f"`structrank train xenc-map` trains by default (`learners.registry.XENC_DEFAULTS`) "
+                 + (f"the kept candidate ({chosen})." if trained == chosen
+                    else f"{trained}, not the kept candidate." if trained else "none of these candidates."))
     return "\n".join(lines) + "\n"
+
+
+def default_candidate(settings) -> str | None:
+    """The candidate whose (loss_params, smoothing) xenc-map's registry defaults are, or None."""
+    defaults = MODELS["xenc-map"].defaults
+    trains = (defaults.get("loss_params") or None, float(defaults.get("smoothing", 0.0)))
+    return next((label for label, setting in settings.items() if setting == trains), None)
 
 
 def main(argv=None):
@@ -155,7 +168,8 @@ def main(argv=None):
             print(f"{label}: dev {results[label]['dev']:.4f}, test {results[label]['test']:.4f}, "
                   f"{results[label]['seconds']:.0f} s", flush=True)
     labels = [label for label, _, _ in rows]
-    text = page(labels, results, command, sum(results[label]["seconds"] for label in labels))
+    settings = {label: (loss_params, float(smoothing)) for label, loss_params, smoothing in rows}
+    text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings)
     write_text_atomic(args.out, text)
     print(text)
 

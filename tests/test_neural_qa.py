@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from structrank.experiments.claims import CHECK, FAILS, HOLDS, INCONCLUSIVE, REPLICATION, UNTESTABLE
-from structrank.experiments.neural_qa.design import (BCE, COSINE, CRF_KL, DATASETS, EXPERIMENT, FINE_TUNED, LSP_AP,
-                                                     MAP_HINGE, NDCG_HINGE, RANKNET, REFERENCE_ROWS, ST, STRUCTURED)
+from structrank.experiments.neural_qa.design import (BCE, COSINE, CRF_KL, DATASETS, EXPERIMENT, FINE_TUNED, LOSSES,
+                                                     LSP_AP, MAP_HINGE, NDCG_HINGE, RANKNET, REFERENCE_ROWS, ST,
+                                                     STRUCTURED)
 from structrank.experiments.neural_qa.plan import plan
 
 TEXT = pytest.mark.extra("text")
@@ -31,11 +32,26 @@ def test_the_plan_runs_seed_0_of_every_row_on_each_data_set_in_turn_then_the_oth
         assert [s.model for s in block] == [COSINE, LSP_AP, *FINE_TUNED]  # the cheap rows without a seed first
     assert [s.seed for s in specs[len(DATASETS) * first:]] == [1] * 18 + [2] * 18
     assert [s.dataset for s in specs[len(DATASETS) * first:][:18]] == [d for d in DATASETS for _ in FINE_TUNED]
-    assert all(s.params == {"budget": "full"} and s.experiment == EXPERIMENT for s in specs)
+    positional = {"feature_map": "positional", "inference": "exact", "scale": 3.0}
+    assert all(s.params == {"budget": "full", **({"loss_params": positional} if s.model == MAP_HINGE else {})}
+               and s.experiment == EXPERIMENT for s in specs)
     quick = plan(quick=True, with_st=False)
     assert {s.seed for s in quick} == {0} and ST not in {s.model for s in quick}
     assert len(quick) == len(DATASETS) * (len(REFERENCE_ROWS) + len(FINE_TUNED) - 1)
-    assert all(s.params == {"budget": "quick"} for s in quick)
+    assert all(s.params["budget"] == "quick" for s in quick)
+
+
+def test_each_fine_tuned_row_trains_the_options_of_its_xenc_model():
+    """The MAP hinge row trains what `structrank train xenc-map` trains (its positional map), the others their loss
+    as registered; the options are in the run's key, so a changed default runs the row again."""
+    from structrank.learners.registry import MODELS
+
+    for spec in plan():
+        if spec.model in LOSSES:
+            model = MODELS[f"xenc-{LOSSES[spec.model]}"]
+            assert spec.params.get("loss_params") == model.defaults.get("loss_params")
+        else:
+            assert "loss_params" not in spec.params
 
 
 # -- claims on hand-made values --------------------------------------------------------------------------------------
@@ -174,6 +190,19 @@ def test_the_report_lays_out_the_hand_made_runs(tmp_path):
     assert "| WikiQA · MAP hinge | 1200.0 ± 0.0 | 20.0 ± 0.0 |" in sections["Run times"]
     assert (tmp_path / "neural-qa-dev-map.png").stat().st_size > 1000
     assert "Judged from the runs above" in sections["Targets (issue 40)"]
+
+
+def test_the_setup_names_the_loss_options_the_rows_ran_with():
+    from structrank.experiments.neural_qa.report import setup
+
+    rows = _store()
+    assert "Loss options" not in setup(rows)
+    options = '{"budget":"full","loss_params":{"feature_map":"positional","inference":"exact","scale":3.0}}'
+    rows = [{**r, "params": options} if r["model"] == MAP_HINGE else r for r in rows]
+    text = setup(rows)
+    assert ('Loss options: `MAP hinge` with `loss_params={"feature_map": "positional", "inference": "exact", '
+            '"scale": 3.0}`') in text
+    assert "the other rows train their loss as registered." in text
 
 
 # -- the quick reproduction ------------------------------------------------------------------------------------------

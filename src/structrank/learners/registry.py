@@ -170,6 +170,10 @@ GBRT_GRID = {"learning_rate": [0.05, 0.1], "num_leaves": [15, 31]}
 # NDCG@10 over the ten folds of MQ2008 and OHSUMED
 # (benchmarks/trees_smoothing.py, docs/TREES_SMOOTHING.md)
 GBRT_DEFAULTS = {"ndcg": {"target": "latent", "smoothing": 0.3}}
+# xenc-map trains LSP-AP's positional map with the exact search (LSP-AP*) at scale 3: the candidate that passed the
+# one-point dev rule against phi_po's exact hinge on WikiQA (benchmarks/xenc_map_smoothing.py,
+# docs/XENC_MAP_SMOOTHING.md); the other xenc models train their loss as registered
+XENC_DEFAULTS = {"map": {"loss_params": {"feature_map": "positional", "inference": "exact", "scale": 3.0}}}
 # The perceptron on another loss: its loss scaling C (the argmax at the scores divided by C)
 LSP_C_GRID = [0.1, 1.0, 10.0]
 # Neural scorers: Adam's step and the hidden layer
@@ -298,7 +302,8 @@ def cross_encoder_model(loss, summary, metric) -> ModelSpec:
     loss's own metric; no grid: each point is a fine-tuning run)."""
     return ModelSpec(f"xenc-{loss}", "CrossEncoderRanker", f"a cross-encoder (a transformer over each question-"
                      f"candidate pair; the text extra) fine-tuned on {summary}, the epoch chosen on --vali",
-                     {"loss": loss}, {}, metric=metric, fit_with_vali=True, inputs="text")
+                     {"loss": loss, **XENC_DEFAULTS.get(loss, {})}, {}, metric=metric, fit_with_vali=True,
+                     inputs="text")
 
 
 MODELS.update((spec.name, spec) for spec in loss_models())

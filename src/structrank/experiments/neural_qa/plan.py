@@ -7,8 +7,8 @@ from pathlib import Path
 
 from structrank.experiments.neural_qa.data import folders
 from structrank.experiments.neural_qa.design import (BUDGET, DATASETS, DEFAULT_ENCODER, DEV_METRIC, EXPERIMENT,
-                                                     FINE_TUNED, QUICK_BUDGET, QUICK_SEEDS, REFERENCE_ROWS, SEEDS,
-                                                     SEMEVAL_WITH_2015, ST, encoder_override, n_threads)
+                                                     FINE_TUNED, LOSSES, QUICK_BUDGET, QUICK_SEEDS, REFERENCE_ROWS,
+                                                     SEEDS, SEMEVAL_WITH_2015, ST, encoder_override, n_threads)
 from structrank.experiments.neural_qa.report import report_sections
 from structrank.experiments.neural_qa.runs import ST_MODULE, run, st_available
 from structrank.experiments.report import write_report
@@ -19,14 +19,27 @@ def plan(quick=False, with_st=True) -> list:
     """One run per (data set, row, seed): seed 0 of every row on WikiQA first (the frozen cosine and the feature
     LSP-AP, which have no seed, before the fine-tunings), then on TREC QA, then on SemEval; then seeds 1 and 2 in
     the same order. ``quick``: seed 0 only; ``with_st``: sentence-transformers' CrossEncoder rows too."""
-    params = {"budget": "quick" if quick else "full"}
+    budget = {"budget": "quick" if quick else "full"}
     tuned = [row for row in FINE_TUNED if with_st or row != ST]
     specs = []
     for seed in QUICK_SEEDS if quick else SEEDS:
         for dataset in DATASETS:
             rows = [*REFERENCE_ROWS, *tuned] if seed == 0 else tuned
-            specs += [RunSpec(EXPERIMENT, dataset, "test", 0, seed, row, params) for row in rows]
+            specs += [RunSpec(EXPERIMENT, dataset, "test", 0, seed, row, {**budget, **row_params(row)}) for row in rows]
     return specs
+
+
+def row_params(row) -> dict:
+    """The options a fine-tuned row's ``xenc-<loss>`` model sets beyond its loss (``loss_params``: xenc-map's
+    positional map), so that each row trains what ``structrank train xenc-<loss>`` trains and a run's key names them
+    (a changed default runs the row again)."""
+    # deferred: the model registry loads scikit-learn, which planning a run does not otherwise need
+    from structrank.learners.registry import MODELS
+
+    if row not in LOSSES:
+        return {}
+    defaults = MODELS[f"xenc-{LOSSES[row]}"].defaults
+    return {key: value for key, value in defaults.items() if key == "loss_params"}
 
 
 def configuration(quick, encoder) -> dict:

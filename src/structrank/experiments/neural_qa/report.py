@@ -22,10 +22,28 @@ from structrank.figures import new_figure, save_figure
 FIGURE = "neural-qa-dev-map.png"
 
 
+def _params(row) -> dict:
+    return json.loads(row["params"]) if isinstance(row["params"], str) else row["params"]
+
+
 def _budget(rows):
-    quick = any(json.loads(r["params"]).get("budget") == "quick" if isinstance(r["params"], str)
-                else r["params"].get("budget") == "quick" for r in rows)
+    quick = any(_params(r).get("budget") == "quick" for r in rows)
     return quick, QUICK_BUDGET if quick else BUDGET
+
+
+def _loss_options(rows) -> str:
+    """Which rows ran with loss options (their runs' keys hold them), as a sentence; the rest train their loss as
+    registered."""
+    found = {}
+    for r in rows:
+        options = _params(r).get("loss_params")
+        if options:
+            found.setdefault(r["model"], set()).add(json.dumps(options, sort_keys=True))
+    if not found:
+        return ""
+    said = "; ".join(f"`{model}` with `loss_params={' or '.join(sorted(options))}`" for model, options in found.items())
+    return (f" Loss options: {said} (the defaults of its `xenc-` model; docs/XENC_MAP_SMOOTHING.md says how xenc-map's "
+            "were chosen); the other rows train their loss as registered.")
 
 
 def _counts(rows, dataset) -> str:
@@ -49,7 +67,7 @@ def setup(rows) -> str:
         "BCE on all. `ST CrossEncoder` is sentence-transformers' `CrossEncoder` with its default loss (BCE), trained "
         "on the same pairs with the same budget (`structrank.bench.st_cross_encoder`, its legacy training loop); it "
         "keeps its last epoch, as sentence-transformers does without an evaluator, so its curve has that epoch's point "
-        "only.",
+        "only." + _loss_options(rows),
         f"`{COSINE}`: the cosine of question and candidate under the encoder as it ships (mean-pooled, normalised); "
         f"`{LSP_AP}`: haponchyk2018's LSP-AP on its similarity features, C and the epoch chosen on dev. Both are "
         "recomputed here (one run per data set, no seed); on WikiQA the LSP-AP row is haponchyk2018's Table 1 row.",

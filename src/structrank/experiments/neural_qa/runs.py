@@ -62,13 +62,13 @@ def _predicted(predict, test):
     return scores, time.perf_counter() - tic
 
 
-def fine_tune(loss, train, dev, test, budget, seed, encoder, threads, convention) -> Fitted:
-    """CrossEncoderRanker on ``loss``, its epoch kept by dev MAP."""
+def fine_tune(loss, loss_params, train, dev, test, budget, seed, encoder, threads, convention) -> Fitted:
+    """CrossEncoderRanker on ``loss`` with ``loss_params``, its epoch kept by dev MAP."""
     # deferred: the text extra (torch, transformers) loads only to run
     from structrank.learners import CrossEncoderRanker
 
-    model = CrossEncoderRanker(loss=loss, encoder=encoder, dev_metric=DEV_METRIC, convention=convention,
-                               n_threads=threads, random_state=seed, **budget)
+    model = CrossEncoderRanker(loss=loss, loss_params=loss_params, encoder=encoder, dev_metric=DEV_METRIC,
+                               convention=convention, n_threads=threads, random_state=seed, **budget)
     model.fit(train, eval_set=dev)
     scores, seconds = _predicted(model.predict, test)
     return Fitted(scores, seconds, tuple(model.dev_curve_), tuple(int(e) for e in model.dev_epochs_),
@@ -201,7 +201,8 @@ def run(spec, data_dir, encoder, threads) -> list:
     convention = DATASETS[spec.dataset][1]
     train, dev, test = splits(spec.dataset, data_dir, quick)
     if spec.model in LOSSES:
-        fitted = fine_tune(LOSSES[spec.model], train, dev, test, budget, spec.seed, encoder, threads, convention)
+        fitted = fine_tune(LOSSES[spec.model], spec.params.get("loss_params"), train, dev, test, budget, spec.seed,
+                           encoder, threads, convention)
     elif spec.model == ST:
         fitted = st_cross_encoder(train, dev, test, budget, spec.seed, encoder, threads, convention)
     elif spec.model == COSINE:
