@@ -126,7 +126,7 @@ def page(rows, results, command, seconds, settings) -> str:
     lines.append(f"The kept candidate ({chosen}) has test MAP {results[chosen]['test']:.4f}, "
                  f"{'at least' if results[chosen]['test'] >= TARGET_MAP else 'below'} issue 40's {TARGET_MAP:.2f}.")
     trained = default_candidate(settings)
-    lines.append(f"`structrank train xenc-map` trains by default (`learners.registry.XENC_DEFAULTS`) "
+    lines.append("`structrank train xenc-map` trains by default (`learners.registry.XENC_DEFAULTS`) "
                  + (f"the kept candidate ({chosen})." if trained == chosen
                     else f"{trained}, not the kept candidate." if trained else "none of these candidates."))
     return "\n".join(lines) + "\n"
