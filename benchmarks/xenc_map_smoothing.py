@@ -7,14 +7,19 @@ values of the MAP hinge with phi_po (SVM-map's map; 0 is the exact subgradient) 
 positional map LSP-AP trains with, at each scale of its loss given (``scale * Delta`` in the hinge: the margin it asks
 of the scores before it goes silent on a question, in the head's logit units). The choice reads dev MAP only: a
 candidate replaces the exact hinge when its dev MAP is at least ``DEV_MARGIN`` above it (WikiQA dev's questions are
-few: the paper's hinge stays unless dev shows a clear gain). Test MAP is printed beside it, with the paired test of each candidate's test questions against the exact
-hinge's.
+few: the paper's hinge stays unless dev shows a clear gain). Test MAP is printed beside it, with the paired test of
+each candidate's test questions against the exact hinge's.
 
 A candidate's result is kept in ``--state`` (a JSON file of aggregates) as soon as it is measured, so an interrupted
 sweep resumes where it stopped.
 
+With ``--store`` (the folder of ``structrank reproduce neural-qa``), the page also reads that store's seed-0
+``MAP hinge`` runs on TREC QA and SemEval-2016 (the same budget; phi_po's exact hinge and any candidate neural-qa ran
+as its default) and checks the WikiQA choice on their dev sets: the candidate stays chosen only if its dev MAP over
+the exact hinge's, averaged over the data sets where both ran, is still ``DEV_MARGIN`` or more.
+
     python benchmarks/xenc_map_smoothing.py --out docs/XENC_MAP_SMOOTHING.md --state /tmp/xenc_map_smoothing.json \
-        [--values 0,0.3,1] [--positional 1,4] [--threads 2]
+        [--values 0,0.3,1] [--positional 1,4] [--store STORE] [--threads 2]
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from pathlib import Path
 
 from structrank.atomic import write_text_atomic
 from structrank.experiments.neural_qa.data import splits
-from structrank.experiments.neural_qa.design import BUDGET, DEV_METRIC, TARGET_MAP
+from structrank.experiments.neural_qa.design import BUDGET, DATASETS, DEV_METRIC, TARGET_MAP
 from structrank.learners.registry import MODELS
 from structrank.metrics import evaluate
 from structrank.metrics.significance import paired_test
@@ -63,6 +68,44 @@ def same_curves(rows, results) -> list:
     return out
 
 
+def from_store(folder, settings) -> dict:
+    """{data set: {candidate: measured}} of the unsmoothed candidates that neural-qa's store ran as its ``MAP hinge``
+    row at seed 0 on the data sets other than WikiQA (the run's key holds the row's ``loss_params``)."""
+    from structrank.experiments.neural_qa.design import EXPERIMENT, MAP_HINGE
+    from structrank.experiments.run_key import RunKey
+    from structrank.experiments.store import ResultStore
+
+    path = Path(folder) / "results.sqlite"
+    if not path.is_file():
+        raise SystemExit(f"--store {folder}: no results.sqlite there (the folder of structrank reproduce neural-qa)")
+    out = {}
+    with ResultStore(path) as store:
+        for dataset in DATASETS:
+            for label, (loss_params, smoothing) in settings.items():
+                params = {"budget": "full", **({"loss_params": loss_params} if loss_params else {})}
+                rows = [] if dataset == DATASET or smoothing else store.rows(
+                    [RunKey(EXPERIMENT, dataset, "test", 0, SEED, MAP_HINGE, params)])
+                if rows:
+                    out.setdefault(dataset, {})[label] = recorded(rows)
+    return out
+
+
+def recorded(rows) -> dict:
+    """A neural-qa run's long rows as ``measure`` returns a fine-tuning (test questions in the order of their ids)."""
+    from structrank.experiments.neural_qa.design import CURVE_PREFIX
+    from structrank.experiments.report import QUERY_PREFIX
+
+    value = {r["metric"]: float(r["value"]) for r in rows}
+
+    def starting(prefix, suffix=""):
+        return [value[m] for m in sorted(m for m in value if m.startswith(prefix) and m.endswith(suffix))]
+
+    return {"curve": starting(CURVE_PREFIX), "epoch": int(value["chosen:epoch"]), "dev": value["dev:map"],
+            "test": value["test:map"], "per_query": starting(QUERY_PREFIX, ":map"),
+            "epoch_seconds": starting("time:epoch:"), "seconds": value["time:wall"],
+            "dev_questions": int(value["count:dev_questions"]), "test_questions": int(value["count:test_questions"])}
+
+
 def measure(loss_params, smoothing, threads) -> dict:
     """One fine-tuning's dev curve, chosen epoch, dev and test MAP, each test question's AP and its seconds."""
     # deferred: the text extra (torch, transformers) loads only to run
@@ -81,36 +124,56 @@ def measure(loss_params, smoothing, threads) -> dict:
             "dev_questions": int(dev.n_queries), "test_questions": int(test.n_queries)}
 
 
-def page(rows, results, command, seconds, settings) -> str:
-    """The page; ``settings``: {row: (loss_params, smoothing)}."""
+def table(rows, results, exact, kept) -> list:
+    """The rows' table: each one's dev curve, kept epoch, dev and test MAP, and its test questions paired with the
+    exact hinge's (when the exact hinge is among them)."""
+    lines = ["| candidate | dev MAP by epoch | epoch kept | dev MAP | test MAP | test vs first: diff (95% CI), t p "
+             "| epoch seconds |", "|---|---|---|---|---|---|---|"]
+    for label in rows:
+        r = results[label]
+        curve = " / ".join(f"{v:.4f}" for v in r["curve"])
+        if label == exact or exact not in results:
+            versus = "—"
+        else:
+            t = paired_test(r["per_query"], results[exact]["per_query"])
+            versus = f"{t.mean_diff:+.4f} ({t.ci_low:+.4f}, {t.ci_high:+.4f}), {t.t_p:.3f}"
+        mark = " (kept)" if label == kept else ""
+        times = " / ".join(f"{s:.0f}" for s in r["epoch_seconds"])
+        lines.append(f"| {label}{mark} | {curve} | {r['epoch']} | {r['dev']:.4f} | {r['test']:.4f} | {versus} | "
+                     f"{times} |")
+    return lines
+
+
+def checked_elsewhere(chosen, exact, results, others) -> tuple:
+    """(the candidate kept after the other data sets' dev sets, {data set: chosen's dev MAP gain over the exact
+    hinge}) over WikiQA and the data sets where both ran; the WikiQA choice and {} when none did."""
+    where = [d for d, found in others.items() if chosen in found and exact in found] if chosen != exact else []
+    if not where:
+        return chosen, {}
+    gains = {DATASET: results[chosen]["dev"] - results[exact]["dev"]}
+    gains.update({d: others[d][chosen]["dev"] - others[d][exact]["dev"] for d in where})
+    return (chosen if sum(gains.values()) / len(gains) >= DEV_MARGIN else exact), gains
+
+
+def page(rows, results, command, seconds, settings, others=None) -> str:
+    """The page; ``settings``: {row: (loss_params, smoothing)}; ``others``: {data set: {row: measured}} of
+    neural-qa's runs (``from_store``)."""
+    others = others or {}
     exact = rows[0]
     best = max(rows, key=lambda label: results[label]["dev"])
     gain = results[best]["dev"] - results[exact]["dev"]
     chosen = best if gain >= DEV_MARGIN else exact
+    kept, gains = checked_elsewhere(chosen, exact, results, others)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     first = results[exact]
-    lines = ["# xenc-map: how the MAP hinge is set for a fine-tuned cross-encoder, chosen on WikiQA dev", "",
+    lines = ["# xenc-map: how the MAP hinge is set for a fine-tuned cross-encoder, chosen on dev", "",
              f"Generated by `{command}` at commit {commit} ({platform.python_version()}, {seconds / 60:.1f} min of "
              "fine-tuning over the candidates measured).", "",
              f"Each row fine-tunes all-MiniLM-L6-v2 on the MAP hinge with neural-qa's budget ({BUDGET}, seed {SEED}) "
              f"on WikiQA train, its epoch kept by dev MAP ({first['dev_questions']} dev questions), then measured on "
              f"test ({first['test_questions']} questions, trec convention). The choice reads the dev column only. The "
              f"paired test compares each row's test questions with the first row's ({exact}).", "",
-             "| candidate | dev MAP by epoch | epoch kept | dev MAP | test MAP "
-             "| test vs first: diff (95% CI), t p | epoch seconds |",
-             "|---|---|---|---|---|---|---|"]
-    for label in rows:
-        r = results[label]
-        curve = " / ".join(f"{v:.4f}" for v in r["curve"])
-        if label == exact:
-            versus = "—"
-        else:
-            t = paired_test(r["per_query"], first["per_query"])
-            versus = f"{t.mean_diff:+.4f} ({t.ci_low:+.4f}, {t.ci_high:+.4f}), {t.t_p:.3f}"
-        mark = " (kept)" if label == chosen else ""
-        times = " / ".join(f"{s:.0f}" for s in r["epoch_seconds"])
-        lines.append(f"| {label}{mark} | {curve} | {r['epoch']} | {r['dev']:.4f} | {r['test']:.4f} | {versus} | "
-                     f"{times} |")
+             *table(rows, results, exact, kept)]
     for label, earlier in same_curves(rows, results):
         lines += ["", f"{label} repeats {earlier} epoch for epoch (dev MAP by epoch and test MAP equal): the option "
                   "that sets them apart changed nothing in these runs."]
@@ -121,13 +184,27 @@ def page(rows, results, command, seconds, settings) -> str:
         lines.append("No candidate's dev MAP is above the exact hinge's: the exact hinge is kept.")
     else:
         lines.append(f"The best dev MAP is that of {best}, {gain:+.4f} against the exact hinge: "
-                     + ("the rule picks it over the exact hinge." if chosen == best
+                     + ("the rule picks it over the exact hinge on WikiQA." if chosen == best
                         else "under the rule's point, so the exact hinge is kept."))
-    lines.append(f"The kept candidate ({chosen}) has test MAP {results[chosen]['test']:.4f}, "
-                 f"{'at least' if results[chosen]['test'] >= TARGET_MAP else 'below'} issue 40's {TARGET_MAP:.2f}.")
+    if others:
+        lines += ["", "## The same fine-tuning on the other data sets (neural-qa's seed-0 runs)", "",
+                  "neural-qa's `MAP hinge` row at seed 0 with the same budget, read from its store: each data set's "
+                  "epoch kept by its dev MAP under its own convention (SemEval's: MAP@10, every question counted)."]
+        for dataset, found in others.items():
+            labels = [label for label in rows if label in found]
+            lines += ["", f"{DATASETS[dataset][0]}:", "", *table(labels, found, exact, None)]
+    if gains:
+        said = ", ".join(f"{DATASETS[d][0]} {g:+.4f}" for d, g in gains.items())
+        mean = sum(gains.values()) / len(gains)
+        lines += ["", f"The rule across the data sets: {chosen} stays chosen only if its dev MAP gain over the exact "
+                  f"hinge, averaged over the data sets where both ran, is still at least {DEV_MARGIN}. Its gains: "
+                  f"{said}; mean {mean:+.4f}, " + ("so it stays chosen." if kept == chosen
+                                                  else "under the point, so the exact hinge is kept.")]
+    lines.append(f"The kept candidate ({kept}) has WikiQA test MAP {results[kept]['test']:.4f}, "
+                 f"{'at least' if results[kept]['test'] >= TARGET_MAP else 'below'} issue 40's {TARGET_MAP:.2f}.")
     trained = default_candidate(settings)
     lines.append("`structrank train xenc-map` trains by default (`learners.registry.XENC_DEFAULTS`) "
-                 + (f"the kept candidate ({chosen})." if trained == chosen
+                 + (f"the kept candidate ({kept})." if trained == kept
                     else f"{trained}, not the kept candidate." if trained else "none of these candidates."))
     return "\n".join(lines) + "\n"
 
@@ -147,6 +224,8 @@ def main(argv=None):
     parser.add_argument("--positional", nargs="?", const="1", default="",
                         help="the positional map at these scales of its loss (comma-separated; alone: 1), each "
                              "with the paper's greedy inference or, written exact:SCALE, the exact search")
+    parser.add_argument("--store", help="the folder of structrank reproduce neural-qa: its seed-0 MAP hinge runs on "
+                                        "the other data sets check the WikiQA choice")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = parser.parse_args(argv)
     values = [float(v) for v in args.values.split(",")]
@@ -160,7 +239,7 @@ def main(argv=None):
         parser.error(f"--positional: each entry is SCALE or exact:SCALE with SCALE > 0, got {args.positional!r}")
     rows = candidates(values, scales)
     command = (f"python benchmarks/xenc_map_smoothing.py --out {args.out} --state STATE --values {args.values}"
-               + (f" --positional {args.positional}" if scales else ""))
+               + (f" --positional {args.positional}" if scales else "") + (" --store STORE" if args.store else ""))
     for label, loss_params, smoothing in [*rows[1:], rows[0]]:  # the exact hinge last: the candidates first
         if label not in results:
             results[label] = measure(loss_params, smoothing, args.threads)
@@ -169,7 +248,8 @@ def main(argv=None):
                   f"{results[label]['seconds']:.0f} s", flush=True)
     labels = [label for label, _, _ in rows]
     settings = {label: (loss_params, float(smoothing)) for label, loss_params, smoothing in rows}
-    text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings)
+    others = from_store(args.store, settings) if args.store else {}
+    text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings, others)
     write_text_atomic(args.out, text)
     print(text)
 

@@ -32,18 +32,18 @@ def test_the_plan_runs_seed_0_of_every_row_on_each_data_set_in_turn_then_the_oth
         assert [s.model for s in block] == [COSINE, LSP_AP, *FINE_TUNED]  # the cheap rows without a seed first
     assert [s.seed for s in specs[len(DATASETS) * first:]] == [1] * 18 + [2] * 18
     assert [s.dataset for s in specs[len(DATASETS) * first:][:18]] == [d for d in DATASETS for _ in FINE_TUNED]
-    positional = {"feature_map": "positional", "inference": "exact", "scale": 3.0}
-    assert all(s.params == {"budget": "full", **({"loss_params": positional} if s.model == MAP_HINGE else {})}
-               and s.experiment == EXPERIMENT for s in specs)
+    assert all(s.params["budget"] == "full" and s.experiment == EXPERIMENT for s in specs)
     quick = plan(quick=True, with_st=False)
     assert {s.seed for s in quick} == {0} and ST not in {s.model for s in quick}
     assert len(quick) == len(DATASETS) * (len(REFERENCE_ROWS) + len(FINE_TUNED) - 1)
     assert all(s.params["budget"] == "quick" for s in quick)
 
 
-def test_each_fine_tuned_row_trains_the_options_of_its_xenc_model():
-    """The MAP hinge row trains what `structrank train xenc-map` trains (its positional map), the others their loss
-    as registered; the options are in the run's key, so a changed default runs the row again."""
+def test_each_fine_tuned_row_trains_the_options_of_its_xenc_model(monkeypatch):
+    """Each fine-tuned row trains what `structrank train xenc-<loss>` trains; the options are in the run's key, so a
+    changed default runs the row again (and the rows whose model sets none keep the key of their recorded runs)."""
+    from dataclasses import replace
+
     from structrank.learners.registry import MODELS
 
     for spec in plan():
@@ -52,6 +52,12 @@ def test_each_fine_tuned_row_trains_the_options_of_its_xenc_model():
             assert spec.params.get("loss_params") == model.defaults.get("loss_params")
         else:
             assert "loss_params" not in spec.params
+    positional = {"feature_map": "positional", "inference": "exact", "scale": 3.0}
+    monkeypatch.setitem(MODELS, "xenc-map", replace(MODELS["xenc-map"], defaults={"loss": "map",
+                                                                                  "loss_params": positional}))
+    keyed = {s.model: s.params for s in plan() if s.seed == 0 and s.dataset == "wikiqa"}
+    assert keyed[MAP_HINGE] == {"budget": "full", "loss_params": positional}
+    assert keyed[BCE] == {"budget": "full"}
 
 
 # -- claims on hand-made values --------------------------------------------------------------------------------------
