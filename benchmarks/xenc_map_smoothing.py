@@ -78,15 +78,18 @@ def from_store(folder, settings) -> dict:
     path = Path(folder) / "results.sqlite"
     if not path.is_file():
         raise SystemExit(f"--store {folder}: no results.sqlite there (the folder of structrank reproduce neural-qa)")
-    out = {}
+    keys = {RunKey(EXPERIMENT, dataset, "test", 0, SEED, MAP_HINGE,
+                   {"budget": "full", **({"loss_params": loss_params} if loss_params else {})}): (dataset, label)
+            for dataset in DATASETS if dataset != DATASET
+            for label, (loss_params, smoothing) in settings.items() if not smoothing}
+    runs = {}
     with ResultStore(path) as store:
-        for dataset in DATASETS:
-            for label, (loss_params, smoothing) in settings.items():
-                params = {"budget": "full", **({"loss_params": loss_params} if loss_params else {})}
-                rows = [] if dataset == DATASET or smoothing else store.rows(
-                    [RunKey(EXPERIMENT, dataset, "test", 0, SEED, MAP_HINGE, params)])
-                if rows:
-                    out.setdefault(dataset, {})[label] = recorded(rows)
+        for row in store.rows(keys):  # one pass over the store
+            runs.setdefault(RunKey.from_record(row), []).append(row)
+    out = {}
+    for key, (dataset, label) in keys.items():
+        if key in runs:
+            out.setdefault(dataset, {})[label] = recorded(runs[key])
     return out
 
 

@@ -23,6 +23,12 @@ def _jsonable(obj):
     raise TypeError(f"parameter value {obj!r} of type {type(obj).__name__} is not JSON-serialisable")
 
 
+def params_of(row: Mapping) -> dict:
+    """The parameters of a recorded row (``ResultStore.rows`` gives their canonical JSON text; a row built by hand
+    may hold the dict)."""
+    return row["params"] if isinstance(row["params"], Mapping) else json.loads(row["params"])
+
+
 def canonical_params(params: Mapping[str, Any] | str | None) -> str:
     """The canonical JSON text of a parameter dict: sorted keys, no spaces.
 

@@ -3,16 +3,12 @@ queries) and its scalar measurements, found by dataset, split, row, metric and t
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 
 import numpy as np
 
 from structrank.experiments.chakrabarti2008.design import QUERY_PREFIX
-
-
-def _params(row) -> dict:
-    return row["params"] if isinstance(row["params"], dict) else json.loads(row["params"])
+from structrank.experiments.run_key import params_of as _params
 
 
 class Recorded:

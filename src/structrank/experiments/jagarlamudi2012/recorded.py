@@ -3,17 +3,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
 
 from structrank.experiments.jagarlamudi2012.design import BOOSTING, DEV_SENTENCE, HMM, HMM_FIRST, SENTENCE, base_of
+from structrank.experiments.run_key import params_of as _params
 from structrank.metrics.significance import paired_test, sign_test_p
-
-
-def _params(row):
-    return row["params"] if isinstance(row["params"], dict) else json.loads(row["params"])
 
 
 def collect(rows):

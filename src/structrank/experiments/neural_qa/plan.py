@@ -30,16 +30,14 @@ def plan(quick=False, with_st=True) -> list:
 
 
 def row_params(row) -> dict:
-    """The options a fine-tuned row's ``xenc-<loss>`` model sets beyond its loss (``loss_params``: xenc-map's
-    positional map), so that each row trains what ``structrank train xenc-<loss>`` trains and a run's key names them
-    (a changed default runs the row again)."""
+    """The ``loss_params`` a fine-tuned row's ``xenc-<loss>`` model sets by default (``XENC_DEFAULTS``), so that
+    each row trains what ``structrank train xenc-<loss>`` trains and a run's key names them (a changed default runs
+    the row again); {} where it sets none."""
     # deferred: the model registry loads scikit-learn, which planning a run does not otherwise need
     from structrank.learners.registry import MODELS
 
-    if row not in LOSSES:
-        return {}
-    defaults = MODELS[f"xenc-{LOSSES[row]}"].defaults
-    return {key: value for key, value in defaults.items() if key == "loss_params"}
+    defaults = MODELS[f"xenc-{LOSSES[row]}"].defaults if row in LOSSES else {}
+    return {"loss_params": defaults["loss_params"]} if "loss_params" in defaults else {}
 
 
 def configuration(quick, encoder) -> dict:

@@ -16,14 +16,11 @@ from structrank.experiments.neural_qa.design import (ALPHA, BCE, BUDGET, COSINE,
                                                      SEEDS, SEMEVAL_WITH_2015, ST, STRUCTURED)
 from structrank.experiments.neural_qa.recorded import against, curves, datasets, seed_count, values, verdict
 from structrank.experiments.report import markdown_table
+from structrank.experiments.run_key import params_of as _params
 from structrank.experiments.runner import wall_time
 from structrank.figures import new_figure, save_figure
 
 FIGURE = "neural-qa-dev-map.png"
-
-
-def _params(row) -> dict:
-    return json.loads(row["params"]) if isinstance(row["params"], str) else row["params"]
 
 
 def _budget(rows):

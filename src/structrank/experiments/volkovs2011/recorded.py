@@ -4,17 +4,12 @@ run over (test queries pooled over the folds, seeds, folds and seeds)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from structrank.experiments.report import QUERY_PREFIX
+from structrank.experiments.run_key import params_of as _params
 from structrank.experiments.volkovs2011.design import CRF_RATE_GRID, DATASETS, NDCG, QUERY_METRIC, SELECT
 from structrank.metrics.significance import paired_units
-
-
-def _params(row):
-    return row["params"] if isinstance(row["params"], dict) else json.loads(row["params"])
 
 
 def _setting(params):
