@@ -3,7 +3,6 @@ Figs. 4-8 and 10."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from structrank.experiments.chakrabarti2008.published import PAPER_FIG9
 from structrank.experiments.chakrabarti2008.recorded import Recorded
 from structrank.experiments.claims import hypothesis
 from structrank.experiments.report import markdown_table
+from structrank.experiments.run_key import params_of
 from structrank.figures import new_figure, save_figure
 
 
@@ -25,7 +25,7 @@ def _select(rows, **fields):
 
 
 def _param(row, wanted):
-    params = row["params"] if isinstance(row["params"], dict) else json.loads(row["params"])
+    params = params_of(row)
     return all(params.get(k) == v for k, v in wanted.items())
 
 
@@ -249,8 +249,8 @@ def report_sections(rows, out, link_prefix=""):
                                    ("w_norm2", "|w|^2 (largest C = 1)")):
                 series = {}
                 for model in SWEEP:
-                    points = sorted((json.loads(r["params"])["C"] if isinstance(r["params"], str) else r["params"]["C"],
-                                     r["value"]) for r in sweep if r["model"] == model and r["metric"] == metric)
+                    points = sorted((params_of(r)["C"], r["value"])
+                                    for r in sweep if r["model"] == model and r["metric"] == metric)
                     if points:
                         xs, ys = zip(*points)
                         ys = np.array(ys) / (ys[-1] if metric == "w_norm2" and ys[-1] > 0 else 1.0)

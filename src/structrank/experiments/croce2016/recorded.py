@@ -3,12 +3,11 @@ counts come close to the full SVM, and each test question's values for the claim
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from structrank.experiments.croce2016.design import COUNTS, DATASET, FULL
 from structrank.experiments.report import QUERY_PREFIX
+from structrank.experiments.run_key import params_of
 from structrank.experiments.verdict_rules import MARGIN
 
 QUESTIONS = "questions"  #: the key of a run's per-question values in ``collect``'s metrics
@@ -21,7 +20,7 @@ def collect(rows):
     (``q:<qid>:<name>``) are gathered under the key ``QUESTIONS``: {name: {qid: value}}."""
     runs = {}
     for r in rows:
-        params = r["params"] if isinstance(r["params"], dict) else json.loads(r["params"])
+        params = params_of(r)
         key = (r["split"], r["model"], params.get("landmarks"), int(r["seed"]), r["dataset"], r["fold"])
         metrics = runs.setdefault(key, {})
         if r["metric"].startswith(QUERY_PREFIX):
