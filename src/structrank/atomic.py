@@ -118,7 +118,7 @@ def _existing_kind(path: Path) -> str | None:
     return "file" if stat.S_ISREG(mode) else "special"
 
 
-def check_output(out, inputs, option="--out") -> None:
+def check_output(out, inputs, option="--out", folder=False) -> None:
     """Refuse an output path that is one of the inputs, before anything is read or written.
 
     ``inputs`` maps each input's option (``"--data"``) to its path (None and ``"-"`` are skipped).
@@ -131,6 +131,12 @@ def check_output(out, inputs, option="--out") -> None:
     if str(out) == "":
         raise ValueError(f"{option} is empty: give a file to write")
     kind = _existing_kind(Path(out))
+    if folder:
+        if kind == "folder" and not (Path(out) / "structrank.json").is_file():
+            raise IsADirectoryError(f"{option} {out}: is a folder that holds no structrank model; give a new name")
+        if kind == "file":
+            raise FileExistsError(f"{option} {out}: is a file; a text model is saved as a folder, give a new name")
+        return
     if kind == "folder":
         raise IsADirectoryError(f"{option} {out}: is a folder; give a file name to write")
     if kind != "file":  # a new file, or a device or FIFO, written in place: no input is lost

@@ -41,6 +41,7 @@ import argparse
 import contextlib
 import functools
 import gc
+import inspect
 import json
 import os
 import sys
@@ -408,11 +409,11 @@ def cmd_train(args):
     from structrank.learners.registry import get_model, ignored_parameters, select_on_vali
     from structrank.model_io import save_model
 
-    check_output(args.out, {"--train": args.train, "--vali": args.vali})
+    spec = get_model(args.model)
+    check_output(args.out, {"--train": args.train, "--vali": args.vali}, folder=spec.inputs == "text")
     refuse_inapplicable([("--jobs", args.jobs is not None, args.vali, "with --vali (it fits the grid's points in "
                                                                        "parallel)"),
                          ("--queries", args.queries is not None, args.vali, "with --vali (it keeps vali queries)")])
-    spec = get_model(args.model)
     fixed = spec.with_loss_params(parse_assignments(args.set))  # --set k=5 (deprecated) joins loss_params, once
     spec = spec.chosen_with(fixed)
     convention = _train_convention(args, fixed, spec)
@@ -555,7 +556,7 @@ def cmd_predict(args):
     check_output(args.out, {"--model": args.model, "--data": args.data})
     refuse_inapplicable([("--run-tag", args.run_tag is not None, args.format == "trec", "with --format trec")])
     model = load_model(args.model)
-    if getattr(model, "_model_file", None) == "safetensors":  # a text reranker: question-candidate pairs
+    if getattr(model, "_model_file", None) == "folder":  # a text reranker: question-candidate pairs
         ds = read_labelled(args.data, "text")
     else:
         ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
@@ -633,6 +634,9 @@ def _add_reproduce(sub):
     p.add_argument("--fresh", action="store_true",
                    help="discard the runs recorded in OUT/results.sqlite and start afresh (needed when the store "
                         "was made from other data or by another experiment)")
+    p.add_argument("--keep", default=None, metavar="DIR",
+                   help="a folder of kept runs (one text file per run), read into the store first and written as each "
+                        "run finishes; neural-qa keeps its full runs in the checkout's results/neural-qa by default")
     _add_parallel_options(p, "runs in parallel (joblib)")
     p.set_defaults(func=cmd_reproduce)
 
@@ -644,9 +648,15 @@ def cmd_reproduce(args):
     out = _reproduce_folder(args.out, args.experiment, args.data_dir)
     if args.fresh:
         discard_results(out)
+    reproduce = EXPERIMENTS[args.experiment]
+    keep = {}
+    if args.keep is not None:
+        if "keep" not in inspect.signature(reproduce).parameters:
+            raise ValueError(f"--keep: {args.experiment} keeps no runs in a folder (neural-qa does)")
+        keep = {"keep": args.keep}
     with _cluster(args.scheduler):
-        EXPERIMENTS[args.experiment](out=out, data_dir=args.data_dir, quick=args.quick,
-                                     n_jobs=1 if args.jobs is None else args.jobs)
+        reproduce(out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=1 if args.jobs is None else args.jobs,
+                  **keep)
     return 0
 
 

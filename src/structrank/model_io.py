@@ -1,8 +1,8 @@
 """Model files that loading cannot turn into code execution.
 
-The text rerankers (their class says ``_model_file = "safetensors"``) are saved and read by
-``structrank.safetensors_models``: one safetensors file with the same header; ``load_model`` tells the two
-formats apart by their first bytes. Everything below is about the npz files of the other models.
+The text rerankers (their class says ``_model_file = "folder"``) are saved and read by
+``structrank.cross_encoder_models``: a sentence-transformers model folder with the same header beside the weights;
+``load_model`` tells a folder from a file. Everything below is about the npz files of the other models.
 
 A model file is a NumPy ``.npz`` archive read with ``allow_pickle=False``: one entry
 ``__header__`` holds UTF-8 JSON (format name and version, the estimator's class name, its
@@ -83,11 +83,11 @@ def save_model(model, path) -> None:
         raise TypeError(f"{name} is not a structrank ranker that can be saved")
     params = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "structrank": structrank.__version__, "class": name,
               "params": _jsonable(model.get_params(deep=False))}
-    if getattr(model, "_model_file", None) == "safetensors":  # a transformer's weights (structrank.safetensors_models)
+    if getattr(model, "_model_file", None) == "folder":  # a transformer (structrank.cross_encoder_models)
         # deferred: only a text model's save needs it
-        from structrank.safetensors_models import save_safetensors_model
+        from structrank.cross_encoder_models import save_cross_encoder_model
 
-        save_safetensors_model(model, path, params)
+        save_cross_encoder_model(model, path, params)
         return
     arrays = {attr: np.asarray(getattr(model, attr)) for attr in model._saved_attributes}
     header = {
@@ -224,14 +224,13 @@ def read_archive(path, format_name, version, what="model", max_header_bytes=MAX_
 
 def load_model(path):
     """Load a model saved by ``save_model``; DataFormatError names the problem of a bad file."""
-    # deferred: the text models' files (structrank.safetensors_models) load only when one is read
-    from structrank.safetensors_models import is_safetensors
+    # deferred: the text models' folders (structrank.cross_encoder_models) load only when one is read
+    from structrank.cross_encoder_models import is_single_file_model, load_cross_encoder_model, refuse_single_file
 
-    if os.path.lexists(path) and is_safetensors(path):  # a text reranker (structrank.safetensors_models)
-        # deferred: as above
-        from structrank.safetensors_models import load_safetensors_model
-
-        return load_safetensors_model(path)
+    if os.path.isdir(path):  # a text reranker (structrank.cross_encoder_models; a folder without its header is named)
+        return load_cross_encoder_model(path)
+    if os.path.lexists(path) and is_single_file_model(path):
+        refuse_single_file(path)
     header, arrays = read_archive(path, FORMAT_NAME, FORMAT_VERSION, max_header_bytes=MAX_MODEL_HEADER_BYTES)
     # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives
     from structrank.learners.registry import ranker_class

@@ -29,7 +29,7 @@ import torch
 from structrank.learners.score_loss import ScoreLoss
 from structrank.losses import PROBABILISTIC
 
-__all__ = ["StructuredRankingLoss"]
+__all__ = ["StructuredRankingLoss", "mean_loss"]
 
 #: the optional extra this module needs (the test configuration skips its doctests without it)
 _requires_extra = "torch"
@@ -37,16 +37,16 @@ _requires_extra = "torch"
 
 class _LossFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, scores, bound):
+    def forward(ctx, scores, bound, n_queries=None):
         values, grad = bound(scores.detach().to("cpu", torch.float64).numpy())
-        n = max(len(values), 1)
+        n = max(len(values) if n_queries is None else int(n_queries), 1)
         ctx.save_for_backward(torch.from_numpy(grad / n).to(scores.device, scores.dtype))
         return torch.tensor(float(np.sum(values)) / n, dtype=scores.dtype, device=scores.device)
 
     @staticmethod
     def backward(ctx, grad_output):
         (grad,) = ctx.saved_tensors
-        return grad_output * grad, None
+        return grad_output * grad, None, None
 
 
 class StructuredRankingLoss(torch.nn.Module):
@@ -121,7 +121,19 @@ class StructuredRankingLoss(torch.nn.Module):
         offsets = offsets.detach().cpu().numpy() if isinstance(offsets, torch.Tensor) else np.asarray(offsets)
         if offsets[0] != 0 or offsets[-1] != scores.shape[0] or np.any(np.diff(offsets) < 0):
             raise ValueError(f"offsets must rise from 0 to the number of scores ({scores.shape[0]})")
+        return mean_loss(scores, self.call_spec().bind(labels, offsets))
+
+    def call_spec(self) -> ScoreLoss:
+        """The loss of this call: a CRF objective's subsets and a smoothed hinge's noise drawn afresh at every call
+        from the module's seeded stream (``structrank.learners.cross_encoder_losses`` draws as this does)."""
         spec = self.spec
-        if spec.loss.kind == PROBABILISTIC or spec.smoothing:  # fresh subsets or noise at every call
+        if spec.loss.kind == PROBABILISTIC or spec.smoothing:
             spec = dataclasses.replace(spec, random_state=int(self._rng.integers(2**31)))
-        return _LossFunction.apply(scores, spec.bind(labels, offsets))
+        return spec
+
+
+def mean_loss(scores, bound, n_queries=None):
+    """The sum of ``bound(scores)``'s per-query values divided by ``n_queries`` (None: the queries it returns), a
+    scalar on the device of ``scores`` whose backward is the bound loss's gradient divided alike; only the oracle
+    runs on the CPU."""
+    return _LossFunction.apply(scores, bound, n_queries)

@@ -50,6 +50,7 @@ from structrank.errors import StructRankError
 from structrank.experiments.report import write_report
 from structrank.experiments.identity import data_identity, identity_change, run_identity
 from structrank.experiments.run_key import RunKey, _measurement
+from structrank.experiments.kept_runs import export_run, import_runs
 from structrank.experiments.store import ResultStore
 
 #: A run to do is fully described by its key: the parameters say everything the run needs.
@@ -171,6 +172,7 @@ def run_all(
     desc: str | None = None,
     backend: str | None = None,
     identity: Callable[[RunKey], str] | None = None,
+    kept=None,
 ) -> list[dict]:
     """Run every spec not yet in ``store``, record each as it finishes, return all results.
 
@@ -200,6 +202,8 @@ def run_all(
         ``identity(spec)``: what the run is made from (``store.run_identity``),
         stored with it. A recorded run whose identity differs (or that has none) is run again and
         replaced, and one line on stderr says how many and why. Without it a recorded key is done.
+    kept : path, optional
+        A folder of kept runs (``experiments.kept_runs``): each run is written there too as it finishes.
 
     Returns
     -------
@@ -245,6 +249,8 @@ def run_all(
             if outcome.error is not None:
                 raise RunFailedError(outcome.spec, outcome.detail, outcome.error) from outcome.error
             store.record(outcome.spec, outcome.rows, outcome.seconds, identities.get(outcome.spec))
+            if kept is not None:
+                export_run(store, kept, outcome.spec)
             bar.update(1)
             finished += 1
             if log:
@@ -349,7 +355,8 @@ def claim_folder(out, experiment: str, data=()) -> None:
         store.claim(experiment, data_identity(data, known=store.recorded_data()))
 
 
-def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None, config=None) -> list[dict]:
+def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None, config=None,
+                   kept=None) -> list[dict]:
     """``run_all`` into ``out/results.sqlite``, then ``out/results.csv``; returns the rows.
 
     ``data``: the files or folders the runs read; the store is claimed for them and the experiment
@@ -358,7 +365,9 @@ def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None
     experiment's name and ``config`` (a JSON mapping of what changes values but not keys); a recorded run
     whose identity differs is run again. ``results.csv`` holds the values of ``specs`` only, never other
     runs the store keeps. When every run was done by this call, its wall time goes to
-    ``out/wall_time.json`` ({"seconds", "runs", "jobs"}) for the report to quote.
+    ``out/wall_time.json`` ({"seconds", "runs", "jobs"}) for the report to quote. ``kept``: a folder of kept runs
+    (``experiments.kept_runs``, the repository's copy of a costly experiment's runs), read into the store first
+    and written as each run finishes.
     """
     out = Path(out)
     specs = _unique(specs)
@@ -375,8 +384,12 @@ def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None
 
     start = time.perf_counter()
     with ResultStore(out / "results.sqlite") as store:
+        if kept is not None:
+            added = import_runs(store, kept)
+            if added:
+                print(f"{desc or 'runs'}: {added} runs read from {kept}", file=sys.stderr)
         todo = len(_to_do(specs, store, identity, desc, say=False)[0])
-        rows = run_all(specs, run_fn, store, n_jobs=n_jobs, desc=desc, identity=identity)
+        rows = run_all(specs, run_fn, store, n_jobs=n_jobs, desc=desc, identity=identity, kept=kept)
         store.to_csv(out / "results.csv", keys=specs)
     seconds = time.perf_counter() - start
     print(f"{desc or 'runs'}: {todo} runs done in {seconds:.0f} s", file=sys.stderr)

@@ -336,6 +336,14 @@ class ResultStore:
         return {RunKey(*row[:7]): row[7] for row in cursor}
 
     @_named_errors
+    def finished_at(self, key) -> str | None:
+        """When the run ``key`` was recorded (ISO time), None when it is not."""
+        row = self._connect().execute(
+            "SELECT finished_at FROM runs WHERE experiment=? AND dataset=? AND split=? AND fold=? AND seed=?"
+            " AND model=? AND params=?", _as_key(key).as_tuple()).fetchone()
+        return None if row is None else row[0]
+
+    @_named_errors
     def __len__(self) -> int:
         """The number of recorded runs."""
         return self._connect().execute("SELECT COUNT(*) FROM runs").fetchone()[0]

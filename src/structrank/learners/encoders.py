@@ -69,7 +69,7 @@ def encoder_folder(encoder) -> Path:
 
 
 @contextlib.contextmanager
-def _quiet_transformers():
+def quiet_transformers():
     """transformers' own reports (the new head's "newly initialized" weights) off: a head of one output is
     always new, and the fit says what it trains."""
     from transformers.utils import logging
@@ -155,7 +155,7 @@ def network_from_folder(folder):
     """The scoring network of a model folder: its encoder's weights, a new one-output head."""
     from transformers import AutoModelForSequenceClassification
 
-    with _quiet_transformers():
+    with quiet_transformers():
         return AutoModelForSequenceClassification.from_pretrained(str(folder), num_labels=1)
 
 
@@ -167,7 +167,7 @@ def network_from_config(config_json: str):
     model_type = config.pop("model_type", None)
     if not isinstance(model_type, str):
         raise ValueError("the config names no model_type")
-    with _quiet_transformers():
+    with quiet_transformers():
         return AutoModelForSequenceClassification.from_config(AutoConfig.for_model(model_type, **config))
 
 

@@ -307,11 +307,13 @@ def cross_encoder_model(loss, summary, metric) -> ModelSpec:
 
 
 MODELS.update((spec.name, spec) for spec in loss_models())
-# the losses text rerankers are trained with by default (learners.pair_losses), as baselines of the structured ones
+# sentence-transformers' own cross-encoder losses, trained by the same trainer, as baselines of the structured ones
 MODELS.update((f"xenc-{loss}", replace(cross_encoder_model(loss, summary, "map"), help=(
     f"{summary}: a cross-encoder (the text extra) fine-tuned on it, the epoch chosen on --vali by MAP")))
-    for loss, summary in (("bce", "pointwise binary cross-entropy (sentence-transformers' CrossEncoder default)"),
-                          ("ranknet", "RankNet's pairwise logistic loss")))
+    for loss, summary in (("bce", "sentence-transformers' BinaryCrossEntropyLoss (pointwise, on the same pairs)"),
+                          ("ranknet", "sentence-transformers' RankNetLoss (pairwise logistic)"),
+                          ("listnet", "sentence-transformers' ListNetLoss (listwise softmax cross-entropy)"),
+                          ("lambdaloss", "sentence-transformers' LambdaLoss (NDCGLoss2++ weighting)")))
 # A kernelised structured ranker (croce2016's section on MQ2008): Nyström RBF features, 500 landmarks, then SVM-<loss>
 MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
     f"nystroem-svm-{loss}", "NystroemRanker", f"SVM-{loss} on a Nyström RBF embedding (500 landmarks, gamma = 1 / number "
@@ -325,7 +327,7 @@ MODELS.update((f"nystroem-svm-{loss}", ModelSpec(
 #: BoostingReranker, take NBestData rather than (X, y, qid) and have no model files)
 RANKERS = tuple(dict.fromkeys(spec.estimator for spec in MODELS.values()))
 #: the models on LETOR/SVMlight features and their classes; the others read text (``inputs="text"``: question,
-#: candidate, label) and save safetensors files (``structrank.safetensors_models``)
+#: candidate, label) and save model folders (``structrank.cross_encoder_models``)
 FEATURE_MODELS = {name: spec for name, spec in MODELS.items() if spec.inputs == "features"}
 FEATURE_RANKERS = tuple(dict.fromkeys(spec.estimator for spec in FEATURE_MODELS.values()))
 

@@ -79,16 +79,23 @@ class CRFObjective(RankingLoss):
         None) and its exact gradient; ``queries`` from ``training_queries`` saves re-checking."""
         scores = np.asarray(scores, dtype=np.float64)
         labels = np.asarray(labels, dtype=np.float64)
+        values, grad = np.zeros(len(offsets) - 1), np.zeros(scores.shape[0])
+        for q, rows in self.gradient_rows(labels, offsets, rng, queries).items():
+            values[q], grad[rows] = query_objective(self.objective, scores[rows], labels[rows], float(self.param))
+        return values, grad
+
+    def gradient_rows(self, labels, offsets, rng=None, queries=None) -> dict:
+        """{query: the rows of its subset}, drawn from ``rng`` as ``value_and_grad`` draws them: the only rows
+        whose scores get a gradient (a text scorer scores only these)."""
+        labels = np.asarray(labels, dtype=np.float64)
         offsets = np.asarray(offsets, dtype=np.int64)
         rng = np.random.default_rng(self.random_state) if rng is None else rng
         queries = self.training_queries(labels, offsets) if queries is None else queries
-        values, grad = np.zeros(offsets.size - 1), np.zeros(scores.shape[0])
+        chosen = {}
         for q in queries:
             rows = np.arange(offsets[q], offsets[q + 1])
-            if rows.size > SUBSET_SIZE:
-                rows = crf_subset(labels[rows], rng) + offsets[q]
-            values[q], grad[rows] = query_objective(self.objective, scores[rows], labels[rows], float(self.param))
-        return values, grad
+            chosen[q] = crf_subset(labels[rows], rng) + offsets[q] if rows.size > SUBSET_SIZE else rows
+        return chosen
 
 
 def crf_subset(labels, rng):

@@ -1,9 +1,10 @@
-"""The targets of issue 40 judged from neural-qa's runs, and haponchyk2018's claims about LSP-AP and the pointwise
-SVM asked again of a fine-tuned encoder (its ``neural_claims``, fed with this experiment's readings).
+"""The targets of issues 40 and 61 judged from neural-qa's runs, and haponchyk2018's claims about LSP-AP and the
+pointwise SVM asked again of a fine-tuned encoder (its ``neural_claims``, fed with this experiment's readings).
 
-The WikiQA MAP target and "each structured loss at least BCE (and ST's CrossEncoder)" are judged by
+The WikiQA MAP target, "the best structured loss at least the best of sentence-transformers' losses minus a point",
+"the MAP hinge within a point of the best loss" and "each structured loss at least BCE" are judged by
 ``verdict_rules.not_below`` over the test questions, each question's value the mean over the seeds (the first
-against the target as a constant; the loss it judges chosen on dev); the run-time target is a check (a budget).
+against the target as a constant; every "best" chosen on dev); the run-time target is a check (a budget).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import numpy as np
 
 from structrank.experiments.claims import CHECK, UNTESTABLE, Claim, check, judged_claim, not_run
 from structrank.experiments.haponchyk2018.claims import neural_claims
-from structrank.experiments.neural_qa.design import (BCE, DATASETS, EXPERIMENT, FINE_TUNED, LOSSES, MAP_HINGE,
-                                                     MAX_RUN_SECONDS, METRICS, ST, STRUCTURED, TARGET_CORES, TARGET_MAP)
-from structrank.experiments.neural_qa.recorded import (longest_run, means, seed_count, threads, verdict,
+from structrank.experiments.neural_qa.design import (BCE, DATASETS, EXPERIMENT, FINE_TUNED, FIRST, LOSSES, MAP_HINGE,
+                                                     MARGIN_POINTS, MAX_RUN_SECONDS, METRICS, PEERS, STRUCTURED,
+                                                     TARGET_CORES, TARGET_MAP)
+from structrank.experiments.neural_qa.recorded import (best_on_dev, longest_run, means, seed_count, threads, verdict,
                                                        wall_seconds)
 from structrank.experiments.report import per_query
 from structrank.experiments.verdict_rules import MARGIN, not_below
@@ -46,17 +48,17 @@ def _questions(rows, dataset, row, metric="map") -> dict:
 
 def map_target(rows) -> Claim:
     where, wording = "WikiQA test", f"The best structured loss reaches a WikiQA test MAP of at least {TARGET_MAP:.2f}"
-    evidence = "issue 40's target"
-    found, dev = means(rows, "wikiqa", "test:map"), means(rows, "wikiqa", "dev:map")
-    present = [row for row in STRUCTURED if row in found and row in dev and len(_questions(rows, "wikiqa", row)) >= 2]
-    if not present:
+    evidence = "issue 61's target"
+    found = means(rows, "wikiqa", "test:map")
+    best = best_on_dev(rows, "wikiqa", STRUCTURED)
+    if best is None:
         return not_run(SOURCE, where, wording, evidence, "the structured losses' WikiQA runs with their test questions")
-    best = max(present, key=dev.get)  # chosen on dev: the best on test would be chosen by the values it is judged on
+    present = [row for row in STRUCTURED if row in found]
     values = np.array(list(_questions(rows, "wikiqa", best).values()))
     judged = not_below(values, constant(TARGET_MAP, values.size), margin=0.0, units="questions")
     ours = f"best on dev: {best} {found[best]:.4f}; " + ", ".join(
         f"{row} {found[row]:.4f} ({_seeds(seed_count(rows, 'wikiqa', row))})" for row in present)
-    others = [f"{row} {found[row]:.4f}" for row in (BCE, ST) if row in found]
+    others = [f"{row} {found[row]:.4f}" for row in PEERS if row in found]
     return judged_claim(SOURCE, where, wording, evidence, ours, judged,
                         f"The structured loss with the best dev MAP, its test questions' MAP (trec_eval's rules, each "
                         f"the mean over the seeds run) against {TARGET_MAP:.2f}: holds when the whole interval lies at "
@@ -69,7 +71,7 @@ def at_least(rows, dataset, baseline) -> Claim:
     title, convention, _ = DATASETS[dataset]
     where = f"{title} test"
     wording = f"Each structured loss ranks {title}'s test questions at least as well as {baseline} (MAP)"
-    evidence = "issue 40's target" if baseline == BCE else "issue 40: against the tool a user would otherwise pick"
+    evidence = "issue 40's target"
     reference = _questions(rows, dataset, baseline)
     parts, texts = [], []
     for system in STRUCTURED:
@@ -86,11 +88,51 @@ def at_least(rows, dataset, baseline) -> Claim:
                         "wholly below it.")
 
 
+def best_against_best(rows, dataset) -> Claim:
+    """The best structured loss (on dev) at least the best of sentence-transformers' losses (on dev), give or take
+    ``MARGIN_POINTS``: paired over the test questions, the interval's lower end above -MARGIN_POINTS."""
+    title, convention, _ = DATASETS[dataset]
+    where = f"{title} test"
+    wording = (f"The best structured loss ranks {title}'s test questions at least as well as the best of "
+               f"sentence-transformers' own losses, minus {MARGIN_POINTS:g} point (MAP)")
+    ours, theirs = best_on_dev(rows, dataset, STRUCTURED), best_on_dev(rows, dataset, PEERS)
+    if ours is None or theirs is None:
+        return not_run(SOURCE, where, wording, "issue 61's target", f"the structured and the peer losses' {title} runs")
+    questions, a, b = per_query_pairs(_questions(rows, dataset, ours), _questions(rows, dataset, theirs))
+    judged = not_below(a, b, margin=MARGIN_POINTS / 100, units="questions")
+    text = (f"best on dev: {ours} {a.mean():.4f} ({_seeds(seed_count(rows, dataset, ours))}) against {theirs} "
+            f"{b.mean():.4f} ({_seeds(seed_count(rows, dataset, theirs))})")
+    return judged_claim(SOURCE, where, wording, "issue 61's target", text, judged,
+                        f"Each side the row with the best mean dev MAP of its group; paired over the test questions "
+                        f"both were measured on, each question's {convention} MAP the mean over the seeds: holds when "
+                        f"the whole interval lies above -{MARGIN_POINTS:g} point, does not hold when it lies wholly "
+                        "below.")
+
+
+def map_hinge_near_best(rows, dataset="wikiqa") -> Claim:
+    """The MAP hinge within ``MARGIN_POINTS`` of the best fine-tuned row (on dev) on ``dataset``'s test questions."""
+    title, convention, _ = DATASETS[dataset]
+    where = f"{title} test"
+    wording = f"The {MAP_HINGE} ranks {title}'s test questions within {MARGIN_POINTS:g} point of the best loss (MAP)"
+    best = best_on_dev(rows, dataset, FINE_TUNED)
+    if best is None or MAP_HINGE not in means(rows, dataset, "test:map"):
+        return not_run(SOURCE, where, wording, "issue 61's target", f"the {MAP_HINGE}'s and the other {title} runs")
+    if best == MAP_HINGE:
+        best = best_on_dev(rows, dataset, [row for row in FINE_TUNED if row != MAP_HINGE])
+    questions, a, b = per_query_pairs(_questions(rows, dataset, MAP_HINGE), _questions(rows, dataset, best))
+    judged = not_below(a, b, margin=MARGIN_POINTS / 100, units="questions")
+    return judged_claim(SOURCE, where, wording, "issue 61's target",
+                        f"{MAP_HINGE} {a.mean():.4f} against the best other loss on dev, {best} {b.mean():.4f}",
+                        judged, f"Paired over the test questions, each question's {convention} MAP the mean over the "
+                        f"seeds: holds when the whole interval lies above -{MARGIN_POINTS:g} point, does not hold when "
+                        "it lies wholly below (docs/XENC_MAP_SMOOTHING.md records what was tried on dev).")
+
+
 def run_time_target(rows) -> Claim:
     where, wording = "every data set", (f"One fine-tuning run of structrank's cross-encoder takes at most "
                                         f"{MAX_RUN_SECONDS / 60:g} minutes of wall time on {TARGET_CORES} cores")
     evidence = "issue 40's target"
-    ours_rows = tuple(LOSSES)  # CrossEncoderRanker's rows: the target is structrank's run, ST CrossEncoder the peer's
+    ours_rows = STRUCTURED  # the target is a structured loss's run; the peers' runs are in the run-time table
     longest = longest_run(rows, ours_rows)
     if longest is None:
         return _as_check(not_run(SOURCE, where, wording, evidence, "the fine-tuning runs"))
@@ -107,12 +149,11 @@ def run_time_target(rows) -> Claim:
     used = threads(rows)
     why = (f"A setup check (a budget, not a comparison). Wall time of the whole run: reading, the fine-tuning with its "
            f"dev evaluation after each epoch, and the test prediction; torch's threads: {', '.join(map(str, used))}. "
-           f"The rows of `CrossEncoderRanker` count ({', '.join(ours_rows)}); {ST}'s runs (the peer's) are in the "
-           "run-time table, not in this check.")
-    if used != [TARGET_CORES]:
+           f"The structured losses' runs count ({', '.join(ours_rows)}); the peers' are in the run-time table.")
+    if max(used, default=0) > TARGET_CORES:
         return Claim(SOURCE, where, wording, evidence, ours, UNTESTABLE,
-                     why + f" The runs did not run on {TARGET_CORES} threads, so they do not answer for {TARGET_CORES} "
-                     "cores.", kind=CHECK)
+                     why + f" The runs used more than {TARGET_CORES} threads, so they do not answer for "
+                     f"{TARGET_CORES} cores.", kind=CHECK)
     return check(SOURCE, where, wording, evidence, ours, seconds <= MAX_RUN_SECONDS, why)
 
 
@@ -122,11 +163,12 @@ def _as_check(claim: Claim) -> Claim:
 
 
 def targets(rows) -> list:
-    """Issue 40's targets: the WikiQA MAP, the structured losses at least BCE (and ST's CrossEncoder) on every data
-    set, the run time."""
+    """The targets: the WikiQA MAP; on WikiQA and TREC QA the best structured loss against the best peer; the MAP
+    hinge near the best loss on WikiQA; the structured losses at least BCE on every data set; the run time."""
     out = [map_target(rows)]
-    for dataset in DATASETS:
-        out += [at_least(rows, dataset, baseline) for baseline in (BCE, ST)]
+    out += [best_against_best(rows, dataset) for dataset in FIRST]
+    out.append(map_hinge_near_best(rows))
+    out += [at_least(rows, dataset, BCE) for dataset in DATASETS]
     return out + [run_time_target(rows)]
 
 
@@ -147,5 +189,5 @@ def readings(rows) -> dict:
 
 
 def claims(rows) -> list:
-    """Issue 40's targets, then haponchyk2018's claims with a fine-tuned encoder (the "Claims" section)."""
+    """The targets, then haponchyk2018's claims with a fine-tuned encoder (the "Claims" section)."""
     return targets(rows) + neural_claims(readings(rows), MAP_HINGE, BCE, EXPERIMENT)

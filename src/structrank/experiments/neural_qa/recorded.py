@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from structrank.experiments.neural_qa.design import ALPHA, BCE, CURVE_PREFIX, DATASETS, FINE_TUNED, ROWS, ST, STRUCTURED
+from structrank.experiments.neural_qa.design import ALPHA, CURVE_PREFIX, DATASETS, FINE_TUNED, PEERS, ROWS, STRUCTURED
 from structrank.experiments.report import per_query
 from structrank.metrics.compare import against_baseline
 
@@ -56,8 +56,16 @@ def verdict(row, baseline) -> str:
 
 
 def against(rows, dataset, metric="map") -> dict:
-    """{baseline: [PairedRow]} of the structured losses against BCE and against ST's CrossEncoder."""
-    return {baseline: found for baseline in (BCE, ST) if (found := paired(rows, dataset, baseline, STRUCTURED, metric))}
+    """{baseline: [PairedRow]} of the structured losses against each of sentence-transformers' losses."""
+    return {baseline: found for baseline in PEERS if (found := paired(rows, dataset, baseline, STRUCTURED, metric))}
+
+
+def best_on_dev(rows, dataset, candidates):
+    """The row of ``candidates`` with the best mean dev MAP on ``dataset`` (whose test questions are recorded), or
+    None: a choice made on dev, never on the test values it is judged on."""
+    dev = means(rows, dataset, "dev:map")
+    present = [row for row in candidates if row in dev and len(per_query(rows, dataset, row, "map")) >= 2]
+    return max(present, key=dev.get) if present else None
 
 
 def wall_seconds(rows, tuned_only=True) -> dict:

