@@ -5,10 +5,12 @@ file's round trip and its refusals, the command line end to end, and the batchin
 """
 
 import json
+import os
 import re
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -50,8 +52,8 @@ def fitted(encoder):
 
     pairs, y, qid = make_pairs(30)
     dev = make_pairs(10, seed=1)
-    model = CrossEncoderRanker(loss="map", encoder=encoder, epochs=3, learning_rate=2e-3, batch_size=16,
-                               progress=False, random_state=0)
+    model = CrossEncoderRanker(loss="map", encoder=encoder, epochs=3, learning_rate=2e-3, batch_size=4, max_length=64,
+                               device="cpu", progress=False, random_state=0)
     return model.fit(pairs, y, qid, eval_set=dev), dev
 
 
@@ -125,59 +127,119 @@ def test_evaluate_and_compare_keep_the_queries_with_both_labels(tmp_path, capsys
     assert '"map"' in capsys.readouterr().out
 
 
-def test_baseline_losses_match_their_formulas():
-    torch = pytest.importorskip("torch", reason="the baselines are torch functions (the text extra)")
-    from structrank.learners.pair_losses import bce, ranknet
+@TEXT
+def test_the_baselines_are_sentence_transformers_own_losses(encoder):
+    from sentence_transformers.cross_encoder import CrossEncoder, losses
 
-    scores = torch.tensor([2.0, -1.0, 0.5, 0.0, 1.0], dtype=torch.float64)
-    labels, offsets = np.array([1, 0, 0, 2, 0]), np.array([0, 3, 5])
-    expected_bce = np.mean([np.log1p(np.exp(-2.0)), np.log1p(np.exp(-1.0)), np.log1p(np.exp(0.5)),
-                            np.log1p(np.exp(-0.0)), np.log1p(np.exp(1.0))])
-    assert bce(scores, labels, offsets).item() == pytest.approx(expected_bce, rel=1e-12)
-    # preference pairs: (0,1), (0,2) in the first query, (3,4) in the second
-    margins = [2.0 - -1.0, 2.0 - 0.5, 0.0 - 1.0]
-    assert ranknet(scores, labels, offsets).item() == pytest.approx(np.mean(np.log1p(np.exp(-np.array(margins)))))
-    assert ranknet(scores, np.zeros(5, dtype=int), offsets).item() == 0.0
+    from structrank.learners import CrossEncoderRanker
+
+    model = CrossEncoder(encoder, num_labels=1, device="cpu", local_files_only=True)
+    for name, cls in [("bce", losses.BinaryCrossEntropyLoss), ("ranknet", losses.RankNetLoss),
+                      ("listnet", losses.ListNetLoss), ("lambdaloss", losses.LambdaLoss)]:
+        assert type(CrossEncoderRanker(loss=name, mini_batch_size=8)._training_loss(model)) is cls
+    assert isinstance(losses.LambdaLoss(model).weighting_scheme, type(
+        CrossEncoderRanker(loss="lambdaloss")._training_loss(model).weighting_scheme))  # its default weighting
+
+
+# -- the loss module --------------------------------------------------------------------------------------------
+
+QUERIES = ["who wrote hamlet ?", "where is rome ?", "what is red ?"]
+DOCS = [["shakespeare wrote hamlet", "paris is big", "a dog", "the sun", "moon rain", "ann bob", "cat tree ate",
+         "house"], ["rome is in italy", "hamlet is a play", "the river"], ["red", "blue"]]
+LABELS = [[1, 0, 0, 1, 0, 0, 0, 2], [1, 0, 0], [0, 1]]
+
+
+def _parameter_gradient(model):
+    import torch
+
+    return torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]).double().numpy()
+
+
+@TEXT
+@pytest.mark.parametrize("loss, options", [("map", {}), ("ndcg", {"k": 3}), ("crf-kl", {}), ("crf-la", {})])
+def test_the_trainer_loss_gives_structrank_torch_s_gradient_on_the_same_logits(encoder, loss, options):
+    """StructuredCrossEncoderLoss over listwise rows (mini-batches of similar length) gives the network the gradient
+    that structrank.torch.StructuredRankingLoss gives on the logits of every pair scored at once, with the same seed:
+    the same CRF subsets, the same mean over queries."""
+    import torch
+    from sentence_transformers.cross_encoder import CrossEncoder
+
+    from structrank.learners.cross_encoder_losses import StructuredCrossEncoderLoss
+    from structrank.torch import StructuredRankingLoss
+
+    torch.manual_seed(0)
+    model = CrossEncoder(encoder, num_labels=1, max_length=64, device="cpu", local_files_only=True)
+    model.eval()  # no dropout: both passes see the same network
+    for call in range(2):  # the second call draws new CRF subsets, as the reference module does
+        criterion = StructuredCrossEncoderLoss(model, loss, options, mini_batch_size=3, random_state=5)
+        reference = StructuredRankingLoss(loss, random_state=5, **options)
+        for _ in range(call + 1):
+            model.zero_grad()
+            value = criterion((QUERIES, DOCS), [torch.tensor(v) for v in LABELS])
+            value.backward()
+        ours = _parameter_gradient(model)
+        model.zero_grad()
+        pairs = [(q, d) for q, docs in zip(QUERIES, DOCS) for d in docs]
+        logits = model(model.preprocess(pairs))["scores"].view(-1)
+        offsets = np.cumsum([0] + [len(d) for d in DOCS])
+        for _ in range(call):
+            reference.call_spec()  # the reference's stream, advanced as the criterion's was
+        expected_value = reference(logits, np.concatenate(LABELS), offsets)
+        expected_value.backward()
+        expected = _parameter_gradient(model)
+        assert value.item() == pytest.approx(expected_value.item(), rel=1e-5)
+        # float32 logits of pairs padded in other batches: equal to a thousandth of the largest entry
+        np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-3 * np.abs(expected).max())
+        assert np.abs(expected).max() > 0
+
+
+@TEXT
+def test_a_crf_objective_forwards_only_the_pairs_of_its_subsets(encoder):
+    import torch
+    from sentence_transformers.cross_encoder import CrossEncoder
+
+    from structrank.learners.cross_encoder_losses import StructuredCrossEncoderLoss
+
+    model = CrossEncoder(encoder, num_labels=1, max_length=64, device="cpu", local_files_only=True)
+    seen = []
+    preprocess = model.preprocess
+    model.preprocess = lambda pairs, **kw: seen.extend(pairs) or preprocess(pairs, **kw)
+    labels = [torch.tensor(v) for v in LABELS]
+    StructuredCrossEncoderLoss(model, "crf-kl", mini_batch_size=4)((QUERIES, DOCS), labels)
+    assert len(seen) == 6 + 3 + 2  # the 8-document query's subset of 6, the others whole
+    seen.clear()
+    StructuredCrossEncoderLoss(model, "map", mini_batch_size=4)((QUERIES, DOCS), labels)
+    assert len(seen) == 8 + 3 + 2  # a hinge's gradient reaches every pair
+
+
+@TEXT
+def test_one_step_under_torchrun_gives_the_single_process_gradient(encoder, tmp_path):
+    """Two processes under torchrun (gloo, CPU), each with half the step's queries, DDP averaging the gradients:
+    the single process's gradient of the whole step to 1e-6."""
+    script = Path(__file__).with_name("ddp_step.py")
+    for loss in ("map", "crf-kl"):
+        out, log = tmp_path / f"{loss}.json", tmp_path / f"{loss}.log"
+        with open(log, "w") as fh:  # a file, not a pipe: a helper process of torchrun's may hold a pipe open after it
+            done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+                                   "--standalone", str(script), encoder, loss, str(out)], stdout=fh, stderr=fh,
+                                  timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1",
+                                                    "PYTHONPATH": str(Path(__file__).parents[1])})
+        assert done.returncode == 0, log.read_text()[-2000:]
+        found = json.loads(out.read_text())
+        assert found["world"] == 2 and found["largest"] > 0
+        assert found["max_difference"] < 1e-6
 
 
 # -- the estimator -----------------------------------------------------------------------------------------------
 
 
 @TEXT
-def test_the_gradient_reaching_the_network_is_the_structured_losses(encoder):
-    """The scores' gradient is structrank.torch's for the MAP hinge, and it reaches the head: the head's bias
-    (added to every score) gets the sum of the scores' gradients."""
-    import torch
-
-    from structrank.learners import CrossEncoderRanker
-    from structrank.learners.encoders import encode_pairs, load_tokenizer, network_from_folder, pad
-    from structrank.torch import StructuredRankingLoss
-
-    pairs, y, qid = make_pairs(4)
-    data = text_pairs(pairs, y, qid)
-    model = CrossEncoderRanker(loss="map", encoder=encoder)
-    model._start_fit()
-    model._fit_loss(data.y)
-    torch.manual_seed(0)
-    net = network_from_folder(encoder)
-    net.eval()  # no dropout: the two passes below see the same scores
-    ids, types = encode_pairs(load_tokenizer(encoder), data.queries, data.candidates, 64)
-    scores = net(**pad(ids, types, list(range(data.n_rows)))).logits[:, 0]
-    scores.retain_grad()
-    model._training_loss()(scores, data.y, data.offsets).backward()
-    reference = torch.tensor(scores.detach().numpy(), dtype=torch.float64, requires_grad=True)
-    StructuredRankingLoss("map")(reference, data.y, data.offsets).backward()
-    np.testing.assert_allclose(scores.grad.numpy(), reference.grad.numpy(), rtol=1e-5, atol=1e-7)
-    assert np.any(reference.grad.numpy() != 0)
-    assert net.classifier.bias.grad.item() == pytest.approx(float(scores.grad.sum()), abs=1e-6)
-
-
-@TEXT
 def test_a_smoothed_hinge_feeds_the_network_the_perturbed_gradient(encoder):
     """With ``smoothing``, the scores' gradient is ScoreLoss's perturbed smoothing of the hinge, its noise drawn
-    afresh at every batch from the learner's seed: equal to ScoreLoss.smoothed's at the same scores and seed, and
+    afresh at every step from the learner's seed: equal to ScoreLoss.smoothed's at the same scores and seed, and
     unlike the exact subgradient."""
     import torch
+    from sentence_transformers.cross_encoder import CrossEncoder
 
     from structrank.learners import CrossEncoderRanker
     from structrank.learners.score_loss import ScoreLoss
@@ -188,9 +250,9 @@ def test_a_smoothed_hinge_feeds_the_network_the_perturbed_gradient(encoder):
     model = CrossEncoderRanker(loss="map", smoothing=0.5, smoothing_samples=3, encoder=encoder, random_state=7)
     model._start_fit()
     model._fit_loss(data.y)
-    criterion = model._training_loss()
+    criterion = model._training_loss(CrossEncoder(encoder, num_labels=1, local_files_only=True)).criterion
     grads = []
-    for _ in range(2):  # two batches with the same scores: each call draws its own noise
+    for _ in range(2):  # two steps with the same scores: each call draws its own noise
         tensor = torch.tensor(scores, requires_grad=True)
         criterion(tensor, data.y, data.offsets).backward()
         grads.append(tensor.grad.numpy())
@@ -207,33 +269,48 @@ def test_a_smoothed_hinge_feeds_the_network_the_perturbed_gradient(encoder):
 def test_fine_tuning_learns_the_signal_and_keeps_the_best_epoch(fitted):
     model, dev = fitted
     assert model.n_epochs_ == 3 and len(model.dev_curve_) == 3 and model.epoch_seconds_.shape == (3,)
+    assert model.n_steps_ == 3 * 8  # 30 questions, 4 per step: the trainer's real count, the last step short
     assert model.best_epoch_ == int(model.dev_epochs_[np.argmax(model.dev_curve_)])
     # the kept network is the best epoch's: its dev MAP is the curve's best
-    assert model.score(*dev) == pytest.approx(model.dev_curve_.max(), abs=1e-9)
+    assert model.score(*dev) == pytest.approx(model.dev_curve_.max(), abs=1e-6)
     assert model.dev_curve_.max() > 0.9  # random scores give about 0.6 here
 
 
 @TEXT
-@pytest.mark.parametrize("loss", ["ndcg", "crf-kl", "bce", "ranknet"])
+@pytest.mark.parametrize("loss", ["ndcg", "crf-kl", "bce", "ranknet", "listnet", "lambdaloss"])
 def test_every_kind_of_loss_trains(encoder, loss):
     from structrank.learners import CrossEncoderRanker
 
     pairs, y, qid = make_pairs(30)
     dev = make_pairs(10, seed=1)
-    model = CrossEncoderRanker(loss=loss, encoder=encoder, epochs=2, learning_rate=2e-3, batch_size=16,
-                               progress=False).fit(pairs, y, qid, eval_set=dev)
+    model = CrossEncoderRanker(loss=loss, encoder=encoder, epochs=2, learning_rate=2e-3, batch_size=4,
+                               device="cpu", progress=False).fit(pairs, y, qid, eval_set=dev)
     assert np.all(np.isfinite(model.predict(dev[0])))
     assert model.dev_curve_.max() > 0.8
 
 
 @TEXT
-def test_a_fit_is_repeatable_with_its_seed(encoder):
+def test_a_fit_is_repeatable_with_its_seed_and_leaves_the_process_as_it_was(encoder):
+    """Two fits with one seed predict alike; the caller's generators, torch's threads and the environment are as
+    they were before the fit."""
+    import random
+
+    import torch
+
     from structrank.learners import CrossEncoderRanker
 
     pairs, y, qid = make_pairs(8)
-    runs = [CrossEncoderRanker(encoder=encoder, epochs=1, progress=False, random_state=3).fit(pairs, y, qid)
-            .predict(pairs) for _ in range(2)]
+    torch.manual_seed(123)
+    np.random.seed(123)
+    random.seed(123)
+    threads, environ = torch.get_num_threads(), dict(os.environ)
+    states = (torch.random.get_rng_state().clone(), np.random.get_state()[1].copy(), random.getstate())
+    runs = [CrossEncoderRanker(encoder=encoder, epochs=1, progress=False, device="cpu", n_threads=1, random_state=3)
+            .fit(pairs, y, qid).predict(pairs) for _ in range(2)]
     np.testing.assert_allclose(runs[0], runs[1], rtol=1e-5, atol=1e-6)
+    assert torch.equal(torch.random.get_rng_state(), states[0])
+    assert np.array_equal(np.random.get_state()[1], states[1]) and random.getstate() == states[2]
+    assert torch.get_num_threads() == threads and dict(os.environ) == environ
 
 
 @TEXT
@@ -253,7 +330,7 @@ def test_bad_parameters_and_data_are_refused_before_any_work(encoder, tmp_path):
     from structrank.learners import CrossEncoderRanker
 
     pairs, y, qid = make_pairs(3)
-    with pytest.raises(InvalidParameterError, match="unknown loss 'hinge'.*bce, ranknet"):
+    with pytest.raises(InvalidParameterError, match="unknown loss 'hinge'.*bce, ranknet, listnet, lambdaloss"):
         CrossEncoderRanker(loss="hinge", encoder=encoder).fit(pairs, y, qid)
     with pytest.raises(InvalidParameterError, match="loss 'bce' takes no options"):
         CrossEncoderRanker(loss="bce", loss_params={"k": 3}, encoder=encoder).fit(pairs, y, qid)
@@ -265,44 +342,39 @@ def test_bad_parameters_and_data_are_refused_before_any_work(encoder, tmp_path):
         CrossEncoderRanker(loss="crf-kl", smoothing=0.5, encoder=encoder).fit(pairs, y, qid)
     with pytest.raises(InvalidParameterError, match="smoothing must be"):
         CrossEncoderRanker(smoothing=-1.0, encoder=encoder).fit(pairs, y, qid)
+    with pytest.raises(InvalidParameterError, match="precision must be"):
+        CrossEncoderRanker(precision="fp8", encoder=encoder).fit(pairs, y, qid)
     with pytest.raises(InvalidParameterError, match="CrossEncoderRanker: encoder .*no config.json"):
         CrossEncoderRanker(encoder=str(tmp_path)).fit(pairs, y, qid)
+    # max_length against the encoder's 512 positions, before the data is read (these data are not even pairs)
+    with pytest.raises(InvalidParameterError, match="max_length=600 is more than the 512 token positions"):
+        CrossEncoderRanker(encoder=encoder, max_length=600).fit(["not pairs"], [1], [1])
     with pytest.raises(DataValidationError, match="nothing to learn from"):
-        CrossEncoderRanker(encoder=encoder).fit(pairs, np.zeros_like(y), qid)
+        CrossEncoderRanker(encoder=encoder, max_length=64).fit(pairs, np.zeros_like(y), qid)
 
 
-# -- model files ------------------------------------------------------------------------------------------------
+# -- model folders ----------------------------------------------------------------------------------------------
 
 
 @TEXT
-def test_a_model_file_round_trips_as_safetensors(fitted, tmp_path):
+def test_a_model_folder_loads_in_sentence_transformers_and_scores_the_same(fitted, tmp_path):
+    from sentence_transformers import CrossEncoder
+
     from structrank.model_io import load_model, save_model
 
     model, (pairs, y, qid) = fitted
-    path = tmp_path / "xenc.safetensors"
+    path = tmp_path / "xenc"
     save_model(model, path)
-    head = path.read_bytes()[:8]
-    header = json.loads(path.read_bytes()[8:8 + struct.unpack("<Q", head)[0]])
-    meta = json.loads(header["__metadata__"]["structrank"])
+    meta = json.loads((path / "structrank.json").read_text())
     assert meta["class"] == "CrossEncoderRanker" and meta["params"]["loss"] == "map"
     loaded = load_model(path)
-    np.testing.assert_allclose(loaded.predict(pairs), model.predict(pairs), rtol=1e-6, atol=1e-7)
-    assert loaded.best_epoch_ == model.best_epoch_
+    ours = model.predict(pairs)
+    np.testing.assert_allclose(loaded.predict(pairs), ours, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(CrossEncoder(str(path)).predict(pairs), ours, rtol=0, atol=1e-5)
+    assert loaded.best_epoch_ == model.best_epoch_ and loaded.n_steps_ == model.n_steps_
     np.testing.assert_allclose(loaded.dev_curve_, model.dev_curve_)
-
-
-def _rewrite_header(path, out, change):
-    """A copy of the safetensors file ``path`` with its structrank header changed by ``change(dict)``."""
-    raw = path.read_bytes()
-    size = struct.unpack("<Q", raw[:8])[0]
-    table = json.loads(raw[8:8 + size])
-    meta = json.loads(table["__metadata__"]["structrank"])
-    change(meta)
-    table["__metadata__"]["structrank"] = json.dumps(meta)
-    text = json.dumps(table).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    out.write_bytes(struct.pack("<Q", len(text)) + text + raw[8 + size:])
-    return out
+    save_model(model, path)  # a folder of ours is replaced whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["xenc"]
 
 
 @TEXT
@@ -312,34 +384,43 @@ def _rewrite_header(path, out, change):
     (lambda m: m["params"].update({"max_length": 0}), "parameter max_length"),
     (lambda m: m["params"].update({"rogue": 1}), "params"),
     (lambda m: m["attributes"].update({"best_epoch_": "one"}), "best_epoch_"),
-    (lambda m: m.update({"config": json.dumps({"model_type": "bert", "hidden_size": 8, "num_attention_heads": 2})}),
-     "tensors"),
 ])
-def test_a_doctored_model_file_is_refused_naming_the_field(fitted, tmp_path, change, field):
+def test_a_doctored_model_folder_is_refused_naming_the_field(fitted, tmp_path, change, field):
     from structrank.model_io import load_model, save_model
 
-    path = tmp_path / "m.safetensors"
+    path = tmp_path / "m"
     save_model(fitted[0], path)
-    bad = _rewrite_header(path, tmp_path / "bad.safetensors", change)
+    meta = json.loads((path / "structrank.json").read_text())
+    change(meta)
+    (path / "structrank.json").write_text(json.dumps(meta))
     with pytest.raises(DataFormatError) as caught:
-        load_model(bad)
-    assert caught.value.field == field and str(bad) in str(caught.value)
+        load_model(path)
+    assert caught.value.field == field and str(path) in str(caught.value)
 
 
 @TEXT
-def test_a_truncated_model_file_is_refused_and_a_failed_save_keeps_the_old(fitted, tmp_path):
+def test_damaged_weights_an_old_single_file_and_a_failed_save_are_handled(fitted, tmp_path):
     from structrank.model_io import load_model, save_model
 
-    path = tmp_path / "m.safetensors"
+    path = tmp_path / "m"
     save_model(fitted[0], path)
-    before = path.read_bytes()
-    (tmp_path / "cut.safetensors").write_bytes(before[: len(before) // 2])
-    with pytest.raises(DataFormatError, match="damaged model file"):
-        load_model(tmp_path / "cut.safetensors")
+    weights = (path / "model.safetensors").read_bytes()
+    (path / "model.safetensors").write_bytes(weights[: len(weights) // 2])
+    with pytest.raises(DataFormatError, match="damaged weights"):
+        load_model(path)
+    (path / "model.safetensors").write_bytes(weights)
+    old = tmp_path / "old.safetensors"  # the single-file form of before: 8 bytes of header length, then JSON
+    header = b'{"__metadata__": {"structrank": "{}"}}'
+    old.write_bytes(struct.pack("<Q", len(header)) + header)
+    with pytest.raises(DataFormatError, match="older single-file form.*train it again") as caught:
+        load_model(old)
+    assert len(str(caught.value).splitlines()) == 1
     broken = fitted[0].__class__(**fitted[0].get_params())  # unfitted: no network to save
     with pytest.raises(AttributeError):
         save_model(broken, path)
-    assert path.read_bytes() == before
+    np.testing.assert_allclose(load_model(path).predict(fitted[1][0]), fitted[0].predict(fitted[1][0]), atol=1e-5)
+    with pytest.raises(FileExistsError, match="not a structrank model folder"):
+        save_model(fitted[0], tmp_path)
 
 
 # -- the command line -------------------------------------------------------------------------------------------
@@ -358,7 +439,7 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
     _write_tsv(vali, *make_pairs(10, seed=1))
     with open(vali, "a", encoding="utf-8") as fh:  # two questions without a correct answer, as WikiQA's dev has
         fh.write("".join(f"z{q}\twho {q} ?\tsome blue words {d}\t0\n" for q in range(2) for d in range(5)))
-    model, scores, run = tmp_path / "m.safetensors", tmp_path / "s.txt", tmp_path / "run.txt"
+    model, scores, run = tmp_path / "m", tmp_path / "s.txt", tmp_path / "run.txt"
 
     def structrank(*args):
         done = subprocess.run([sys.executable, "-m", "structrank", *map(str, args)], capture_output=True, text=True)
@@ -366,7 +447,8 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
         return done
 
     trained = structrank("train", "xenc-map", "--train", train, "--vali", vali, "--set", f"encoder={encoder}",
-                         "--set", "epochs=2", "--set", "learning_rate=0.002", "--set", "batch_size=16",
+                         "--set", "epochs=2", "--set", "learning_rate=0.002", "--set", "batch_size=4",
+                         "--set", "max_length=64",
                          "--queries", "with-both", "--out", model)
     assert "under trec" in trained.stderr and f"wrote {model}" in trained.stderr
     structrank("predict", "--model", model, "--data", vali, "--out", scores)

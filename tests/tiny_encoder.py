@@ -26,6 +26,6 @@ def write_tiny_encoder(folder, seed=0, layers=2, hidden=16) -> Path:
     tokenizer.save(str(folder / "tokenizer.json"))
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=len(WORDS) + 7, hidden_size=hidden, num_hidden_layers=layers,
-                        num_attention_heads=2, intermediate_size=2 * hidden, max_position_embeddings=64)
+                        num_attention_heads=2, intermediate_size=2 * hidden, max_position_embeddings=512)
     BertModel(config).save_pretrained(folder)
     return folder

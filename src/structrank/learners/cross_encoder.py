@@ -379,7 +379,10 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                 gradient_accumulation_steps=int(self.gradient_accumulation_steps), seed=int(self.random_state),
                 bf16=self.precision == "bf16", fp16=self.precision == "fp16", use_cpu=device == "cpu",
                 save_strategy="no", eval_strategy="no", report_to="none", disable_tqdm=self._bar_disabled(),
-                logging_strategy="no", dataloader_drop_last=False)
+                logging_strategy="no", dataloader_drop_last=False,
+                # under DDP the processes make different numbers of mini-batch forwards, and a buffer broadcast at each
+                # forward is a collective they would wait on for ever (the encoders' buffers are constant ids)
+                ddp_broadcast_buffers=False)
             trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=dataset,
                                           loss=self._training_loss(model), callbacks=[EpochEnd()])
             quiet_logs(trainer)
