@@ -45,6 +45,7 @@ import inspect
 import json
 import os
 import sys
+import tempfile
 import textwrap
 import warnings
 from pathlib import Path
@@ -678,7 +679,9 @@ def _reproduce_folder(out, experiment, data_dir):
 
 def _add_results(sub):
     p = sub.add_parser("results", help=HELP["results"])
-    p.add_argument("stores", nargs="+", metavar="STORE", help="results.sqlite files written by `structrank reproduce`")
+    p.add_argument("stores", nargs="+", metavar="STORE",
+                   help="results.sqlite files written by `structrank reproduce`, or folders of kept runs (reproduce "
+                        "--keep; the repository's results/EXPERIMENT)")
     p.add_argument("--out", required=True, help="markdown file to write")
     p.add_argument("--command", default=None, help="the command that made the stores (written in the header)")
     p.set_defaults(func=cmd_results)
@@ -687,13 +690,20 @@ def _add_results(sub):
 def cmd_results(args):
     from structrank.experiments import ResultStore, write_results_markdown
 
+    from structrank.experiments.kept_runs import folder_store
+
     for path in args.stores:
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"{path}: no such result store")
+        if not Path(path).is_file() and not Path(path).is_dir():
+            raise FileNotFoundError(f"{path}: no such result store or folder of kept runs")
     check_output(args.out, {f"STORE {i}": path for i, path in enumerate(args.stores, 1)})
-    stores = [ResultStore(p) for p in args.stores]
     command = args.command or "structrank results " + " ".join(args.stores) + f" --out {args.out}"
-    write_results_markdown(stores, args.out, "structrank results", command)
+    with tempfile.TemporaryDirectory(prefix="structrank-results-") as tmp:
+        # a folder of kept runs is read into a store of its own (nothing is run again)
+        stores = [folder_store(p, Path(tmp) / f"kept-{i}" / "results.sqlite") if Path(p).is_dir() else ResultStore(p)
+                  for i, p in enumerate(args.stores)]
+        write_results_markdown(stores, args.out, "structrank results", command)
+        for store in stores:
+            store.close()
     _say(args, f"wrote {args.out}")
     return 0
 
