@@ -278,8 +278,8 @@ def test_header_that_is_not_an_object_is_refused(header_json, tmp_path):
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(DataFormatError, match="model file not found"):
         load_model(tmp_path / "absent.npz")
-    with pytest.raises(DataFormatError, match="not a structrank model file"):
-        load_model(tmp_path)
+    with pytest.raises(DataFormatError, match="not a structrank model folder"):
+        load_model(tmp_path)  # a folder is a text model's form: one without structrank's header is named
 
 
 # Tampered files whose header agrees with the tampered arrays: the header check passes, and the

@@ -28,7 +28,7 @@ def test_xenc_map_predicts_its_pin(tmp_path):
     encoder = write_tiny_encoder(tmp_path / "tiny", seed=7)
     pairs, y, qid = make_pairs(20, seed=3)
     test_pairs, test_y, test_qid = make_pairs(6, seed=4)
-    model = MODELS["xenc-map"].make(encoder=str(encoder), epochs=2, learning_rate=2e-3, batch_size=16,
+    model = MODELS["xenc-map"].make(encoder=str(encoder), epochs=2, learning_rate=2e-3, batch_size=4, device="cpu",
                                     progress=False, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
