@@ -523,11 +523,40 @@ def _help_text(capsys, *argv):
     return capsys.readouterr().out
 
 
-def test_train_help_fits_a_screen_and_names_every_model_on_a_line_of_its_own(capsys):
+def test_train_help_fits_a_screen_and_names_every_model_without_cutting_a_word(capsys):
+    """Under 8,000 characters; every model named, a model of its own on a line, a family's models of every loss
+    (gbrt-<loss>, ...) on one entry listing the losses; no line wider than 79 and none cut mid-word (a shortened
+    phrase ends in " ...", after a whole word)."""
+    import re
+
     out = _help_text(capsys, "train", "--help")
-    assert len(out) < 9500  # about 120 models, a line each (the xenc family took it past 8000)
-    named = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and line.split()[0] in MODELS]
-    assert sorted(named) == sorted(MODELS)  # each once: one line per model
+    assert len(out) < 8000
+    lines = out.splitlines()
+    named = [line.split()[0] for line in lines if line.startswith("  ") and line.split()[0] in MODELS]
+    assert len(named) == len(set(named))
+    families = {}
+    for line in lines:
+        match = re.match(r"  (\S+)-<loss>\s+on the loss: (.*)", line)
+        if match:
+            families[match.group(1)] = match.group(2)
+    text = " ".join(" ".join(lines).split())
+    for name in MODELS:
+        listed = name in named or any(
+            name.startswith(prefix + "-") and re.search(rf"on the loss: [^A-Z]*\b{re.escape(name[len(prefix) + 1:])}"
+                                                        rf"\b", text) for prefix in families)
+        assert listed, name
+    assert all(len(line) <= 79 for line in lines)
+    import inspect
+
+    import structrank.learners
+
+    sources = [" ".join(spec.help.split()) for spec in MODELS.values()]
+    sources += [f"{e}: " + " ".join(inspect.getdoc(getattr(structrank.learners, e)).split("\n")[0].split())
+                for e in {spec.estimator for spec in MODELS.values()}]
+    for line in lines:
+        if line.endswith(" ..."):  # the words before it are whole words of the model's or the class's text
+            kept = line[:-4].split("  ")[-1].strip()
+            assert any(re.search(re.escape(kept) + r"(?=[\s,;:(]|$)", source) for source in sources), line
     assert "components" not in out and "grid on --vali" not in out  # parameters are the per-model help's
     for estimator in {spec.estimator for spec in MODELS.values()}:
         assert f"\n{estimator}: " in out  # its family's heading
@@ -637,3 +666,40 @@ def test_train_permutation_crf_chooses_its_epoch_on_vali_and_predicts(files, tmp
                                expected.predict(read_letor(files["test"], n_features=N_FEATURES).X),
                                rtol=1e-6, atol=1e-9)
     assert load_model(model_path).get_params() == expected.get_params()
+
+
+def test_with_both_reads_relevance_through_the_convention(tmp_path, capsys):
+    """Under mslr a label 1 is not relevant: a query of labels 1 and 0 has no relevant document and is left out by
+    ``--queries with-both`` (it was kept, and its MAP of 0 pulled the mean down)."""
+    data, scores = tmp_path / "d.txt", tmp_path / "s.txt"
+    data.write_text("1 qid:1 1:1\n0 qid:1 1:0\n2 qid:2 1:1\n0 qid:2 1:0\n2 qid:3 1:0\n0 qid:3 1:1\n")
+    scores.write_text("1\n0\n1\n0\n0\n1\n")
+    assert main(["evaluate", "--data", str(data), "--scores", str(scores), "--convention", "mslr", "--queries",
+                 "with-both", "--metric", "map", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["queries"] == 2 and out["metrics"]["map"] == pytest.approx((1.0 + 0.5) / 2)
+    assert main(["evaluate", "--data", str(data), "--scores", str(scores), "--convention", "letor4", "--queries",
+                 "with-both", "--metric", "map", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["queries"] == 3  # LETOR 4.0's script: a label 1 is relevant
+
+
+@pytest.mark.parametrize("sets, message", [
+    (["C=1", "C=2"], "--set C is given twice (1 and '2'); give it once"),
+    (['loss_params={"k": '], "--set loss_params: not valid JSON"),
+    (['loss_params={"k": 1e999}'], "--set loss_params: a number in '{\"k\": 1e999}' is not finite"),
+    (["C=1e999"], "--set C: a number in '1e999' is not finite"),
+    (['loss_params=[1]'], "svm-ndcg: loss_params must be a JSON object of the loss's options, got list [1]"),
+    (["k=3", 'loss_params={"k": 5}'], "svm-ndcg: k is given twice, as --set k and inside --set loss_params"),
+])
+def test_a_bad_set_is_one_line_naming_the_option_and_writes_nothing(tmp_path, capsys, sets, message):
+    train, out = tmp_path / "t.txt", tmp_path / "m.npz"
+    train.write_text("1 qid:1 1:1\n0 qid:1 1:0\n")
+    argv = ["train", "svm-ndcg", "--train", str(train), "--out", str(out)]
+    for item in sets:
+        argv += ["--set", item]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+    assert not out.exists()

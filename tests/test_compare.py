@@ -123,7 +123,8 @@ def _small_runs(tmp_path):
     ("--alpha", "nan", "--alpha must be a significance level in (0, 1), got nan"),
     ("--alpha", "-0.1", "--alpha must be a significance level in (0, 1)"),
     ("--seed", "-1", "--seed must be >= 0, got -1"),
-    ("--permutations", "10", "--permutations must be at least 10000"),
+    ("--permutations", "10", "--permutations must be from 10000 (a stable p-value) to 1000000"),
+    ("--permutations", "100000000", "--permutations must be from 10000 (a stable p-value) to 1000000"),
     ("--convention", "trec", "--convention applies only with --data"),
     ("--relevant-from", "2", None),  # applies with --qrels: fine
 ])
@@ -224,3 +225,19 @@ def test_compare_results_pairs_float_and_string_query_ids():
                           ["map"])
     comparison = compare_results({"arrays": by_arrays, "run": by_run})
     assert comparison.rows[0].queries == 3 and comparison.left_out == {"arrays": 0, "run": 0}
+
+
+def test_a_measure_where_lower_is_better_calls_the_lower_run_better():
+    """RBP's residual (the weight left on unjudged documents) is better lower: the direction is declared once beside
+    the measure (``tool_measures.higher_is_better``) and every verdict of compare reads it."""
+    from structrank.metrics.compare import compare_values
+    from structrank.metrics.tool_measures import higher_is_better
+
+    assert not higher_is_better("rbp_residual(p=0.8)") and higher_is_better("map") and higher_is_better("rbp(p=0.8)")
+    for name, better in (("rbp_residual(p=0.8)", "low"), ("map", "high")):
+        values = {"high": {name: {q: 0.5 + 0.01 * q for q in range(20)}},
+                  "low": {name: {q: 0.3 + 0.01 * q + 0.001 * (q % 3) for q in range(20)}}}
+        comparison = compare_values(values)
+        row = comparison.rows[0]
+        assert row.difference < 0 and row.verdict("high") == f"{better} better"
+        assert comparison.table()[2][-1] == ("better" if better == "low" else "worse")

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from cli_checks import NO_OPEN_FILES, one_line
@@ -409,7 +410,7 @@ def test_a_bad_run_line_is_named_by_file_and_line(two_runs, capsys):
     (["--method", "wsum", "--weights", "1,x"], ["--weights", "'x'"]),
     (["--method", "wsum", "--weights", "0,0"], ["at least one weight"]),
     (["--method", "rrf", "--k", "-1"], ["k must be a number >= 0"]),
-    (["--method", "rbc", "--phi", "1.5"], ["phi must be a number in [0, 1]"]),
+    (["--method", "rbc", "--phi", "1.5"], ["--phi must be a persistence in (0, 1)"]),
     (["--method", "rrf", "--metric", "map"], ["--metric", "--optimize-on"]),
     (["--method", "combsum", "--optimize-on", "{a}"], ["combsum has no parameter to choose"]),
     (["--method", "wsum", "--weights", "1,1", "--optimize-on", "{a}"], ["give --weights or --optimize-on"]),
@@ -421,3 +422,64 @@ def test_options_that_do_not_fit_are_one_line_errors(two_runs, capsys, extra, wo
     extra = [e.format(a=two_runs / "a") for e in extra]
     out = [] if "--out" in extra else ["--out", two_runs / "f"]
     one_line(capsys, ["fuse", two_runs / "a", two_runs / "b", *extra, *out], *words)
+
+
+# -- the edges: every numeric option checked before any work, fused scores finite or refused ---------------------
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--method", "rrf", "--k", "nan"], "--k must be a number >= 0, got nan"),
+    (["--method", "rrf", "--k", "-1"], "--k must be a number >= 0, got -1.0"),
+    (["--method", "rbc", "--phi", "1"], "--phi must be a persistence in (0, 1), got 1.0"),
+    (["--method", "logn_isr", "--sigma", "inf"], "--sigma must be a number > 0, got inf"),
+    (["--method", "combgmnz", "--gamma", "inf"], "--gamma must be a finite number, got inf"),
+    (["--method", "wsum", "--weights", "1,inf"], "--weights must be finite numbers"),
+])
+def test_a_bad_number_is_refused_in_one_line_before_any_run_is_read(tmp_path, capsys, options, message):
+    from structrank.cli import main
+
+    out = tmp_path / "fused.txt"
+    assert main(["fuse", str(tmp_path / "absent-a.txt"), str(tmp_path / "absent-b.txt"), *options,
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and not out.exists(), err
+
+
+def test_a_tiny_step_is_refused_before_the_grid_is_enumerated(tmp_path, capsys):
+    from structrank.cli import main
+
+    runs = [tmp_path / f"r{i}.txt" for i in range(3)]
+    for run in runs:
+        run.write_text("1 Q0 d1 1 1.0 r\n")
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n")
+    assert main(["fuse", *map(str, runs), "--method", "wsum", "--optimize-on", str(tmp_path / "q.txt"),
+                 "--step", "0.001", "--out", str(tmp_path / "f.txt")]) == 2
+    assert "grid points for 3 runs" in capsys.readouterr().err
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(scores=st.lists(st.lists(st.one_of(st.floats(-1e308, 1e308, allow_nan=False), st.sampled_from(
+    [1e308, -1e308, 5e-324, 0.0])), min_size=2, max_size=5), min_size=2, max_size=2),
+       method=st.sampled_from(["combsum", "combmnz", "combmax", "wsum"]),
+       norm=st.sampled_from(["minmax", "zscore", "sum", "max", "none"]))
+def test_fused_scores_are_finite_or_the_command_refuses(tmp_path, capsys, scores, method, norm):
+    """Any finite scores, extremes included: fuse writes finite scores only, or refuses in one line, writing nothing."""
+    from structrank.cli import main
+
+    paths = []
+    for i, run in enumerate(scores):
+        path = tmp_path / f"run{i}.txt"
+        path.write_text("".join(f"1 Q0 d{j} {j + 1} {s!r} r{i}\n" for j, s in enumerate(run)))
+        paths.append(str(path))
+    out = tmp_path / "fused.txt"
+    out.unlink(missing_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        code = main(["fuse", *paths, "--method", method, "--norm", norm, "--out", str(out),
+                     *(["--weights", "1,2"] if method == "wsum" else [])])
+    err = capsys.readouterr().err
+    if code == 0:
+        fused = [float(line.split()[4]) for line in out.read_text().splitlines()]
+        assert fused and all(np.isfinite(fused))
+    else:
+        assert code == 2 and not out.exists() and "nothing written" in err, err

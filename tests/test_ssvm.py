@@ -272,7 +272,7 @@ def test_reproductions_keep_the_papers_binary_gain():
     from structrank.learners.registry import get_model
 
     assert "gain" not in (get_model("svm-ndcg").make().loss_params or {})  # "auto", the loss's default
-    assert paper_model("svm-ndcg").make().loss_params == {"feature_map": "dorm", "gain": "binary"}
+    assert paper_model("svm-ndcg").make().loss_params == {"gain": "binary"}  # target "auto": phi_po, the paper's
     # a row's own choice wins (dorm-ideal: the latent target of dorm takes binary gains only, and says so at make)
     assert paper_model("dorm-ideal").make(loss_params={"gain": "exp2"}).loss_params["gain"] == "exp2"
     assert "loss_params" not in paper_model("lssvm-ap").defaults

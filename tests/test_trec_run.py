@@ -366,3 +366,23 @@ def test_the_trec_convention_on_a_file_without_docids_names_the_file(tmp_path, c
         err = capsys.readouterr().err.strip().splitlines()
         assert err == [f"structrank {argv[0]}: error: {tmp_path / 'd.txt'}, docid: --convention trec breaks ties by "
                        "document id (trec_eval's rule), and this file's rows carry no '#docid = ...' comment"]
+
+
+def test_a_relevance_outside_the_64_bit_integers_is_named_by_line_and_field(tmp_path, capsys):
+    """trec_eval reads a relevance into a C long: 10^20 is refused naming the file, the line and ``rel`` (it ended
+    as an internal OverflowError), and 2^63 - 1 is read."""
+    from structrank.cli import main
+    from structrank.errors import DataFormatError
+    from structrank.metrics.trec import read_qrels
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    qrels.write_text(f"1 0 d2 0\n1 0 d1 {10**20}\n")
+    with pytest.raises(DataFormatError) as caught:
+        read_qrels(qrels)
+    assert caught.value.line == 2 and caught.value.field == "rel"
+    assert main(["evaluate", "--qrels", str(qrels), "--run", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "line 2, rel: relevance 100000000000000000000 is outside" in err
+    qrels.write_text(f"1 0 d2 0\n1 0 d1 {2**63 - 1}\n")
+    assert read_qrels(qrels)["1"]["d1"] == 2**63 - 1

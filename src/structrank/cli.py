@@ -43,6 +43,7 @@ import functools
 import gc
 import inspect
 import json
+import math
 import os
 import sys
 import tempfile
@@ -115,7 +116,7 @@ def _add_queries_option(p, default="all", what="with --data: the queries evaluat
 
 
 def kept_queries(args, ds, scores):
-    """(y, scores, qid, docids) of the queries ``--queries`` keeps (labels relevant from 1)."""
+    """(y, scores, qid, docids) of the queries ``--queries`` keeps (relevance read through ``--convention``)."""
     import numpy as np
 
     y, qid, docids = np.asarray(ds.y), np.asarray(ds.qid), ds.docids
@@ -123,16 +124,19 @@ def kept_queries(args, ds, scores):
         return y, scores, qid, docids
     from structrank.data.dataset import rows_of_queries
 
-    rows = rows_of_queries(ds.offsets, _queries_with_both(ds, args.data))
+    rows = rows_of_queries(ds.offsets, _queries_with_both(ds, args.data, getattr(args, "convention", None)))
     return y[rows], scores[rows], qid[rows], None if docids is None else [docids[i] for i in rows]
 
 
-def _queries_with_both(ds, path):
-    """``--queries with-both``: the positions of ``ds``'s queries with a relevant (label >= 1) and a non-relevant
-    document; none is an error naming ``path``."""
+def _queries_with_both(ds, path, convention=None):
+    """``--queries with-both``: the positions of ``ds``'s queries with a relevant and a non-relevant document, what is
+    relevant read through ``convention`` (None: auto, from the labels; mslr counts labels >= 2); none is an error
+    naming ``path``."""
     from structrank.data.filters import queries_with_both
+    from structrank.metrics import resolve_convention
 
-    queries = queries_with_both(ds.y, ds.offsets)
+    chosen, _ = resolve_convention(convention or "auto", ds.y)
+    queries = queries_with_both(chosen.relevant(ds.y), ds.offsets)
     if queries.size == 0:
         raise ValueError(f"--queries with-both: no query of {path} has both a relevant and a non-relevant document")
     return queries
@@ -293,8 +297,9 @@ def cmd_compare(args):
               **{f"system {i}": path for i, path in enumerate(args.systems, 1)}}
     check_output(args.plot, inputs, option="--plot")
     check_one_stdin(inputs)
-    if args.permutations < 10_000:
-        raise ValueError(f"--permutations must be at least 10000 for a stable p-value, got {args.permutations}")
+    if not MIN_PERMUTATIONS <= args.permutations <= MAX_PERMUTATIONS:
+        raise ValueError(f"--permutations must be from {MIN_PERMUTATIONS} (a stable p-value) to {MAX_PERMUTATIONS} (its "
+                         f"time grows with it, and the p-value's resolution needs no more), got {args.permutations}")
     if not 0.0 < args.alpha < 1.0:  # NaN too
         raise ValueError(f"--alpha must be a significance level in (0, 1), got {args.alpha}")
     if args.seed < 0:
@@ -377,7 +382,7 @@ def _add_train(sub, details=True):
                         "is the same")
     _add_queries_option(p, default=None, what="with --vali: the vali queries chosen on (as `evaluate --queries` "
                                               "scores them)")
-    p.add_argument("--out", required=True, help="model file to write (npz, no pickle)")
+    p.add_argument("--out", required=True, help="model file to write (npz, no pickle; a text model: a folder)")
     p.add_argument("--progress", action="store_true",
                    help="progress bars (grid points, epochs; with ETA) on standard error even when it is not a "
                         "terminal (on a terminal they show anyway; --quiet hides them)")
@@ -433,7 +438,7 @@ def cmd_train(args):
             vali = (read_labelled(args.vali, spec.inputs) if spec.inputs == "text"
                     else read_letor(args.vali, n_features=train.n_features))
             if args.queries == "with-both":
-                vali = vali.take_queries(_queries_with_both(vali, args.vali))
+                vali = vali.take_queries(_queries_with_both(vali, args.vali, convention))
             chosen, auto = resolve_convention(convention, vali.y)
             label = f"{chosen.name} (auto)" if auto else chosen.name
             _say(args, f"choosing on {args.vali} by {spec.metric_label} under {label}")
@@ -445,6 +450,8 @@ def cmd_train(args):
             say(f"chose {params}: vali {spec.metric_label} {value:.6f} under {label}")
         else:
             model = spec.make(**fixed).fit(train)
+    if getattr(model, "formulation_", None):  # what target="auto" chose, and why
+        _say(args, f"formulation: {model.formulation_}")
     if hasattr(model, "health_"):  # structural and perceptron fits: how far the optimiser moved from w = 0
         _say(args, f"optimiser health: {model.health_}")
     if getattr(model, "stop_reason_", None):  # an iterative learner whose epochs stopped changing the model
@@ -523,16 +530,34 @@ def parse_assignments(items) -> dict:
     params = {}
     for item in items or ():
         name, eq, text = item.partition("=")
+        name = name.strip()
         if not eq or not name:
             raise ValueError(f"--set expects NAME=VALUE, got {item!r}")
+        if name in params:
+            raise ValueError(f"--set {name} is given twice ({params[name]!r} and {text!r}); give it once")
         try:
             value = json.loads(text)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError as exc:
+            if text.lstrip()[:1] in ("{", "["):  # meant as JSON: a plain string would be refused later, less clearly
+                raise ValueError(f"--set {name}: not valid JSON ({exc.msg} at character {exc.pos})") from None
             value = text
         except RecursionError:  # json.loads recurses per nesting level
-            raise ValueError(f"--set {name.strip()}: the value is nested too deeply") from None
-        params[name.strip()] = value
+            raise ValueError(f"--set {name}: the value is nested too deeply") from None
+        if not _finite_numbers(value):
+            raise ValueError(f"--set {name}: a number in {text[:60]!r} is not finite (it overflows a float)")
+        params[name] = value
     return params
+
+
+def _finite_numbers(value) -> bool:
+    """Whether every number inside a parsed JSON value is finite (JSON's 1e999 reads as inf)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite_numbers(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite_numbers(v) for v in value)
+    return True
 
 
 def _add_predict(sub):
@@ -675,6 +700,10 @@ def _reproduce_folder(out, experiment, data_dir):
             raise ValueError(f"--out {out} is inside the data folder {data}: the data must stay as they are; "
                              "give another --out")
     return out
+
+
+#: compare's randomisation samples: enough for a stable p-value, and a bound on the test's time
+MIN_PERMUTATIONS, MAX_PERMUTATIONS = 10_000, 1_000_000
 
 
 def _add_results(sub):
@@ -857,7 +886,7 @@ def _size(text):
 #: fuse's option of each method parameter (``structrank.fusion.FUSION_METHODS`` says which method takes which)
 FUSE_PARAMETERS = {"k": "rrf's k (default 60)", "weights": "one weight per RUN, in order, comma-separated",
                    "gamma": "combgmnz's exponent", "sigma": "logn_isr's sigma (default 0.01)",
-                   "phi": "rbc's persistence, in [0, 1]"}
+                   "phi": "rbc's persistence, in (0, 1)"}
 
 
 def _add_fuse(sub):
@@ -913,6 +942,7 @@ def cmd_fuse(args):
         raise ValueError(f"--optimize-on chooses {param}: give --{param} or --optimize-on, not both")
     if given["weights"] is not None:
         given["weights"] = _weights(given["weights"])
+    _check_fuse_numbers(given, args.step, len(args.runs))
     _kernels_alone()
     if args.optimize_on:
         search = optimize_fusion(args.optimize_on, args.runs, args.method, args.norm, args.metric or "map",
@@ -924,11 +954,41 @@ def cmd_fuse(args):
     else:
         fused = fuse(args.runs, args.method, args.norm, **{name: v for name, v in given.items() if v is not None})
     rows = [(q, d, s) for q, docs in fused.items() for d, s in docs.items()]
+    bad = next(((q, d, s) for q, d, s in rows if not math.isfinite(s)), None)
+    if bad is not None:
+        raise ValueError(f"--method {args.method}{f' --norm {args.norm}' if args.norm else ''}: the fused score of "
+                         f"document {bad[1]} of query {bad[0]} is {bad[2]} (the runs' scores overflow this "
+                         "normalisation or method); nothing written")
     qid, docids, scores = zip(*rows)
     write_run(args.out, qid, docids, scores, tag=args.tag or args.method)
     if args.out != "-":
         _say(args, f"wrote {len(rows)} documents of {len(fused)} queries to {args.out}")
     return 0
+
+
+#: --optimize-on's weight grid: at most this many points (a tiny --step over several runs would enumerate for ever)
+MAX_GRID_POINTS = 100_000
+
+
+def _check_fuse_numbers(given, step, n_runs) -> None:
+    """Every numeric option of ``fuse`` finite and in its range, before any run is read."""
+    rules = {"k": (lambda v: v >= 0, "a number >= 0"), "gamma": (lambda v: True, "a finite number"),
+             "sigma": (lambda v: v > 0, "a number > 0"), "phi": (lambda v: 0 < v < 1, "a persistence in (0, 1)")}
+    for name, (ok, what) in rules.items():
+        value = given.get(name)
+        if value is not None and not (math.isfinite(value) and ok(value)):
+            raise ValueError(f"--{name} must be {what}, got {value}")
+    weights = given.get("weights")
+    if weights is not None:
+        if not all(math.isfinite(w) for w in weights):
+            raise ValueError(f"--weights must be finite numbers, got {','.join(map(repr, weights))}")
+    if step is not None:
+        if not (math.isfinite(step) and 0 < step <= 1):
+            raise ValueError(f"--step must be in (0, 1], got {step}")
+        points = (math.floor(1 / step) + 1) ** n_runs
+        if points > MAX_GRID_POINTS:
+            raise ValueError(f"--step {step}: {points:.3g} grid points for {n_runs} runs, more than "
+                             f"{MAX_GRID_POINTS}; give a larger --step")
 
 
 def _weights(text) -> list:

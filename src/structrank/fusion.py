@@ -422,17 +422,29 @@ def _normalised(query, norm) -> _Query:
             rank[j, ~present] = n  # below the run's own documents (no rank method reads it: they take no norm)
         elif n == 0:
             continue
-        elif norm == "minmax":
-            score[j, present] = (s - s.min()) / max(s.max() - s.min(), _FLOOR)
-        elif norm == "zscore":
-            score[j, present] = (s - s.mean()) / max(s.std(), _FLOOR)
-        elif norm == "sum":
-            score[j, present] = (s - s.min()) / max(s.sum() - s.min() * n, _FLOOR)
-        elif norm == "max":
-            score[j, present] = s / max(s.max(), _FLOOR)
-        else:  # rank
+        elif norm == "rank":
             score[j, present] = 1 - (rank[j, present] / n)
+        else:
+            try:
+                with np.errstate(over="raise", invalid="raise"):
+                    normed = _normed(s, n, norm)
+            except FloatingPointError:
+                # extreme finite scores overflow the sums: these normalisations do not change when the scores are
+                # divided by a positive number, so they are taken on the scores over their largest magnitude
+                normed = _normed(s / np.abs(s).max(), n, norm)
+            score[j, present] = normed
     return _Query(query.docnos, rank, score)
+
+
+def _normed(s, n, norm):
+    """One run's scores of one query under a score normalisation (ranx's formulas)."""
+    if norm == "minmax":
+        return (s - s.min()) / max(s.max() - s.min(), _FLOOR)
+    if norm == "zscore":
+        return (s - s.mean()) / max(s.std(), _FLOOR)
+    if norm == "sum":
+        return (s - s.min()) / max(s.sum() - s.min() * n, _FLOOR)
+    return s / max(s.max(), _FLOOR)  # max
 
 
 # -- fusion ------------------------------------------------------------------------------------------

@@ -72,15 +72,22 @@ def encoder_folder(encoder) -> Path:
 def quiet_transformers():
     """transformers' own reports (the new head's "newly initialized" weights) off: a head of one output is
     always new, and the fit says what it trains."""
+    import logging as std_logging
+
     from transformers.utils import logging
 
     before, bars = logging.get_verbosity(), logging.is_progress_bar_enabled()
+    # sentence-transformers says it converts a sentence-embedding folder into a cross-encoder: what it is asked to do
+    st_logger = std_logging.getLogger("sentence_transformers")
+    st_level = st_logger.level
     logging.set_verbosity_error()
     logging.disable_progress_bar()  # the weights' loading bar, on every load
+    st_logger.setLevel(std_logging.ERROR)
     try:
         yield
     finally:
         logging.set_verbosity(before)
+        st_logger.setLevel(st_level)
         if bars:
             logging.enable_progress_bar()
 

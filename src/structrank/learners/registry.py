@@ -28,6 +28,7 @@ import ast
 import functools
 import importlib.util
 import itertools
+import textwrap
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -84,9 +85,17 @@ class ModelSpec:
     def with_loss_params(self, params: dict, warn=True) -> dict:
         """``params`` with the deprecated flat loss options of the class (``k=5``) moved into ``loss_params``
         (a FutureWarning each with ``warn``), as the class itself takes them."""
+        given = params.get("loss_params")
+        if given is not None and not isinstance(given, dict):
+            raise ValueError(f"{self.name}: loss_params must be a JSON object of the loss's options, got "
+                             f"{type(given).__name__} {given!r:.60}")
         flat = {name: params[name] for name in _flat_loss_options(self.estimator) if name in params}
         if not flat:
             return params
+        twice = sorted(set(flat) & set(given or {}))
+        if twice:
+            raise ValueError(f"{self.name}: {twice[0]} is given twice, as --set {twice[0]} and inside --set loss_params; "
+                             "give it once, in loss_params")
         if warn:
             # deferred: start-up time, `train` parses with this registry
             from structrank.deprecation import warn_renamed
@@ -151,12 +160,16 @@ MRR_C_GRID = [1e-5, 1e-4, 0.001, 0.01, 0.1]
 LATENT_TARGET_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 # The latent MAP models' C (loss scaling for LSP, regulariser for LSSVM): Haponchyk & Moschitti's (2018) range
 LATENT_AP_C_GRID = [1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0]
-# The short names (svm-ndcg, svm-mrr, dorm) train the formulation that moves off w = 0 on long lists: with the ideal
-# target (every good document above every bad one) the hinge of NDCG@k and MRR@k is lowest at w = 0 on OHSUMED's
-# lists at every C, and the fits stay there (OptimiserHealth, StayedAtZeroWarning). For NDCG@k only phi_dorm with
-# the latent target moves off it there (phi_po's latent target stays too); the papers' literal formulations are
-# the -ideal names, which the reproductions train.
-DORM_LATENT = {"loss_params": {"feature_map": "dorm"}, "target": "latent"}
+# The short names (svm-ndcg, svm-mrr, dorm) train the class's default, target="auto" (StructSVMRanker says the rule):
+# the paper's formulation, and the latent target when that fit stays at w = 0 (with the ideal target the hinge of
+# NDCG@k and MRR@k is lowest at w = 0 on OHSUMED's long lists at every C; on graded lists it learns). Their C grid is
+# both formulations' (the latent target's is higher). The papers' literal formulations are the -ideal names, which
+# the reproductions train, and the -latent names hold the latent target whatever happens.
+AUTO_C_GRID = sorted(set(SSVM_C_GRID) | set(LATENT_TARGET_C_GRID))
+AUTO_MRR_C_GRID = sorted(set(MRR_C_GRID) | set(LATENT_TARGET_C_GRID))
+DORM = {"loss_params": {"feature_map": "dorm"}}
+DORM_LATENT = {**DORM, "target": "latent"}
+IDEAL = {"target": "ideal"}
 # Permutation CRFs: the learning rate, CRF-LA's loss weight alpha and CRF-KL's temperature T over the ranges of
 # Volkovs et al. (2011, Sec. 6.2), tuned on the mean of NDCG@1-5 as they tune
 CRF_RATE_GRID = [0.5, 0.1, 0.01, 0.001]
@@ -197,26 +210,26 @@ MODELS = {
             for name, loss, extra, c_grid, metric, help in (
                 ("svm-auc", "auc", {}, SSVM_C_GRID, "map", "structural SVM for AUC with phi_po (Joachims 2005)"),
                 ("svm-map", "map", {}, SSVM_C_GRID, "map", "structural SVM for MAP with phi_po (Yue et al. 2007)"),
-                ("svm-ndcg", "ndcg", DORM_LATENT, LATENT_TARGET_C_GRID, "ndcg@10",
-                 "structural SVM for NDCG@k that learns on long lists: phi_dorm, latent target (as dorm-latent; "
-                 "the paper's SVM-ndcg is svm-ndcg-ideal)"),
-                ("svm-ndcg-ideal", "ndcg", {}, SSVM_C_GRID, "ndcg@10",
+                ("svm-ndcg", "ndcg", {}, AUTO_C_GRID, "ndcg@10",
+                 "structural SVM for NDCG@k, target 'auto': phi_po and the ideal target (the paper's), phi_dorm and "
+                 "the latent target when that fit stays at w = 0"),
+                ("svm-ndcg-ideal", "ndcg", IDEAL, SSVM_C_GRID, "ndcg@10",
                  "structural SVM for NDCG@k with phi_po and the ideal target (Chakrabarti et al. 2008)"),
                 ("svm-ndcg-nc", "ndcg-nc", {}, SSVM_C_GRID, "ndcg@10",
                  "structural SVM for NDCG without cut-off, phi_po"),
-                ("svm-mrr", "mrr", {"target": "latent"}, LATENT_TARGET_C_GRID, "mrr@10",
-                 "structural SVM for MRR@k that learns on long lists: phi_mrr, latent target (as svm-mrr-latent; "
-                 "the paper's SVM-mrr is svm-mrr-ideal)"),
-                ("svm-mrr-ideal", "mrr", {}, MRR_C_GRID, "mrr@10",
+                ("svm-mrr", "mrr", {}, AUTO_MRR_C_GRID, "mrr@10",
+                 "structural SVM for MRR@k with phi_mrr, target 'auto': the ideal target (the paper's), the latent "
+                 "target when that fit stays at w = 0"),
+                ("svm-mrr-ideal", "mrr", IDEAL, MRR_C_GRID, "mrr@10",
                  "structural SVM for MRR@k with phi_mrr and the ideal target (Chakrabarti et al. 2008)"),
                 ("svm-ndcg-latent", "ndcg", {"target": "latent"}, LATENT_TARGET_C_GRID, "ndcg@10",
                  "SVM-ndcg held to the best loss-zero ranking under w (latent target, CCCP)"),
                 ("svm-mrr-latent", "mrr", {"target": "latent"}, LATENT_TARGET_C_GRID, "mrr@10",
                  "SVM-mrr with phi_mrr, its first good document the best-scoring one (latent target, CCCP)"),
-                ("dorm", "ndcg", DORM_LATENT, LATENT_TARGET_C_GRID, "ndcg@10",
-                 "DORM (Le & Smola 2008) that learns on long lists: NDCG@k with phi_dorm, latent target (as "
-                 "dorm-latent; the literal DORM is dorm-ideal)"),
-                ("dorm-ideal", "ndcg", {"loss_params": {"feature_map": "dorm"}}, SSVM_C_GRID, "ndcg@10",
+                ("dorm", "ndcg", DORM, AUTO_C_GRID, "ndcg@10",
+                 "DORM (Le & Smola 2008): NDCG@k with phi_dorm, target 'auto': the ideal target (the literal DORM), "
+                 "the latent target when that fit stays at w = 0"),
+                ("dorm-ideal", "ndcg", {**DORM, **IDEAL}, SSVM_C_GRID, "ndcg@10",
                  "DORM (Le & Smola 2008): NDCG@k with phi_dorm and the ideal target, an assignment problem"),
                 ("dorm-latent", "ndcg", DORM_LATENT, LATENT_TARGET_C_GRID, "ndcg@10",
                  "DORM held to the best loss-zero ranking under w (latent target, CCCP)"),
@@ -474,6 +487,16 @@ def losses_page() -> str:
         lines.append(f"| `{name}` | {entry.kind} | {', '.join(entry.feature_maps)} | {options} | "
                      f"{', '.join(loss.metrics)} ({loss.convention}) | {loss.labels} | {entry.paper or 'structrank'} | "
                      f"{models} | {entry.summary} |")
+    lines += ["", "## One default formulation", "",
+              "A structural SVM's default target is `target='auto'`, one rule for every hinge, the same for the class "
+              "(`StructSVMRanker(loss=...)`) and its short name (`svm-<loss>`, `dorm`): fit the paper's formulation, "
+              "the ideal target (every good document above every bad one); when that fit stays at w = 0 "
+              "(`health_.stayed_at_zero`: its objective that of w = 0) and the loss has a latent target (NDCG@k, "
+              "MRR@k, the clipped losses), fit the latent target instead (the best loss-zero ranking under w, CCCP), "
+              "NDCG@k with phi_dorm unless a feature map was given (phi_po's latent target stays at w = 0 too). A "
+              "loss without a latent target (MAP, AUC, ...) has its one formulation. The fit records what it "
+              "trained and why in `formulation_`, which the model file keeps and `structrank train` prints; the "
+              "`-ideal` and `-latent` names hold one formulation whatever happens."]
     return "\n".join(lines) + "\n"
 
 
@@ -485,8 +508,9 @@ def _class_node(class_name: str):
     return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
 
 
-def _clipped(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 3].rstrip(" ,;:(") + "..."
+def _shortened(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, cut after a whole word (hyphenated words whole) and marked " ..."."""
+    return textwrap.shorten(text, width, placeholder=" ...", break_on_hyphens=False)
 
 
 def _phrase(spec) -> str:
@@ -498,19 +522,32 @@ def _phrase(spec) -> str:
     return spec.help.split("; ")[0]
 
 
-def models_overview(width: int = 72) -> str:
-    """Every registered model on one line (its name and a phrase, clipped to ``width``), grouped by
-    the class that trains it under that class's first docstring line: the model list of ``structrank
-    train --help``. Read from the sources; no learner is imported."""
+def models_overview(width: int = 79) -> str:
+    """Every registered model, grouped by the class that trains it under that class's first docstring line: a model
+    of its own on a line (its name and a phrase, shortened at a word), the models a family has for a registered loss
+    (``gbrt-<loss>``, ...) on one entry listing the losses, wrapped at words; nothing is cut mid-word. The model list
+    of ``structrank train --help``. Read from the sources; no learner is imported."""
     families = {}
     for spec in MODELS.values():
         families.setdefault(spec.estimator, []).append(spec)
-    name_width = max(len(name) for name in MODELS)
+
+    def generic(spec):  # a family's model of a loss: named <family>-<loss>, its help the loss's summary
+        return _phrase(spec).startswith("on ") and spec.name.endswith("-" + _spec_loss(spec))
+
+    name_width = max(len(spec.name) for spec in MODELS.values() if not generic(spec))
+    hang = " " * (name_width + 4)
     lines = []
     for estimator, specs in families.items():
         summary = (ast.get_docstring(_class_node(estimator)) or "").split("\n")[0]
-        lines += ["", _clipped(f"{estimator}: {summary}", 64)]
-        lines += [_clipped(f"  {spec.name:<{name_width}}  {_phrase(spec)}", width) for spec in specs]
+        lines += ["", _shortened(f"{estimator}: {summary}", width)]
+        lines += [f"  {spec.name:<{name_width}}  " + _shortened(_phrase(spec), max(width - len(hang), len(hang)))
+                  for spec in specs if not generic(spec)]
+        grouped = [spec for spec in specs if generic(spec)]
+        if grouped:
+            prefix = grouped[0].name[:-len(_spec_loss(grouped[0])) - 1]
+            names = ", ".join(_spec_loss(spec) for spec in grouped)
+            lines += textwrap.wrap(f"{prefix + '-<loss>':<{name_width}}  on the loss: {names}", width,
+                                   initial_indent="  ", subsequent_indent=hang, break_on_hyphens=False)
     return "\n".join(lines[1:])
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,7 @@ from sklearn.utils._param_validation import StrOptions
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataValidationError
 from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
-                                      LinearRankerMixin, built_problem, informative_queries, informative_rows, metric_list,
+                                      LinearRankerMixin, StayedAtZeroWarning, built_problem, informative_queries, informative_rows, metric_list,
                                       optimiser_health, query_ranges, unpack)
 from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, LossParamsMixin, flat_constraints
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
@@ -355,12 +356,16 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         Weight of the average slack.
     slacks : {"separate", "shared"}, default "separate"
         SVM-combo: one slack per loss, or one slack for the most violated of them.
-    target : {"ideal", "latent"}, default "ideal"
+    target : {"auto", "ideal", "latent"}, default "auto"
         The correct structure each ranking is compared with. "ideal" (the paper): every good
         document above every bad one. "latent" (NDCG@k and MRR@k with binary gains): the best
         loss-zero ranking under the current w, imputed by CCCP (Yu & Joachims 2009;
         structrank.oracles.latent says why): on long lists with many good documents the paper's
-        hinge is lowest at w = 0, and SVM-ndcg and SVM-mrr then learn next to nothing.
+        hinge is lowest at w = 0, and SVM-ndcg and SVM-mrr then learn next to nothing. "auto", one rule
+        for every loss (docs/LOSSES.md): the paper's formulation first, the ideal target; when that fit
+        stays at w = 0 (``health_.stayed_at_zero``) and the loss has a latent target, the latent target
+        (NDCG@k with phi_po unless ``feature_map`` was given: phi_dorm, the map whose latent target moves
+        off w = 0 where phi_po's stays). ``formulation_`` says which was fitted.
     max_outer : int, default 30
         ``target="latent"``: at most this many CCCP solves.
     outer_tol : float, default 1e-3
@@ -417,6 +422,8 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         Time spent in loss-augmented inference and in the QP (Fig. 8).
     gain_ : {"binary", "exp2"}
         The NDCG gain the fit used (``gain="auto"`` resolved on the training labels).
+    formulation_ : str
+        What the fit trained: the target and feature map, and with ``target="auto"`` why (saved in the model file).
     health_ : OptimiserHealth
         How far the optimiser moved from w = 0 (Sec. 4.2): ``slack_`` against its value at w = 0,
         ``objective_ / zero_objective_``, ``|w|^2`` and the training scores' spread. A fit that stayed at
@@ -432,7 +439,8 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
     (True, True)
     """
 
-    _saved_attributes = ("coef_", "n_features_in_")
+    _saved_attributes = ("coef_", "n_features_in_", "formulation_")
+    _text_attributes = ("formulation_",)
 
     #: parameters only some losses read (the model registry's per-model help lists them only there)
     _loss_parameters = {"slacks": ("combo",)}
@@ -440,11 +448,11 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
     _loss_kind = HINGE
     _parameter_constraints = {**LOSS_PARAMETERS, **flat_constraints(_flat_loss_options), "C": POSITIVE,
                               "slacks": [StrOptions({"separate", "shared"})],
-                              "target": [StrOptions({"ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
+                              "target": [StrOptions({"auto", "ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
                               "tol": NON_NEGATIVE, "max_iter": COUNT, "metric": [*METRICS, None],
                               "convention": [*CONVENTION, None], "n_jobs": N_JOBS, "shard_rows": COUNT}
 
-    def __init__(self, loss="map", loss_params=None, C=1.0, slacks="separate", target="ideal", max_outer=30,
+    def __init__(self, loss="map", loss_params=None, C=1.0, slacks="separate", target="auto", max_outer=30,
                  outer_tol=1e-3, tol=1e-4, max_iter=1000, metric=None, convention=None, n_jobs=None,
                  shard_rows=DEFAULT_SHARD_ROWS, k=DEPRECATED, feature_map=DEPRECATED, components=DEPRECATED,
                  discount=DEPRECATED, dorm_cut=DEPRECATED, gain=DEPRECATED, relevant_from=DEPRECATED):
@@ -506,6 +514,9 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         must weigh every query alike (``WEIGHTS_REFUSED`` says why).
         """
 
+        if self.target == "auto":
+            return self._fit_auto(X, y, qid, group=group, sample_weight=sample_weight, eval_set=eval_set,
+                                  eval_group=eval_group, eval_qid=eval_qid)
         self._start_fit()
         qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
         self._refuse_weights(sample_weight, X, qid, WEIGHTS_REFUSED)
@@ -519,6 +530,37 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
             X, y, qid = unpack(X, y, qid)
             self._fit_arrays(*self._validate_fit_data(dense_view(X), y, qid))
         return self._finish_fit(eval_set)
+
+    def _fit_auto(self, X, y, qid, **fit_args):
+        """``target="auto"``: the ideal target; when that fit stays at w = 0 and the loss has a latent target, the
+        latent target (NDCG@k: phi_dorm unless a feature map was given). The fitted attributes are the kept fit's."""
+        params = self.get_params(deep=False)
+        first = type(self)(**{**params, "target": "ideal"})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StayedAtZeroWarning)  # the rule answers it: no warning for the first
+            first.fit(X, y, qid, **fit_args)
+        chosen, why = first, "the ideal target, the paper's: its fit did not stay at w = 0"
+        fallback = self._latent_fallback(first)
+        if first.health_.stayed_at_zero and fallback is not None and not serves_shards(X):
+            chosen = type(self)(**{**params, **fallback, "target": "latent"}).fit(X, y, qid, **fit_args)
+            why = "the ideal target's fit stayed at w = 0, so the latent target"
+        for key, value in vars(chosen).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(self, key, value)
+        self.formulation_ = f"{chosen.formulation_} (target='auto': {why})"
+        return self
+
+    def _latent_fallback(self, fitted):
+        """The parameters of the latent fit ``target="auto"`` falls back to, or None when the loss has no latent
+        target (MAP, AUC, ...: the ideal fit is the only one)."""
+        loss = fitted.loss_
+        binary = dataclasses.replace(loss, gain="binary") if hasattr(loss, "gain") else loss
+        if self.slacks == "separate" and hasattr(loss, "components") or not has_latent_target(binary):
+            return None
+        given = dict(self._given_loss_params())
+        if self.loss == "ndcg" and given.get("feature_map") is None:
+            return {"loss_params": {**given, "feature_map": "dorm"}}  # phi_po's latent target stays at w = 0 too
+        return {}
 
     def _fit_arrays(self, X, y, qid, offsets):
         losses = self._fit_loss(y)
@@ -566,6 +608,7 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         trace = result.trace or CuttingPlaneTrace()
         self.dual_history_ = np.array(trace.dual)
         self.oracle_seconds_, self.qp_seconds_, self.qp_steps_ = trace.oracle_seconds, trace.qp_seconds, trace.qp_steps
+        self.formulation_ = self._fitted_formulation("latent")
         return self
 
     def _fit_cache(self, cache):
@@ -606,7 +649,13 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         # the first oracle call is at w = 0 (cutting_plane starts there): its violations are the slack at w = 0
         self.health_ = optimiser_health(w, self.slack_, np.maximum(np.array(trace.violation[0]), 0.0).sum(), self.C,
                                         ranges, None)
+        self.formulation_ = self._fitted_formulation("ideal")
         return self
+
+    def _fitted_formulation(self, target) -> str:
+        """The loss, its feature map and the target a fit trained (``formulation_``)."""
+        feature_map = getattr(self.loss_, "feature_map", None)
+        return f"{self.loss} with {feature_map or 'its map'}, {target} target"
 
     def _formulation(self):
         chosen = {k: v for k, v in self._given_loss_params().items() if k in ("feature_map", "dorm_cut") and v is not None}

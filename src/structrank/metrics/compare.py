@@ -26,6 +26,7 @@ from structrank.errors import DataValidationError
 from structrank.metrics.compare_latex import latex_table
 from structrank.figures import new_figure, save_figure
 from structrank.metrics.significance import paired_test, per_query_pairs
+from structrank.metrics.tool_measures import higher_is_better
 
 
 def holm(pvalues) -> np.ndarray:
@@ -72,6 +73,13 @@ class PairedRow:
     #: the paired t-test's 95% confidence interval of ``difference`` (not adjusted across the comparisons)
     ci_low: float = float("nan")
     ci_high: float = float("nan")
+    #: the measure's direction (``tool_measures.higher_is_better``): which sign of ``difference`` is the better run
+    higher_is_better: bool = True
+
+    @property
+    def system_ahead(self) -> bool:
+        """Whether the system's mean is the better side of the baseline's, in the measure's direction."""
+        return (self.difference > 0) == self.higher_is_better
 
     def significant(self, alpha) -> bool:
         """Both Holm-adjusted tests reject "no difference" at ``alpha``."""
@@ -81,7 +89,7 @@ class PairedRow:
         """"<system> better", "<baseline> better" (both Holm-adjusted tests at ``alpha``) or "no significant difference"."""
         if not self.significant(alpha):
             return "no significant difference"
-        return f"{self.system if self.difference > 0 else baseline} better"
+        return f"{self.system if self.system_ahead else baseline} better"
 
 
 @dataclass
@@ -116,7 +124,7 @@ class Comparison:
     def _marker(self, row) -> str:
         if not row.significant(self.alpha):
             return ""
-        return "better" if row.difference > 0 else "worse"
+        return "better" if row.system_ahead else "worse"
 
     def table(self) -> list:
         """[[cells]]: a header, then one line per system and measure."""
@@ -267,7 +275,7 @@ def compare_values(values: dict, means: dict | None = None, n_resamples: int = 1
         rand_holm = holm([t.rand_p for _, t in tests])
         for (system, t), th, rh in zip(tests, t_holm, rand_holm):
             rows.append(PairedRow(system, metric, t.mean_a, t.mean_b, t.mean_diff, t.n, t.t_p, t.rand_p, float(th),
-                                  float(rh), t.ci_low, t.ci_high))
+                                  float(rh), t.ci_low, t.ci_high, higher_is_better(metric)))
     return Comparison(baseline, systems, metrics, means, rows, differences, n_resamples, seed, alpha)
 
 

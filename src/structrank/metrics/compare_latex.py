@@ -43,7 +43,7 @@ def measure_label(name: str) -> str:
 def latex_table(comparison, label: str = "tab:comparison") -> str:
     """A booktabs ``table`` of ``comparison`` (a ``metrics.compare.Comparison``): systems by measures, the
     baseline first, each mean marked where it differs significantly from the baseline's."""
-    marks = {(row.system, row.metric): (BETTER if row.difference > 0 else WORSE)
+    marks = {(row.system, row.metric): (BETTER if row.system_ahead else WORSE)
              for row in comparison.rows if row.significant(comparison.alpha)}
     header = " & ".join(["System", *map(measure_label, comparison.metrics)]) + r" \\"
     body = []

@@ -77,6 +77,17 @@ _NAME = re.compile(r"^([a-z_]+)(?:\(([^()]*)\))?(?:@(\d+))?$")
 _FAMILIES = {"err": ("err", ()), "ndcg": ("ndcg_exp", ("dcg",)), "ndcg_burges": ("ndcg_exp", ()),
              "rbp": ("rbp", ("p", "rel")), "rbp_residual": ("rbp_residual", ("p",)), "infap": ("infap", ()),
              "judged": ("judged", ())}
+#: the families where a lower value is the better run (RBP's residual: the weight left on unjudged documents, the
+#: uncertainty of the score); every other measure is better higher
+LOWER_IS_BETTER = ("rbp_residual",)
+
+
+def higher_is_better(name: str) -> bool:
+    """Whether a larger value of the measure ``name`` is the better run (``compare``'s direction)."""
+    spec = parse(str(name).lower())
+    return spec is None or spec.family not in LOWER_IS_BETTER
+
+
 #: the families that measure unjudged documents, so need a TREC run
 RUN_ONLY = ("infap", "judged")
 FAMILIES = ("err", "ndcg_exp", "rbp", "rbp_residual", "infap", "judged")

@@ -84,6 +84,10 @@ def _lines(path, raw):
             yield number, fields
 
 
+#: the range of a relevance label (trec_eval's C long)
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+
+
 def _text(field: bytes) -> str:
     return field.decode("utf-8")
 
@@ -115,6 +119,9 @@ def _strict_qrels(path, raw) -> dict:
                                   f"{first_line[qid, docno]} and {line})", "docno")
         first_line[qid, docno] = line
         docs[docno] = grammar.integer(str(path), line, fields[3], "rel")
+        if not INT64_MIN <= docs[docno] <= INT64_MAX:  # trec_eval reads a relevance into a C long
+            raise DataFormatError(str(path), line, f"relevance {_text(fields[3])[:40]} is outside the 64-bit "
+                                  "integers trec_eval reads", "rel")
     return qrels
 
 
@@ -263,7 +270,8 @@ def _ranked(docs: dict) -> list:
     """The docnos of one query ranked as trec_eval does: by score as a C float, ties by docno descending."""
     docnos = sorted(docs, reverse=True)
     # trec_eval reads a score with atof and keeps it in a float: compare in single precision
-    scores = np.array([docs[d] for d in docnos], dtype=np.float64).astype(np.float32)
+    with np.errstate(over="ignore"):  # a score beyond float's range is inf in C too
+        scores = np.array([docs[d] for d in docnos], dtype=np.float64).astype(np.float32)
     return [docnos[i] for i in np.argsort(-scores, kind="stable")]  # stable: equal scores keep docno descending
 
 
