@@ -28,12 +28,13 @@ imported when it runs.
 - crf (structrank.bench.crf): one SGD epoch of the permutation CRF on MQ2008 Fold1, per objective.
 - trees (structrank.bench.trees): boosted trees on the NDCG@10 hinge against LightGBM lambdarank
   on MQ2008 Fold1, one thread, interleaved rounds: the fit and the whole ``structrank train`` command.
-- cross-encoder (structrank.bench.cross_encoder): ``CrossEncoderRanker(loss="bce")`` against
-  sentence-transformers' ``CrossEncoder`` (structrank.bench.st_cross_encoder) trained on the same WikiQA
-  train pairs (its first 200 questions) with the same encoder, maximum length, batch size, epoch and
-  optimiser, in interleaved rounds: the training epoch, the fit call, inference throughput on WikiQA test
-  and the whole ``structrank train xenc-bce`` command beside a sentence-transformers script; the
-  optimiser steps and test MAP of each.
+- cross-encoder (structrank.bench.cross_encoder): ``CrossEncoderRanker`` on sentence-transformers'
+  ``CrossEncoderTrainer``, one thread, in interleaved rounds on WikiQA train's first 200 questions: its
+  epoch (loss="map") against the training loop it replaced (a checkout of commit 7c82150 named by
+  ``STRUCTRANK_BENCH_OLD_LOOP``; skipped without one), the epochs of loss="map" and loss="crf-kl" against
+  ListNetLoss's in the same trainer, its ``predict`` against ``CrossEncoder.predict`` of the same model on
+  WikiQA test, and the whole ``structrank train xenc-map`` command beside a sentence-transformers
+  script (CrossEncoderTrainer, ListNetLoss); the test MAP of each.
 - tagger (structrank.bench.tagger): the trigram HMM's fit, Viterbi and 10-best throughput and
   accuracy on UD English-EWT, and one fit of each n-best reranker on its jackknifed lists.
 - kernels (structrank.bench.kernels): SST and PTK evaluations per second on SemEval-2016 shallow
@@ -210,8 +211,8 @@ SECTIONS = (
     Section("latent", "the positional MAP inference", _latent),
     Section("crf", "a permutation CRF training epoch", _crf),
     Section("trees", "boosted trees on a structured loss against lambdarank", _trees),
-    Section("cross-encoder", "a cross-encoder's epoch and inference beside sentence-transformers' CrossEncoder",
-            _cross_encoder),
+    Section("cross-encoder", "the cross-encoder's trainer path against the old loop, ListNet and "
+            "sentence-transformers' predict", _cross_encoder),
     Section("tagger", "the HMM tagger and the n-best rerankers", _tagger),
     Section("kernels", "the tree kernels", _kernels),
     Section("scale", "time and memory against data size", _scale),

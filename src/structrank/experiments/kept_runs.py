@@ -30,6 +30,7 @@ from pathlib import Path
 from structrank.atomic import write_text_atomic
 from structrank.errors import DataFormatError
 from structrank.experiments.run_key import RunKey, canonical_params
+from structrank.experiments.store import ResultStore
 
 MAGIC = "#structrank-kept-run"
 VERSION = 1
@@ -134,8 +135,6 @@ def export_run(store, folder, key: RunKey) -> Path:
 def folder_store(folder, path):
     """A result store at ``path`` (a new SQLite file) holding the kept runs of ``folder``: what ``structrank results``
     reads a kept folder through."""
-    from structrank.experiments.store import ResultStore
-
     store = ResultStore(path)
     import_runs(store, folder)
     return store

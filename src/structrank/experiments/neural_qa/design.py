@@ -68,7 +68,7 @@ DEV_METRIC = "map"
 LSP_AP_ROW = "LSP-AP"
 
 #: the targets: the best structured loss's WikiQA test MAP; the best structured loss against the best peer, in points
-#: (the paired 95% interval's lower end above -MARGIN_POINTS); the MAP hinge within MARGIN_POINTS of the best loss;
+#: (the paired interval's lower end above -MARGIN_POINTS); the MAP hinge within MARGIN_POINTS of the best loss;
 #: and one fine-tuning run's wall seconds
 TARGET_MAP = 0.80
 MARGIN_POINTS = 1.0
