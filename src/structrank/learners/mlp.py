@@ -41,7 +41,7 @@ _LINEAR_STARTS: dict = {}  # (data and loss) -> the linear learner's weights and
 def linear_model_name(loss) -> str:
     """The command-line linear learner of a loss (``structrank.learners.registry``): ``svm-<loss>`` for a hinge
     (``svm-<loss>-ideal`` where there is one: the network's hinge is the ideal target's with the loss's own
-    feature map, while ``svm-ndcg`` and ``svm-mrr`` train a latent target), the permutation CRF of the same
+    feature map, while ``svm-ndcg`` and ``svm-mrr`` may fall back to a latent target), the permutation CRF of the same
     objective (``crf-kl``) for a CRF objective."""
     if get_entry(loss).kind == PROBABILISTIC:
         return loss
