@@ -114,3 +114,34 @@ def test_feature_names_are_read_with_the_data_files_grammar(tmp_path):
     path.write_bytes(b"bm25\n\xff\n")
     with pytest.raises(DataFormatError, match="not UTF-8"):
         read_feature_names(path)
+
+
+def test_an_export_names_weights_as_the_model_file_records_them(tmp_path, capsys):
+    """A model fitted on a DataFrame records its columns: json and opensearch-ltr export under those names (not
+    "1, 2, 3"), --feature-names that agree are taken, ones that contradict them are refused in one line."""
+    import json
+
+    import pandas as pd
+
+    from structrank.cli import main
+    from structrank.learners import RankSVM
+    from structrank.model_io import save_model
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(20, 3)), columns=["bm25", "tf", "idf"])
+    model = RankSVM().fit(X, np.tile([1, 0, 0, 0, 0], 4), qid=np.repeat(np.arange(4), 5))
+    save_model(model, tmp_path / "m.npz")
+    out = tmp_path / "m.json"
+    assert main(["export", str(tmp_path / "m.npz"), "--format", "json", "--out", str(out)]) == 0
+    assert list(json.loads(out.read_text())["weights"]) == ["bm25", "tf", "idf"]
+    names = tmp_path / "names.txt"
+    names.write_text("bm25\ntf\nidf\n")
+    assert main(["export", str(tmp_path / "m.npz"), "--format", "opensearch-ltr", "--feature-names", str(names),
+                 "--out", str(out)]) == 0
+    names.write_text("a\nb\nc\n")
+    capsys.readouterr()
+    assert main(["export", str(tmp_path / "m.npz"), "--format", "json", "--feature-names", str(names),
+                 "--out", str(tmp_path / "other.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "feature 1 is 'bm25' there, 'a' here" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "other.json").exists()

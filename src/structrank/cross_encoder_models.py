@@ -96,11 +96,10 @@ def save_cross_encoder_model(model, path, header: dict) -> None:
 def read_header(path) -> dict:
     """structrank's header of the model folder ``path``, checked as JSON of our format and version."""
     file = Path(path) / HEADER_FILE
-    try:
-        with open_regular(file) as fh:
-            raw = fh.read(MAX_HEADER_BYTES + 1)
-    except FileNotFoundError:
-        raise DataFormatError(path, None, f"not a structrank model folder (no {HEADER_FILE})", "header") from None
+    if not file.exists():
+        raise DataFormatError(path, None, f"not a structrank model folder (no {HEADER_FILE})", "header")
+    with open_regular(file) as fh:
+        raw = fh.read(MAX_HEADER_BYTES + 1)
     if len(raw) > MAX_HEADER_BYTES:
         raise DataFormatError(path, None, f"{HEADER_FILE} is larger than a model's header", "header")
     try:

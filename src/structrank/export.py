@@ -70,6 +70,23 @@ def feature_names(n_features, names=None) -> list:
     return names
 
 
+def model_feature_names(model, names=None) -> list:
+    """The names a model's features are exported under: the names its file records (``feature_names_in_``, from a
+    DataFrame's columns) unless the user's agree with them, else the user's ``names``, else the LETOR indices."""
+    n = int(model.n_features_in_) if hasattr(model, "n_features_in_") else None
+    recorded = getattr(model, "feature_names_in_", None)
+    if recorded is None:
+        return feature_names(n if n is not None else len(names or ()), names)
+    recorded = [str(name) for name in recorded]
+    if names is not None:
+        given = feature_names(len(recorded), names)
+        differ = next((i for i, (a, b) in enumerate(zip(recorded, given)) if a != b), None)
+        if differ is not None:
+            raise ValueError(f"--feature-names disagree with the names the model file records: feature {differ + 1} "
+                             f"is {recorded[differ]!r} there, {given[differ]!r} here")
+    return recorded
+
+
 def read_feature_names(path) -> list:
     """One feature name per line, in feature order, read with the data files' grammar (docs/GRAMMAR.md):
     plain or gzip, UTF-8 with its BOM dropped, LF or CRLF line ends, ``#`` lines are comments and the
@@ -137,13 +154,14 @@ def export_text(model, fmt, names=None, model_name="structrank") -> str:
         if fmt != "opensearch-ltr":
             raise ValueError(f"{type(model).__name__} is not a linear ranker (a LightGBM tree model): --format {fmt} "
                              f"holds weights; trees export as {', '.join(TREE_FORMATS)}")
-        return json.dumps(plugin_model(model, feature_names(model.n_features_in_, names), model_name), indent=1) + "\n"
+        return json.dumps(plugin_model(model, model_feature_names(model, names), model_name), indent=1) + "\n"
     w, b = linear_weights(model)
     if fmt == "json":
         return json.dumps({"format": "structrank-linear", "version": 1, "model": type(model).__name__,
-                           "weights": dict(zip(feature_names(w.size, names), map(float, w))), "bias": b}, indent=1) + "\n"
+                           "weights": dict(zip(model_feature_names(model, names), map(float, w))), "bias": b},
+                          indent=1) + "\n"
     if fmt == "opensearch-ltr":
-        definition = json.dumps(dict(zip(feature_names(w.size, names), map(float, w))))
+        definition = json.dumps(dict(zip(model_feature_names(model, names), map(float, w))))
         return json.dumps({"model": {"name": model_name, "model": {"type": "model/linear", "definition": definition}}},
                           indent=1) + "\n"
     if fmt == "svmrank":
@@ -161,4 +179,4 @@ def export_text(model, fmt, names=None, model_name="structrank") -> str:
 
 
 __all__ = ["FORMATS", "TREE_FORMATS", "export_model", "export_text", "feature_names", "linear_weights",
-           "read_feature_names"]
+           "model_feature_names", "read_feature_names"]
