@@ -116,7 +116,8 @@ def test_the_sharded_perceptron_records_the_same_health_kind(ds):
                                           ({"loss": "ndcg"}, "loss_params={'feature_map': 'dorm'} with target='latent' (svm-ndcg)"),
                                           ({"loss": "map"}, "a larger C")])
 def test_a_fit_that_stays_at_w_0_warns_once_naming_cause_and_cure(ds, params, cure):
-    model, said = _fit(StructSVMRanker(C=TINY_C, **params), ds)
+    # the paper's formulation (target "auto" answers a stay at w = 0 by the latent target: tests/test_short_name_defaults)
+    model, said = _fit(StructSVMRanker(C=TINY_C, target="ideal", **params), ds)
     assert model.health_.stayed_at_zero
     assert len(said) == 1, [str(w.message) for w in said]
     text = str(said[0].message)
@@ -194,16 +195,18 @@ def test_predict_warns_when_every_score_ties(ds, tmp_path, capsys):
 
 
 def test_short_names_train_the_formulation_that_learns_and_the_papers_stay_one_name_away():
-    latent = {name: MODELS[name].make() for name in ("svm-mrr", "svm-ndcg", "dorm")}
-    assert all(m.target == "latent" for m in latent.values())
-    assert latent["svm-ndcg"].loss_params["feature_map"] == "dorm" and latent["dorm"].loss_params["feature_map"] == "dorm"
+    short = {name: MODELS[name].make() for name in ("svm-mrr", "svm-ndcg", "dorm")}
+    assert all(m.target == "auto" for m in short.values())  # the paper's, the latent target where it stays at w = 0
+    assert short["svm-ndcg"].loss_params is None and short["dorm"].loss_params["feature_map"] == "dorm"
     ideal = {name: MODELS[name].make() for name in ("svm-mrr-ideal", "svm-ndcg-ideal", "dorm-ideal")}
     assert all(m.target == "ideal" for m in ideal.values())
     assert ideal["svm-ndcg-ideal"].loss == "ndcg" and ideal["svm-ndcg-ideal"].loss_params is None
     assert ideal["dorm-ideal"].loss_params["feature_map"] == "dorm" and ideal["svm-mrr-ideal"].loss == "mrr"
-    # the help text comes from the registry: each short name says what it trains and where the paper's is
-    assert "svm-mrr-ideal" in MODELS["svm-mrr"].help and "svm-ndcg-ideal" in MODELS["svm-ndcg"].help
-    assert "dorm-ideal" in MODELS["dorm"].help and "ideal target" in MODELS["svm-ndcg-ideal"].help
+    latent = {name: MODELS[name].make() for name in ("svm-mrr-latent", "svm-ndcg-latent", "dorm-latent")}
+    assert all(m.target == "latent" for m in latent.values())
+    # the help text comes from the registry: each short name says what it trains
+    assert "target 'auto'" in MODELS["svm-mrr"].help and "target 'auto'" in MODELS["svm-ndcg"].help
+    assert "target 'auto'" in MODELS["dorm"].help and "ideal target" in MODELS["svm-ndcg-ideal"].help
 
 
 def test_train_help_lists_the_ideal_names(capsys):

@@ -138,7 +138,7 @@ def test_latent_svm_mrr_learns_where_the_paper_one_stays_at_zero(data_root):
     """Regression for SVM-mrr on OHSUMED: the paper's target keeps slack 1 and |w| ~ 0 at every C;
     the latent one lowers the slack as C grows and ranks the test queries far better."""
     train, test = _ohsumed_fold1(data_root)
-    paper = StructSVMRanker(loss="mrr", C=0.1).fit(train)
+    paper = StructSVMRanker(loss="mrr", C=0.1, target="ideal").fit(train)
     assert paper.slack_ > 0.999 and paper.coef_ @ paper.coef_ < 1e-6
     slacks = [StructSVMRanker(loss="mrr", C=C, target="latent").fit(train).slack_ for C in (0.01, 0.1, 1.0)]
     assert slacks[0] > slacks[1] > slacks[2] and slacks[2] < 0.65, slacks
@@ -188,7 +188,7 @@ def test_average_slack_never_rises_with_C_and_falls_where_the_loss_can_learn(dat
     1e-3 of its value at w = 0 (the defect its latent target fixes: the next assertion)."""
     train = _mq2008_fold1(data_root)
     params, Cs = CONVEX_LOSSES[name]
-    small, large = (StructSVMRanker(C=C, **params).fit(train) for C in Cs)
+    small, large = (StructSVMRanker(C=C, target="ideal", **params).fit(train) for C in Cs)
     assert large.slack_ <= small.slack_ + 2 * large.tol, (small.slack_, large.slack_)
     if name == "mrr":
         assert small.slack_ - large.slack_ < 1e-3, (small.slack_, large.slack_)

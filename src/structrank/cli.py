@@ -543,7 +543,7 @@ def parse_assignments(items) -> dict:
             value = text
         except RecursionError:  # json.loads recurses per nesting level
             raise ValueError(f"--set {name}: the value is nested too deeply") from None
-        if not _finite_numbers(value):
+        if isinstance(value, (dict, list)) and not _finite_numbers(value):  # a top-level number: its class's check
             raise ValueError(f"--set {name}: a number in {text[:60]!r} is not finite (it overflows a float)")
         params[name] = value
     return params

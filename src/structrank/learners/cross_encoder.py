@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import tempfile
 import time
 from numbers import Real
@@ -261,6 +262,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         return dict(self.loss_params or {}) if self._baseline() else super()._given_loss_params(warn)
 
     def _joint_parameter_problems(self):
+        if not isinstance(self.device, str) or not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
+            return {"device": f"device must be 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps', got {self.device!r}"}
         if self._baseline():
             problems = self._loss_params_problems()
             if self.smoothing:

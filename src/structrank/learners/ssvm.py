@@ -536,19 +536,20 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         latent target (NDCG@k: phi_dorm unless a feature map was given). The fitted attributes are the kept fit's."""
         params = self.get_params(deep=False)
         first = type(self)(**{**params, "target": "ideal"})
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as first_warnings:
             warnings.simplefilter("always")
             first.fit(X, y, qid, **fit_args)
         fallback = self._latent_fallback(first)
-        chosen, why = first, ("the ideal target, the paper's: its fit did not stay at w = 0"
-                              if not first.health_.stayed_at_zero else "the ideal target, the loss's only formulation")
+        chosen, why, said = first, ("the ideal target, the paper's: its fit did not stay at w = 0"
+                                    if not first.health_.stayed_at_zero else
+                                    "the ideal target, the loss's only formulation"), first_warnings
         if first.health_.stayed_at_zero and fallback is not None and not serves_shards(X):
-            chosen = type(self)(**{**params, **fallback, "target": "latent"}).fit(X, y, qid, **fit_args)
-            why = "the ideal target's fit stayed at w = 0, so the latent target"
-        for caught_warning in caught:  # the kept fit's warnings reach the caller; the rule answered the other's
-            if chosen is first or not issubclass(caught_warning.category, StayedAtZeroWarning):
-                warnings.warn_explicit(caught_warning.message, caught_warning.category, caught_warning.filename,
-                                       caught_warning.lineno)
+            with warnings.catch_warnings(record=True) as latent_warnings:
+                warnings.simplefilter("always")
+                chosen = type(self)(**{**params, **fallback, "target": "latent"}).fit(X, y, qid, **fit_args)
+            why, said = "the ideal target's fit stayed at w = 0, so the latent target", latent_warnings
+        for caught in said:  # the kept fit's warnings, once, at the caller's line
+            warnings.warn(caught.message, caught.category, stacklevel=3)
         for key, value in vars(chosen).items():
             if key.endswith("_") and not key.startswith("_"):
                 setattr(self, key, value)
