@@ -127,9 +127,9 @@ def import_runs(store, folder) -> int:
 
 def export_run(store, folder, key: RunKey) -> Path:
     """Write the run ``key`` as ``store`` holds it into ``folder``."""
-    rows = [(r["metric"], r["convention"], r["value"]) for r in store.rows([key])]
-    seconds = rows and store.rows([key])[0]["seconds"]
-    return write_run(folder, key, rows, seconds, store.finished_at(key), store.identities().get(key))
+    records = store.rows([key])  # one read of the run's values; each record carries the run's seconds
+    rows = [(r["metric"], r["convention"], r["value"]) for r in records]
+    return write_run(folder, key, rows, records[0]["seconds"], store.finished_at(key), store.identities().get(key))
 
 
 def folder_store(folder, path):
