@@ -197,8 +197,9 @@ def test_all_hold_needs_every_part():
     assert all_hold([("x", holds), ("y", None)]) is None
 
 
-@pytest.mark.parametrize("params", [{"loss": "auc", "C": 1.0}, {"loss": "mrr", "C": 0.01},
+@pytest.mark.parametrize("params", [{"loss": "auc", "C": 1.0}, {"loss": "mrr", "target": "ideal", "C": 0.01},
                                     {"loss": "mrr", "target": "latent", "C": 1.0},
+                                    {"loss": "mrr", "C": 0.01},  # target="auto": the latent fit it falls back to
                                     {"loss": "ndcg", "loss_params": {"feature_map": "dorm", "dorm_cut": 30}}])
 def test_query_slacks_average_to_the_models_slack_and_objective_ratio(params):
     data = make_ranking_dataset(n_queries=30, random_state=0)

@@ -18,6 +18,8 @@ from structrank.metrics.compare_latex import BETTER, WORSE, escape_latex
 #: system names with every character LaTeX treats specially in text
 NAMES = ["bm25_k1=0.9", "mine & co", "50% #2", "a$b {x} ~y^z", "back\\slash"]
 METRICS = ["map", "ndcg@10", "ndcg(dcg='exp-log2')@10", "rbp_residual(p=0.8)"]
+#: the measures where a smaller value is the better system (RBP's residual: the part of the score left unjudged)
+LOWER_IS_BETTER = {"rbp_residual(p=0.8)"}
 
 
 def comparison():
@@ -69,7 +71,8 @@ def test_the_table_is_balanced_escaped_and_marked_where_significant():
             paired = [r for r in c.rows if r.system == name and r.metric == metric]
             expected = ""
             if paired and paired[0].significant(c.alpha):
-                expected = BETTER if paired[0].difference > 0 else WORSE
+                ahead = paired[0].difference < 0 if metric in LOWER_IS_BETTER else paired[0].difference > 0
+                expected = BETTER if ahead else WORSE
             assert cell[len(f"{c.means[name][metric]:.4f}"):] == expected, (name, metric, cell)
             seen.add(expected)
     assert seen == {"", BETTER, WORSE}, "the example shows every mark and its absence"

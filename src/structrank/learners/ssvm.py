@@ -23,6 +23,7 @@ What it holds: ``cutting_plane`` (one constraint group per loss; the constraint 
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from structrank.data.filters import queries_with_both
-from structrank.errors import DataValidationError
+from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
                                       LinearRankerMixin, StayedAtZeroWarning, built_problem, informative_queries, informative_rows, metric_list,
                                       optimiser_health, query_ranges, unpack)
@@ -657,6 +658,22 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
                                         ranges, None)
         self.formulation_ = self._fitted_formulation("ideal")
         return self
+
+    def fitted_target(self) -> str:
+        """"ideal" or "latent": the target the fit trained (target="auto" chooses one, ``formulation_`` says which)."""
+        if self.target != "auto":
+            return self.target
+        return "latent" if ", latent target" in self.formulation_.split(" (target='auto'")[0] else "ideal"
+
+    def _check_loaded(self):
+        """A loaded model's ``formulation_`` is one that a fit of its loss writes (a doctored file is refused)."""
+        text = getattr(self, "formulation_", None)
+        if text is None:  # a file saved before formulation_ was kept
+            return
+        written = rf"{re.escape(self.loss)} with [^,]+, (ideal|latent) target( \(target='auto': [^()]*\))?"
+        if not re.fullmatch(written, str(text)):
+            raise DataFormatError(None, None, f"formulation_ {str(text)[:80]!r} is not one a fit of loss {self.loss!r} "
+                                  "writes ('<loss> with <map>, ideal|latent target')", "formulation_")
 
     def _fitted_formulation(self, target) -> str:
         """The loss, its feature map and the target a fit trained (``formulation_``)."""

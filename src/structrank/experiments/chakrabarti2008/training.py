@@ -24,7 +24,8 @@ def query_slacks(model, data, w=None) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     model : StructSVMRanker
-        Fitted, with one loss (not SVM-combo's separate slacks); ``target`` "ideal" or "latent".
+        Fitted, with one loss (not SVM-combo's separate slacks); the target it trained (``fitted_target()``)
+        decides the hinge.
     data : RankingDataset
         The training data it was fitted on.
     w : ndarray, optional
@@ -43,7 +44,7 @@ def query_slacks(model, data, w=None) -> tuple[np.ndarray, np.ndarray]:
     y = np.asarray(data.y)[rows]
     offsets = np.concatenate([[0], np.cumsum(np.diff(data.offsets)[keep])]).astype(np.int64)
     scores = np.ascontiguousarray(matvec(data.X, w)[rows])
-    if model.target == "latent":
+    if model.fitted_target() == "latent":
         target = ImputedTarget.impute(loss, w, scores, y, offsets)
         star = target.star(scores, y, offsets)
     else:  # the cutting plane's y*: fixed at w = 0 unless the loss re-imputes it (star_varies)
