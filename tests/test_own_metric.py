@@ -34,3 +34,34 @@ def test_fit_means_average_the_folds_and_are_empty_without_records():
     assert own_metric.fit_means(rows, "OHSUMED", "SVM-ndcg")["slack"] == (0.9 + 0.9 + 0.6) / 3
     assert own_metric.fit_means(rows, "MQ2008", "SVM-ndcg") == {}
     assert own_metric.fit_note(rows, "MQ2008", "SVM-ndcg") == ""
+
+
+def _default_rows(shifts, latent_folds):
+    """Per-query NDCG@10 of SVM-ndcg default and its two formulations (each shifted from a common base), and the
+    default's recorded target on two folds."""
+    rows = []
+    for model, shift in shifts.items():
+        for q in range(40):
+            rows.append({"dataset": "D", "model": model, "fold": "Fold1", "metric": f"q:{q}:ndcg@10",
+                         "value": 0.4 + 0.013 * (q % 11) + shift + 0.002 * ((q * 7 + len(model)) % 5)})
+    rows += [{"dataset": "D", "model": "SVM-ndcg default", "fold": f, "metric": "train:latent", "value": float(on)}
+             for f, on in zip(("Fold1", "Fold2"), latent_folds)]
+    return rows
+
+
+def test_a_default_is_set_against_the_better_of_its_formulations():
+    near = own_metric.defaults_table(_default_rows({"SVM-ndcg default": 0.0, "SVM-ndcg": 0.003,
+                                                    "SVM-ndcg latent": -0.08}, (0, 1)), "D")
+    row = next(line for line in near.splitlines() if line.startswith("| SVM-ndcg default"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[5] == "SVM-ndcg" and cells[8] == "yes" and cells[9] == "1 of 2"
+    assert -0.5 < float(cells[6]) < 0.0  # about -0.3 points: the ideal row is the better one
+    low, high = (float(x) for x in cells[7].strip("[]").split(","))
+    assert low <= float(cells[6]) <= high
+    far = own_metric.defaults_table(_default_rows({"SVM-ndcg default": -0.05, "SVM-ndcg": -0.09,
+                                                   "SVM-ndcg latent": 0.0}, (1, 1)), "D")
+    row = next(line for line in far.splitlines() if line.startswith("| SVM-ndcg default"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[5] == "SVM-ndcg latent" and cells[8] == "no" and float(cells[6]) < -1.0
+    # a default with no formulation recorded beside it gets no row
+    assert "SVM-mrr default" not in far

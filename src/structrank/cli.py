@@ -662,7 +662,8 @@ def _add_reproduce(sub):
                         "was made from other data or by another experiment)")
     p.add_argument("--keep", default=None, metavar="DIR",
                    help="a folder of kept runs (one text file per run), read into the store first and written as each "
-                        "run finishes; neural-qa keeps its full runs in the checkout's results/neural-qa by default")
+                        "run finishes (results/<experiment> in a checkout); neural-qa keeps its full runs there by "
+                        "default")
     _add_parallel_options(p, "runs in parallel (joblib)")
     p.set_defaults(func=cmd_reproduce)
 
@@ -678,7 +679,7 @@ def cmd_reproduce(args):
     keep = {}
     if args.keep is not None:
         if "keep" not in inspect.signature(reproduce).parameters:
-            raise ValueError(f"--keep: {args.experiment} keeps no runs in a folder (neural-qa does)")
+            raise ValueError(f"--keep: {args.experiment} keeps no runs in a folder (neural-qa and own-metric do)")
         keep = {"keep": args.keep}
     with _cluster(args.scheduler):
         reproduce(out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=1 if args.jobs is None else args.jobs,

@@ -465,13 +465,14 @@ def fold_plan(experiment, roots, models, quick=False):
 
 
 def reproduce_letor_experiment(out, experiment, datasets, plan, run, report_sections, title, data_dir=None,
-                               quick=False, n_jobs=1) -> list[dict]:
+                               quick=False, n_jobs=1, keep=None) -> list[dict]:
     """The common shape of a LETOR reproduction: find the data sets (``quick``: MQ2008 alone), run
-    ``plan(roots, quick)`` with ``SpecRun.per_dataset(run, roots)``, write ``report.md`` from ``report_sections``."""
+    ``plan(roots, quick)`` with ``SpecRun.per_dataset(run, roots)``, write ``report.md`` from ``report_sections``.
+    ``keep``: a folder of kept runs (``run_experiment``'s ``kept``)."""
     out = Path(out)
     roots = letor_roots(datasets, data_dir, only="MQ2008" if quick else None)
     rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(run, roots), n_jobs, experiment, data=roots.values(),
-                          inputs=dataset_inputs(roots))
+                          inputs=dataset_inputs(roots), kept=keep)
     write_report(out / "report.md", report_sections(rows, out), title=title)
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)
     return rows
