@@ -99,8 +99,74 @@ def _scored(model, nodes, initializers):
     return model
 
 
+def _split_nodes(node):
+    """Every split node of a LightGBM dump tree."""
+    if "leaf_value" not in node:
+        yield node
+        yield from _split_nodes(node["left_child"])
+        yield from _split_nodes(node["right_child"])
+
+
+def _refuse_unconverted_modes(dump):
+    """Raise ValueError for what onnxmltools' tree ensembles do not follow (they would score otherwise, silently)."""
+    if dump.get("average_output"):
+        raise ValueError("a random-forest booster (average_output) averages its trees; the ONNX tree ensemble adds them")
+    for info in dump["tree_info"]:
+        for node in _split_nodes(info["tree_structure"]):
+            if node.get("missing_type") == "Zero":
+                raise ValueError(f"a split on feature {int(node['split_feature']) + 1} with zero_as_missing (missing_type "
+                                 "Zero): LightGBM sends a 0 to the default child, the ONNX tree ensemble by the threshold")
+
+
+def probe_rows(dump, n_features: int, n_rows: int = 256, seed: int = 0) -> np.ndarray:
+    """float32 rows built from the trees' thresholds: for each feature, values between and beyond its thresholds
+    (as float32, none on a threshold's rounding) and 0, drawn at random; a converted graph must score them as
+    ``predict`` does."""
+    cuts: dict = {}
+    for info in dump["tree_info"]:
+        for node in _split_nodes(info["tree_structure"]):
+            with np.errstate(over="ignore"):
+                cuts.setdefault(int(node["split_feature"]), set()).add(float(np.float32(node["threshold"])))
+    rng = np.random.default_rng(seed)
+    rows = np.zeros((n_rows, n_features), dtype=np.float32)
+    for feature, values in cuts.items():
+        edges = np.array(sorted(v for v in values if np.isfinite(v)), dtype=np.float64)
+        if edges.size == 0:
+            continue
+        inner = (edges[:-1] + edges[1:]) / 2  # between two thresholds
+        candidates = np.concatenate([inner, [edges[0] - 1.0, edges[-1] + 1.0, 0.0]]).astype(np.float32)
+        candidates = candidates[~np.isin(candidates, edges.astype(np.float32))]
+        rows[:, feature] = rng.choice(candidates, size=n_rows)
+    return rows
+
+
+def _check_scores_as_predict(model, graph, dump):
+    """Run the graph on ``probe_rows`` with onnxruntime (when installed) and refuse it where it scores otherwise
+    than ``predict`` (a booster mode the converter does not follow): never a silent mismatch."""
+    try:
+        import onnxruntime  # deferred: the onnx extra's runtime, only to check a tree graph
+    except ImportError:
+        return
+    rows = probe_rows(dump, int(model.n_features_in_))
+    session = onnxruntime.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = session.run(["score"], {"X": rows})[0].astype(np.float64)
+    expected = np.asarray(model.predict(rows.astype(np.float64)), dtype=np.float64)
+    gap = float(np.max(np.abs(got - expected)))
+    if not gap <= 1e-4 * max(1.0, float(np.max(np.abs(expected)))):  # float32 arithmetic over the trees' leaves
+        raise ValueError(f"the ONNX graph scores rows built from the trees' thresholds up to {gap:.3g} away from "
+                         "predict: this booster uses a mode the ONNX converter does not follow")
+
+
 def _tree_graph(model):
     (onnx,) = _require("onnx")
+    dump = model_booster(model).dump_model()
+    _refuse_unconverted_modes(dump)
+    graph = _tree_graph_of(model, onnx)
+    _check_scores_as_predict(model, graph, dump)
+    return graph
+
+
+def _tree_graph_of(model, onnx):
     converted = _converted_booster(model)
     outputs = [o.name for o in converted.graph.output]
     classes = getattr(model, "classes_", None)
