@@ -960,11 +960,22 @@ def cmd_fuse(args):
         raise ValueError(f"--method {args.method}{f' --norm {args.norm}' if args.norm else ''}: the fused score of "
                          f"document {bad[1]} of query {bad[0]} is {bad[2]} (the runs' scores overflow this "
                          "normalisation or method); nothing written")
+    if _ties_everything(fused):
+        chosen = ", ".join(f"--{n} {v}" for n, v in given.items() if v is not None) or "its defaults"
+        raise ValueError(f"--method {args.method} with {chosen}: the fused scores tie every document of every query "
+                         "(the parameter leaves no difference a float64 holds, or weighs every run 0); nothing written")
     qid, docids, scores = zip(*rows)
     write_run(args.out, qid, docids, scores, tag=args.tag or args.method)
     if args.out != "-":
         _say(args, f"wrote {len(rows)} documents of {len(fused)} queries to {args.out}")
     return 0
+
+
+def _ties_everything(fused) -> bool:
+    """Whether every query of a fused run with two or more documents gives them all one score (a run that ranks
+    nothing)."""
+    sizes = [len(docs) for docs in fused.values()]
+    return any(n > 1 for n in sizes) and all(len(set(docs.values())) == 1 for docs in fused.values() if len(docs) > 1)
 
 
 #: --optimize-on's weight grid: at most this many points (a tiny --step over several runs would enumerate for ever)
@@ -986,9 +997,10 @@ def _check_fuse_numbers(given, step, n_runs) -> None:
     if step is not None:
         if not (math.isfinite(step) and 0 < step <= 1):
             raise ValueError(f"--step must be in (0, 1], got {step}")
-        points = (math.floor(1 / step) + 1) ** n_runs
-        if points > MAX_GRID_POINTS:
-            raise ValueError(f"--step {step}: {points:.3g} grid points for {n_runs} runs, more than "
+        # in logarithms: a tiny step's count of points overflows a float
+        log_points = n_runs * (math.log10(math.floor(1 / step) + 1) if step > 1e-12 else 12.0)
+        if log_points > math.log10(MAX_GRID_POINTS):
+            raise ValueError(f"--step {step}: about 10^{log_points:.1f} grid points for {n_runs} runs, more than "
                              f"{MAX_GRID_POINTS}; give a larger --step")
 
 

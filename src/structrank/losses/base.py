@@ -19,9 +19,18 @@ structural SVM, the perceptron and the latent SVM need one; any scorer can take 
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import NamedTuple
 
 import numpy as np
+
+
+def whole_number(value) -> bool:
+    """Whether ``value`` is a finite whole real number (a cut-off ``k``): not None, text, a bool, NaN or inf."""
+    return (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+            and float(value).is_integer())
+
 
 #: the two kinds of loss (``RankingLoss.kind``): a hinge has a max-violating structure, a probabilistic
 #: objective only a value and a gradient

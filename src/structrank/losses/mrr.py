@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map
+from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, whole_number
 from structrank.losses.registry import register
 from structrank.oracles.mrr import mrr_batch
 from structrank.oracles.po import mrr_po_batch
@@ -40,7 +40,7 @@ class MRRLoss(OracleLoss):
 
     def __post_init__(self):
         chosen_feature_map(self.name, self.feature_map, ("mrr", "po"))
-        if int(self.k) != self.k or self.k < 1:
+        if not whole_number(self.k) or self.k < 1:
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
 
     @property

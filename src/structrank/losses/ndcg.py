@@ -21,7 +21,7 @@ import numpy as np
 
 from structrank.discounts import discounts
 from structrank.errors import DataValidationError
-from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, longest_query
+from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, longest_query, whole_number
 from structrank.losses.registry import register
 from structrank.oracles.dorm import dorm_query, is_two_level, two_level_batch
 from structrank.oracles.graded import graded_ndcg_batch, graded_po_star
@@ -97,7 +97,7 @@ class NDCGLoss(OracleLoss):
         if self.gain == "exp2" and self.feature_map == "po" and not self.clipped:
             raise ValueError("gain 'exp2' (graded) is available for ndcg with feature_map 'po' or 'dorm', "
                              f"not {self.name!r} with {self.feature_map!r}")
-        if int(self.k) != self.k or (self.k < 1 and self.clipped):
+        if not whole_number(self.k) or (self.k < 1 and self.clipped):
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
 
     @property

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from structrank.losses.base import RankingLoss, Violation, relevance
+from structrank.losses.base import RankingLoss, Violation, relevance, whole_number
 from structrank.losses.registry import register
 from structrank.numba_cache import njit
 from structrank.feature_maps import po_coef_from_order, po_star
@@ -107,7 +107,7 @@ class TopKLoss(RankingLoss):
     feature_map = "po"
 
     def __post_init__(self):
-        if int(self.k) != self.k or self.k < 1:
+        if not whole_number(self.k) or self.k < 1:
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
 
     @property
