@@ -89,7 +89,14 @@ def test_trees_fit_on_the_latent_target_and_refuse_it_elsewhere():
 
 
 def test_gbrt_ndcg_trains_on_the_latent_target():
-    assert get_model("gbrt-ndcg").make().target == "latent"
+    """gbrt-ndcg and StructuredBoostingRanker(loss="ndcg") train the latent target with the chosen smoothing; other
+    losses and phi_dorm their ideal target, unsmoothed."""
+    from structrank.learners.structured_boosting import LATENT_NDCG_SMOOTHING
+
+    for model in (get_model("gbrt-ndcg").make(), StructuredBoostingRanker(loss="ndcg")):
+        assert (model._target(), model._smoothing()) == ("latent", LATENT_NDCG_SMOOTHING)
+    for model in (get_model("gbrt-map").make(), StructuredBoostingRanker(loss="ndcg", loss_params={"feature_map": "dorm"})):
+        assert (model._target(), model._smoothing()) == ("ideal", 0.0)
 
 
 def _reference_latent_graded_po_star(scores, grades, offsets, k):

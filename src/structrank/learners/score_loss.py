@@ -121,10 +121,14 @@ class ScoreLossScorerMixin(LossParamsMixin):
 
     def _loss_problems(self, loss) -> dict:
         """A learner with a ``smoothing`` parameter refuses it with a CRF objective, before any data."""
-        problem = smoothing_problem(getattr(self, "smoothing", 0.0), loss)
+        problem = smoothing_problem(self._smoothing(), loss)
         return {"smoothing": problem} if problem else {}
+
+    def _smoothing(self) -> float:
+        """The smoothing a fit uses: the ``smoothing`` parameter (a learner may default it by its loss)."""
+        return getattr(self, "smoothing", 0.0)
 
     def score_loss(self, random_state=None):
         """The fitted loss as a ``ScoreLoss`` (before fit or after a load, the loss its parameters build)."""
         return ScoreLoss(self._trained_loss(), self.random_state if random_state is None else random_state,
-                         getattr(self, "smoothing", 0.0), getattr(self, "smoothing_samples", 1))
+                         self._smoothing(), getattr(self, "smoothing_samples", 1))

@@ -58,6 +58,11 @@ from structrank.losses.base import hinge_values
 
 _HESSIAN_FLOOR = 1e-12
 TARGETS = ("ideal", "latent")
+# The defaults of target="auto" and smoothing=None by the loss: the NDCG@k hinge with phi_po against the latent
+# target, re-imputed each round (the module's docstring says why), smoothed (ScoreLoss.smoothed says why) by the
+# value with the best vali NDCG@10 over the ten folds of MQ2008 and OHSUMED (benchmarks/trees_smoothing.py,
+# docs/TREES_SMOOTHING.md); every other loss against its ideal target, unsmoothed
+LATENT_NDCG_SMOOTHING = 0.3
 
 
 def latent_star(loss, scores, labels, offsets) -> np.ndarray:
@@ -104,16 +109,18 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     learning_rate : float, default 0.1
     num_leaves : int, default 31
     min_child_samples : int, default 20
-    target : {"ideal", "latent"}, default "ideal"
+    target : {"auto", "ideal", "latent"}, default "auto"
         The correct structure of a hinge: "ideal", every better-graded document above every
         worse one (``StructSVMRanker``'s); "latent" (``loss="ndcg"`` with phi_po, binary or
         graded gains): each round, the best loss-zero ranking under the current scores (the
-        module's docstring says why). ``gbrt-ndcg`` trains on "latent".
-    smoothing : float, default 0.0
+        module's docstring says why). "auto": "latent" for ``loss="ndcg"`` with phi_po, "ideal"
+        for every other loss (what ``gbrt-<loss>`` trains).
+    smoothing : float or None, default None
         A hinge's perturbed smoothing: the gradient is the mean of the subgradients at the scores
         plus ``smoothing`` times standard normal noise (``ScoreLoss.smoothed`` says why); 0 is the
         exact subgradient. In score units: a round moves a query's scores by at most about
         ``learning_rate`` (the hessian above). Refused for a CRF objective (smooth already).
+        None: ``LATENT_NDCG_SMOOTHING`` on the latent target, 0 otherwise.
     smoothing_samples : int, default 1
         The draws each round's gradient averages. One draw is an unbiased estimate of the smoothed
         gradient, and boosting averages the rounds' estimates as stochastic gradient descent does;
@@ -164,12 +171,12 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
 
     _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_PARAMETERS,
                               **flat_constraints(ScoreLossScorerMixin._flat_loss_options),
-                              "early_stopping_rounds": [*COUNT, None], "target": [StrOptions(set(TARGETS))],
-                              "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
+                              "early_stopping_rounds": [*COUNT, None], "target": [StrOptions({*TARGETS, "auto"})],
+                              "smoothing": [*NON_NEGATIVE, None], "smoothing_samples": COUNT,
                               "dev_metric": [*METRICS, None]}
 
     def __init__(self, loss="ndcg", loss_params=None, n_estimators=100, learning_rate=0.1, num_leaves=31,
-                 min_child_samples=20, early_stopping_rounds=None, target="ideal", smoothing=0.0, smoothing_samples=1,
+                 min_child_samples=20, early_stopping_rounds=None, target="auto", smoothing=None, smoothing_samples=1,
                  dev_metric=None, random_state=0, n_jobs=1, importance_type="split", k=DEPRECATED, feature_map=DEPRECATED, gain=DEPRECATED,
                  discount=DEPRECATED, dorm_cut=DEPRECATED, components=DEPRECATED, relevant_from=DEPRECATED,
                  crf_param=DEPRECATED):
@@ -222,7 +229,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         if not features_vary_within_queries(X, np.array([0, X.shape[0]])):
             return self._keep(self._constant_booster(X), [])  # fit has warned
         spec = self.score_loss()
-        if self.target == "latent":
+        if self._target() == "latent":
             loss = spec.smoothed(_latent_value_and_grad(spec.loss, y, offsets))
         else:
             loss = spec.bind(y, offsets)
@@ -253,9 +260,23 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         return lightgbm.train({**self._lgb_params(), "objective": "regression"},
                               lightgbm.Dataset(X, label=np.zeros(X.shape[0])), num_boost_round=1)
 
+    def _target(self) -> str:
+        """The target a fit trains: ``target``, or for "auto" the latent one for the NDCG@k hinge with phi_po
+        (``gbrt-ndcg``) and the ideal one for every other loss."""
+        if self.target != "auto":
+            return self.target
+        given = self._given_loss_params()
+        return "latent" if self.loss == "ndcg" and given.get("feature_map") in (None, "po") else "ideal"
+
+    def _smoothing(self) -> float:
+        """``smoothing``, or for None ``LATENT_NDCG_SMOOTHING`` on the latent target and 0 on the ideal one."""
+        if self.smoothing is not None:
+            return self.smoothing
+        return LATENT_NDCG_SMOOTHING if self._target() == "latent" else 0.0
+
     def _loss_problems(self, loss):
         """The latent target needs NDCG@k with phi_po (and a smoothing, a hinge: the mixin's)."""
-        if self.target != "latent":
+        if self._target() != "latent":
             return super()._loss_problems(loss)
         if getattr(loss, "name", None) != "ndcg" or getattr(loss, "feature_map", None) != "po":
             return {"target": "target='latent' needs the NDCG@k hinge with phi_po (loss='ndcg'), got "
