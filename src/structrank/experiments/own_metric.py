@@ -102,7 +102,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
 
 def defaults_table(rows, dataset):
     """Markdown: each short name's default against the better of its two formulations (chosen by the pooled test
-    mean) on its metric over the pooled test queries, with the paired t-test's 95% interval; and how many folds'
+    mean) on its metric over the pooled test queries, with the paired t-test's confidence interval; and how many folds'
     defaults fitted the latent target."""
     lines = ["| default | metric | default | ideal target | latent target | the better | default - better (points) | "
              "95% interval (points) | within 1 point | folds on the latent target |", "|---" * 10 + "|"]
