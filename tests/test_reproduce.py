@@ -72,3 +72,20 @@ def test_reproduce_killed_at_random_moments_several_times_ends_with_the_same_tab
     assert result["untouched"] and result["same_table"] and result["same_report"]
     assert result["runs"] == 4 and all(a["runs"] == 4 for a in result["attempts"])
     assert any(not a["ended_by_itself"] for a in result["attempts"])  # at least one kill landed mid-run
+
+
+@pytest.mark.data
+def test_every_reproduction_keeps_its_runs_and_a_fresh_folder_reruns_none(tmp_path, data_root):
+    """--keep works for any reproduction (here letor-baselines): each finished run is a file in the folder, and a
+    reproduction into a fresh --out reads them back, runs nothing and writes the same table."""
+    kept = tmp_path / "kept"
+    env = {**os.environ, "STRUCTRANK_DATA": str(data_root)}
+    first = subprocess.run([sys.executable, "-m", "structrank", "reproduce", "letor-baselines", "--quick", "--out",
+                            str(tmp_path / "a"), "--keep", str(kept)], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert len(list(kept.glob("*.tsv"))) == 4
+    again = subprocess.run([sys.executable, "-m", "structrank", "reproduce", "letor-baselines", "--quick", "--out",
+                            str(tmp_path / "b"), "--keep", str(kept)], env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "4 runs read from" in again.stderr and "0 runs done" in again.stderr
+    assert _table(tmp_path / "a" / "results.csv") == _table(tmp_path / "b" / "results.csv")

@@ -41,7 +41,6 @@ import argparse
 import contextlib
 import functools
 import gc
-import inspect
 import json
 import math
 import os
@@ -663,7 +662,7 @@ def _add_reproduce(sub):
     p.add_argument("--keep", default=None, metavar="DIR",
                    help="a folder of kept runs (one text file per run), read into the store first and written as each "
                         "run finishes (results/<experiment> in a checkout); neural-qa keeps its full runs there by "
-                        "default")
+                        "default, the others when given")
     _add_parallel_options(p, "runs in parallel (joblib)")
     p.set_defaults(func=cmd_reproduce)
 
@@ -676,14 +675,9 @@ def cmd_reproduce(args):
     if args.fresh:
         discard_results(out)
     reproduce = EXPERIMENTS[args.experiment]
-    keep = {}
-    if args.keep is not None:
-        if "keep" not in inspect.signature(reproduce).parameters:
-            raise ValueError(f"--keep: {args.experiment} keeps no runs in a folder (neural-qa and own-metric do)")
-        keep = {"keep": args.keep}
     with _cluster(args.scheduler):
         reproduce(out=out, data_dir=args.data_dir, quick=args.quick, n_jobs=1 if args.jobs is None else args.jobs,
-                  **keep)
+                  keep=args.keep)
     return 0
 
 

@@ -118,10 +118,10 @@ def plan(roots, quick=False):
     return runs + [dataclasses.replace(r, seed=s) for s in seeds for r in runs if r.model.startswith("MLP")]
 
 
-def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     """Run every scorer and loss on every fold (``quick``: MQ2008 Fold1, one grid point each) and write the report."""
     return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _run, report_sections,
-                                      "Any structured loss on any scorer", data_dir, quick, n_jobs)
+                                      "Any structured loss on any scorer", data_dir, quick, n_jobs, keep)
 
 
 def fold_mean(rows, dataset, model, metric):

@@ -85,7 +85,7 @@ def ndcg_figure(rows, dataset, convention, path):
     save_figure(fig, path)
 
 
-def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     """Run the baselines on every fold (``quick``: MQ2008 Fold1-2) and write the report into ``out``."""
     out = Path(out)
     roots, specs = {}, []
@@ -104,7 +104,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
         raise FileNotFoundError("no LETOR data set found (looked for MQ2008 and OHSUMED under the data folder)")
     out.mkdir(parents=True, exist_ok=True)
     rows = run_experiment(out, specs, SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values(),
-                          inputs=dataset_inputs(roots))
+                          inputs=dataset_inputs(roots), kept=keep)
     sections = []
     for dataset in roots:
         part = [r for r in rows if r["dataset"] == dataset and not r["metric"].startswith(NONEMPTY_PREFIX)]

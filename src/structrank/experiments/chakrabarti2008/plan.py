@@ -172,7 +172,7 @@ def plan(roots, quick=False):
     return specs
 
 
-def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     """Run the experiments (``quick``: MQ2008 Fold1 only) and write the report into ``out``."""
     return reproduce_letor_experiment(out, EXPERIMENT, DATASETS, plan, _run, report_sections,
-                                      "Chakrabarti et al. (2008), reproduced", data_dir, quick, n_jobs)
+                                      "Chakrabarti et al. (2008), reproduced", data_dir, quick, n_jobs, keep)

@@ -172,7 +172,7 @@ def plan(roots, quick=False):
     return specs
 
 
-def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     """Build the kernel cache, run the sweep and the references, write the report.
 
     ``quick`` is not a smaller SemEval problem (the kernel columns are the whole cost and are
@@ -196,7 +196,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
         print(f"{exc}; the MQ2008 part is skipped", file=sys.stderr)
         roots = {}
     rows = run_experiment(out, plan(roots, quick), SpecRun(_run, folder, roots), n_jobs, EXPERIMENT, data=roots.values(),
-                          inputs=dataset_inputs(roots, others=[semeval]))
+                          inputs=dataset_inputs(roots, others=[semeval]), kept=keep)
     if computed == len(_block_paths(folder, load_pairs(str(folder))[0]["n_train"])):  # all in this call
         write_text_atomic(out / "prepare_time.json", json.dumps({"seconds": prepare_seconds, "jobs": n_jobs}))
     write_report(out / "report.md", report_sections(rows, out), title="Croce, Filice & Basili (2016), reproduced")

@@ -97,7 +97,7 @@ def _params(row, feature_set, grid, cv=False) -> dict:
             **({"c_grid": "paper"} if paper_grid else {})}
 
 
-def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     """Featurise, run every model (``quick``: WikiQA, similarity features, three models) and report.
 
     After Tables 1-4 the grid study runs, one fit per C, as long as it asks for points: every
@@ -128,7 +128,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     n_queries = _load(str(_feature_path(out, "wikiqa", "sim", "train"))).n_queries
     while True:
         rows = run_experiment(out, specs, SpecRun(_run, str(out)), n_jobs, EXPERIMENT,
-                              inputs=lambda spec: [folders[spec.dataset]])
+                              inputs=lambda spec: [folders[spec.dataset]], kept=keep)
         if quick:
             break
         known = set(specs)

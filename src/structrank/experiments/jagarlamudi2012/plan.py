@@ -147,7 +147,7 @@ def plan(langs, quick=False):
     return specs
 
 
-def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     """Prepare every language (``quick``: French, the smallest, one setting) and run the rerankers; write the report."""
     out = Path(out)
     paths, treebanks = {}, {}
@@ -167,7 +167,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1):
     if not paths:
         raise FileNotFoundError("no Universal Dependencies treebank of the paper's languages in the data folder")
     rows = run_experiment(out, plan(sorted({lang for lang, _ in paths}, key=LANGUAGES.index), quick), SpecRun(_run, paths),
-                          n_jobs, EXPERIMENT, inputs=lambda spec: treebanks[spec.dataset])
+                          n_jobs, EXPERIMENT, inputs=lambda spec: treebanks[spec.dataset], kept=keep)
     sections = [("Claims", claims_section(claims(rows)))] + report_sections(rows, out)
     write_report(out / "report.md", sections, title="Jagarlamudi & Daumé III (2012), reproduced")
     print(f"wrote {out / 'results.csv'} and {out / 'report.md'}", file=sys.stderr)

@@ -87,11 +87,11 @@ def plan(roots, quick=False):
     return specs
 
 
-def reproduce(out, data_dir=None, quick=False, n_jobs=1):
+def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     """Run the sweeps (``quick``: MQ2008 Fold1, one seed, two settings) and write the report into ``out``."""
     roots = letor_roots(DATASETS, data_dir, only="MQ2008" if quick else None)
     rows = run_experiment(out, plan(roots, quick), SpecRun.per_dataset(_run, roots), n_jobs, EXPERIMENT, data=roots.values(),
-                          inputs=dataset_inputs(roots))
+                          inputs=dataset_inputs(roots), kept=keep)
     write_report(Path(out) / "report.md", report_sections(rows, out),
                  title="Volkovs, Larochelle & Zemel (2011), reproduced")
     print(f"wrote {Path(out) / 'results.csv'} and {Path(out) / 'report.md'}", file=sys.stderr)
