@@ -11,8 +11,8 @@ def _figures(ours, theirs):
 def test_ratios_are_medians_over_medians_and_the_verdict_follows_them():
     figures = _figures([1.0, 3.0], [1.0, 1.0])
     assert ratios(figures) == {"fit": 2.0, "command": 3.1 / 3.0}
-    assert "fit 2.00x, whole command 1.03x (within issue 20's 2x)" in format_trees(figures)[-1]
-    assert "(beyond issue 20's 2x)" in format_trees(_figures([3.0, 3.0], [1.0, 1.0]))[-1]
+    assert "fit 2.00x, whole command 1.03x (within the 2x bar)" in format_trees(figures)[-1]
+    assert "(beyond the 2x bar)" in format_trees(_figures([3.0, 3.0], [1.0, 1.0]))[-1]
     assert "0.2183" in format_trees(figures)[2]
 
 

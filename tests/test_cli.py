@@ -5,7 +5,6 @@ import io
 import json
 import re
 import subprocess
-import warnings
 
 import numpy as np
 import pytest
@@ -321,19 +320,6 @@ def test_a_set_loss_changes_what_the_model_reads(files, tmp_path, capsys):
     code, _, err = run(capsys, "train", "svm-map", "--train", files["train"], "--set", "loss=ndcg", "--set",
                        'loss_params={"k": 5}', "--set", "max_iter=3", "--out", tmp_path / "m.npz", "--quiet")
     assert code == 0, err
-    assert load_model(tmp_path / "m.npz").get_params()["loss_params"] == {"k": 5}
-
-
-def test_a_flat_loss_option_still_trains_with_a_future_warning(files, tmp_path, capsys):
-    """``--set k=5`` (before loss_params) joins loss_params and says the new spelling, once."""
-    with pytest.warns(FutureWarning) as caught:
-        # the command keeps a caller's "error" filters: this test wants the warning even under -W error
-        warnings.filters[:] = [f for f in warnings.filters if not (f[0] == "error" and f[2] is FutureWarning)]
-        code, _, err = run(capsys, "train", "svm-ndcg-ideal", "--train", files["train"], "--set", "k=5", "--set",
-                           "max_iter=3", "--out", tmp_path / "m.npz", "--quiet")
-    assert code == 0, err
-    assert [str(w.message) for w in caught] == ["svm-ndcg-ideal: --set k is renamed --set loss_params='{\"k\": ...}'; "
-                                                "the old name will be removed in a future release"]
     assert load_model(tmp_path / "m.npz").get_params()["loss_params"] == {"k": 5}
 
 
@@ -688,7 +674,8 @@ def test_with_both_reads_relevance_through_the_convention(tmp_path, capsys):
     (['loss_params={"k": '], "--set loss_params: not valid JSON"),
     (['loss_params={"k": 1e999}'], "--set loss_params: a number in '{\"k\": 1e999}' is not finite"),
     (['loss_params=[1]'], "svm-ndcg: loss_params must be a JSON object of the loss's options, got list [1]"),
-    (["k=3", 'loss_params={"k": 5}'], "svm-ndcg: k is given twice, as --set k and inside --set loss_params"),
+    (["k=3", 'loss_params={"k": 5}'], "svm-ndcg: k is an option of the loss 'ndcg'; give it as --set loss_params='{\"k\": 3}'"),
+    (["k=5"], "svm-ndcg: k is an option of the loss 'ndcg'; give it as --set loss_params='{\"k\": 5}'"),
 ])
 def test_a_bad_set_is_one_line_naming_the_option_and_writes_nothing(tmp_path, capsys, sets, message):
     train, out = tmp_path / "t.txt", tmp_path / "m.npz"
@@ -696,9 +683,7 @@ def test_a_bad_set_is_one_line_naming_the_option_and_writes_nothing(tmp_path, ca
     argv = ["train", "svm-ndcg", "--train", str(train), "--out", str(out)]
     for item in sets:
         argv += ["--set", item]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        assert main(argv) == 2
+    assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1, err
     assert not out.exists()

@@ -48,7 +48,7 @@ def test_report_computes_saving_and_the_smallest_count_within_one_point(tmp_path
     sections = dict(report_sections(rows, tmp_path))
     table = sections["Table 1: Nyström landmarks against MAP, F1 and saving (SemEval-2016 test)"]
     # saving = 1 - landmarks / support vectors; published columns beside ours
-    # a store older than issue 42 has no F1 with C and threshold chosen by dev F1: "—"
+    # an older store has no F1 with C and threshold chosen by dev F1: "—"
     assert "| 100 | 73.0 | 73.0 ± 0.2 (3) | — | 55.0 | 63.0 | 97.5 | 100 | 0.1 | 11.5 | 5.1 | 76.0 | 58.6 | 99.1 |" in table
     text = findings(collect(rows))
     # 300 landmarks: mean 0.752 >= 0.760 - 0.01; 200 (0.745) is not within one point

@@ -136,7 +136,7 @@ def test_every_claim_is_counted_whatever_ran_and_the_kinds_are_apart():
 
 
 def test_a_store_without_per_question_values_leaves_the_replications_untestable():
-    rows = [r for r in _store() if not r["metric"].startswith("q:")]  # a store older than issue 42
+    rows = [r for r in _store() if not r["metric"].startswith("q:")]  # an older store, without per-query values
     found = croce2016.claims(rows)
     replications = [c for c in found if c.kind == REPLICATION]
     assert len(replications) == 11 and all(c.verdict == UNTESTABLE and "per-question" in c.why for c in replications)

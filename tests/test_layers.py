@@ -48,11 +48,7 @@ RULES = {
 }
 
 #: (module, imported module): why it is still there (a new breach fails the test below)
-KNOWN: dict = {
-    ("structrank.oracles", "structrank.losses.legacy"):
-        "deprecated aliases (FutureWarning) of make_loss, StructuredLoss and the *_oracle functions that "
-        "structrank.oracles gave before issue 39; one import inside __getattr__, removed with them",
-}
+KNOWN: dict = {}
 
 
 def _bound(prefix, module):

@@ -5,7 +5,7 @@
 - a loss with an option no learner knows trains through ``--set loss_params=...`` on its svm-, lsp-,
   gbrt- and mlp- models, with nothing in ``structrank.learners`` naming it (a toy loss, registered
   in a child process from a module outside the package);
-- the flat parameters of before still work, with a FutureWarning, and model files that hold them load;
+- a loss option given flat is refused (in Python and on the command line), and model files that hold them flat load;
 - a fit builds its loss once (``loss_``): the registry's builds are counted.
 """
 
@@ -130,8 +130,6 @@ def test_the_toy_loss_reaches_the_learner_with_its_option(toy, monkeypatch):
      "loss_params: 'inference' is set by the learner (its parameter inference)"),
     (StructuredBoostingRanker, {"loss": "crf-kl", "loss_params": {"random_state": 1}},
      "loss_params: 'random_state' is set by the learner (its parameter random_state)"),
-    (StructSVMRanker, {"loss": "ndcg", "loss_params": {"k": 5}, "k": 5},
-     "k is given twice: as a parameter (deprecated) and in loss_params"),
     # an option only another feature map reads is refused, not ignored
     (StructSVMRanker, {"loss": "map", "loss_params": {"scale": 5.0}},
      "loss_params['scale']=5.0 would be ignored: loss 'map' reads it only with feature_map 'positional', and this "
@@ -143,10 +141,8 @@ def test_the_toy_loss_reaches_the_learner_with_its_option(toy, monkeypatch):
      "runs with 'po'"),
 ])
 def test_loss_params_are_checked_against_the_loss_before_the_data(cls, params, message):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        with pytest.raises(InvalidParameterError, match=None) as caught:
-            cls(**params).fit(DS)
+    with pytest.raises(InvalidParameterError, match=None) as caught:
+        cls(**params).fit(DS)
     assert message in str(caught.value), str(caught.value)
     assert str(caught.value).startswith(f"{cls.__name__}: ")
 
@@ -167,24 +163,25 @@ def test_an_option_of_another_feature_map_is_taken_at_its_default_and_with_its_o
     assert dorm.loss_.dorm_cut == 3
 
 
-def test_flat_parameters_still_train_the_same_model_with_a_future_warning():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        flat = StructSVMRanker(loss="ndcg", k=5, gain="binary", C=1.0).fit(DS)
-    said = [str(w.message) for w in caught if w.category is FutureWarning]
-    assert {w.filename for w in caught if w.category is FutureWarning} == {__file__}  # the caller's fit
-    assert said == [f"StructSVMRanker: {name} is renamed loss_params={{'{name}': ...}}; the old name will be removed in "
-                    "a future release" for name in ("k", "gain")]
-    new = StructSVMRanker(loss="ndcg", loss_params={"k": 5, "gain": "binary"}, C=1.0).fit(DS)
-    np.testing.assert_array_equal(flat.coef_, new.coef_)
-    assert flat.loss_ == new.loss_
-    # an option the loss does not read was ignored before and still is
-    with pytest.warns(FutureWarning):
-        assert StructSVMRanker(loss="map", k=5).fit(DS).loss_.label == "map/po"
+@pytest.mark.parametrize("cls", [StructSVMRanker, LatentPerceptronRanker, StructuredBoostingRanker])
+def test_a_loss_option_given_flat_is_an_unknown_keyword(cls):
+    """A loss's options go in loss_params only: ``k=5`` is refused as any unknown keyword is."""
+    with pytest.raises(TypeError, match="unexpected keyword argument 'k'"):
+        cls(loss="ndcg" if cls is not LatentPerceptronRanker else "map", k=5)
+
+
+def test_the_command_line_refuses_a_flat_loss_option_with_the_spelling_that_works():
+    from structrank.learners.registry import get_model
+
+    with pytest.raises(ValueError, match=r"""svm-ndcg: k is an option of the loss 'ndcg'; give it as --set loss_params='\{"k": 5\}'"""):
+        get_model("svm-ndcg").with_loss_params({"k": 5})
+    assert get_model("svm-ndcg").with_loss_params({"loss_params": {"k": 5}, "C": 2.0}) == {"loss_params": {"k": 5},
+                                                                                          "C": 2.0}
 
 
 def test_a_model_file_with_flat_loss_options_loads_as_loss_params(tmp_path):
-    """A file written before ``loss_params`` (its header holds k, feature_map, ...) loads quietly."""
+    """A file written before ``loss_params`` (its header holds k, feature_map, ...) loads quietly, through the one
+    migration (``migrated_params``): the options its loss takes move into loss_params, the others are dropped."""
     # binary gains: a structural SVM's file keeps no gain_, so an "auto" gain reads as binary after a load
     model = StructSVMRanker(loss="ndcg", loss_params={"k": 5, "feature_map": "dorm", "gain": "binary"}, C=1.0).fit(DS)
     path = tmp_path / "m.npz"
@@ -195,7 +192,7 @@ def test_a_model_file_with_flat_loss_options_loads_as_loss_params(tmp_path):
                relevant_from=1)
     write_archive(path, {**header, "params": old}, arrays)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
+        warnings.simplefilter("error")
         loaded = load_model(path)
         assert loaded.loss_params == {"k": 5, "feature_map": "dorm", "discount": "letor", "dorm_cut": None,
                                       "gain": "binary", "relevant_from": 1}

@@ -446,19 +446,10 @@ def test_graded_gain_options_are_checked():
         ndcg_oracle(np.zeros(3), np.array([-1, 0, 1]), gain="exp2")
 
 
-def test_the_loss_names_that_moved_to_losses_still_work_with_a_warning():
-    """structrank.oracles gave make_loss, StructuredLoss and the *_oracle functions before issue 39."""
+def test_the_oracles_package_serves_no_loss_names():
+    """The losses live in structrank.losses (get_loss and its .oracle); structrank.oracles holds the oracles only."""
     import structrank.oracles as oracles
 
-    s, y = np.array([2.0, 1.0, 0.0]), np.array([0, 1, 1])
-    with pytest.warns(FutureWarning, match="make_loss"):
-        make_loss = oracles.make_loss
-    assert make_loss("ndcg", k=3).label == get_loss("ndcg", k=3).label
-    with pytest.warns(FutureWarning, match="map_oracle"):
-        old = oracles.map_oracle(s, y)
-    new = get_loss("map").oracle(s, y)
-    assert old.loss == new.loss and old.order.tolist() == new.order.tolist()
-    with pytest.warns(FutureWarning, match="StructuredLoss"):
-        assert oracles.StructuredLoss("mrr", "po", k=3).label == "mrr@3/po"
-    with pytest.raises(AttributeError):
-        oracles.no_such_name
+    for name in ("make_loss", "map_oracle", "StructuredLoss"):
+        with pytest.raises(AttributeError):
+            getattr(oracles, name)

@@ -209,7 +209,7 @@ def relevance_level(level) -> int:
 
 
 def refuse_inapplicable(options) -> None:
-    """ValueError for the first option the user gave where it does not apply (issue 38: an error, never
+    """ValueError for the first option the user gave where it does not apply (an error, never
     ignored): ``options`` holds (option, given, applies, where it applies) for each."""
     for option, given, applies, where in options:
         if given and not applies:
@@ -419,7 +419,7 @@ def cmd_train(args):
     refuse_inapplicable([("--jobs", args.jobs is not None, args.vali, "with --vali (it fits the grid's points in "
                                                                        "parallel)"),
                          ("--queries", args.queries is not None, args.vali, "with --vali (it keeps vali queries)")])
-    fixed = spec.with_loss_params(parse_assignments(args.set))  # --set k=5 (deprecated) joins loss_params, once
+    fixed = spec.with_loss_params(parse_assignments(args.set))  # --set k=5 refused: a loss's options go in loss_params
     spec = spec.chosen_with(fixed)
     convention = _train_convention(args, fixed, spec)
     spec.make(**fixed)  # unknown names and bad values fail here, before any work

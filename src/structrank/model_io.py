@@ -241,6 +241,11 @@ def load_model(path):
         raise DataFormatError(path, None, f"unknown model class {header.get('class')!r}", "class")
     params = header.get("params")
     valid = cls().get_params(deep=False)
+    if isinstance(params, dict):
+        # deferred: the learners (scikit-learn) load only for rankers, not for archives
+        from structrank.learners.loss_params import migrated_params
+
+        params = migrated_params(cls, params)  # a file of before loss_params gives its loss options flat
     if not isinstance(params, dict) or set(params) - set(valid):
         raise DataFormatError(path, None, f"parameters do not match {cls.__name__}", "params")
     expected = header.get("arrays")
@@ -248,10 +253,7 @@ def load_model(path):
         raise DataFormatError(path, None, f"learned arrays do not match {cls.__name__}", "arrays")
     # JSON has no tuples: give back a tuple where the class's default is one
     params = {k: tuple(v) if isinstance(v, list) and isinstance(valid[k], tuple) else v for k, v in params.items()}
-    # deferred: the learners (scikit-learn) load only for rankers, not for archives
-    from structrank.learners.loss_params import migrated_params
-
-    model = cls(**migrated_params(cls, params))  # a file of before loss_params gives its loss options flat
+    model = cls(**params)
     # the class's declared ranges (as for fit and --set), before any array is used: a forged
     # degree=1000 made a polynomial model predict inf and NaN
     # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives

@@ -6,9 +6,8 @@ numba's own: a function whose source lies in structrank's package caches to
 ``~/.cache/structrank/numba/VERSION-HASH/`` (``$XDG_CACHE_HOME`` in place of ``~/.cache`` when set),
 the hash taken over every module's path, time stamp and size; any other function is left to numba's
 locators. Why a folder per state of the sources: numba keys a cached function by its own file
-only, so a cached caller (``oracles.losses._run_batch``) kept running an old callee after only the
-callee's module changed (seen in a checkout after an edit of ``oracles/po.py``; an upgrade that
-leaves ``__pycache__`` behind could do the same).
+only, so a cached caller would keep running an old callee after only the callee's module changed
+(an edit in a checkout, or an upgrade that leaves ``__pycache__`` behind).
 
 Why a locator rather than ``NUMBA_CACHE_DIR``: that variable (and ``numba.config.CACHE_DIR``) is the
 whole process's, so setting it sent every other library's kernels (ranx's) into structrank's folder,

@@ -3,7 +3,7 @@ each), scored by a seeded random model with many ties, evaluated for MAP, MRR, N
 P@1,5,10 under the trec, letor4 and letor3 conventions, beside pytrec_eval (trec_eval's C code; the
 same measures) and ranx when installed (test dependencies), in interleaved rounds. Reading the files
 is not timed; the numba kernels are compiled (or loaded from the cache) before timing. Each figure
-is the median with its range, and the ratio to pytrec_eval is held against issue 22's bars
+is the median with its range, and the ratio to pytrec_eval is held against its bars
 (``TREC_BAR`` for the trec convention, ``OTHERS_BAR`` for the others).
 """
 
@@ -31,7 +31,7 @@ def _test_folds():
 
 #: pytrec_eval's names of BENCH_METRICS
 TREC_NAMES = ("map", "recip_rank", "ndcg_cut_1", "ndcg_cut_3", "ndcg_cut_5", "ndcg_cut_10", "P_1", "P_5", "P_10")
-#: issue 22's bars on pytrec_eval's time: the trec convention takes at most TREC_BAR times it, the others
+#: the bars on pytrec_eval's time: the trec convention takes at most TREC_BAR times it, the others
 #: are at least OTHERS_BAR times faster
 TREC_BAR, OTHERS_BAR = 1.0, 3.0
 

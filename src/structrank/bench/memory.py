@@ -29,7 +29,7 @@ COPIES = 100
 MODELS = ("svm-map", "svm-ndcg", "lambdamart")
 FORMS = ("dense", "csr (every column listed)", "csr (zeros dropped)")
 TIME_FITS = 3  # fits timed in each child of the sparse-input figure (their median)
-# issue 22's bars: at most these ratios to LightGBM's added memory and to the dense fit's time
+# the bars: at most these ratios to LightGBM's added memory and to the dense fit's time
 MEMORY_BAR, CSR_BAR = 1.2, 1.15
 
 

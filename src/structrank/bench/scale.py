@@ -69,7 +69,7 @@ SCALE_ITERATIONS = 10
 SCALE_EPOCHS = 2
 SHARD_ROWS = 50_000
 SPEEDUP_TASKS = ("svm-map", "svm-ndcg", "lsp-ap", "crf-kl")
-CLUSTER_TASKS = ("svm-map", "svm-ndcg", "lsp-ap")  # issue 22: these three on a LocalCluster at 10^7 rows
+CLUSTER_TASKS = ("svm-map", "svm-ndcg", "lsp-ap")  # these three on a LocalCluster at 10^7 rows
 SPEEDUP_EPOCHS = 10
 SPEEDUP_REPEATS = 5
 

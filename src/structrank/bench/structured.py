@@ -56,7 +56,7 @@ ORACLES = (
     ("dorm cut 30", dict(name="ndcg", feature_map="dorm", dorm_cut=30), None),
 )
 
-#: issue 22: every oracle but DORM's assignment within this factor of the argsort of its scores
+#: every oracle but DORM's assignment within this factor of the argsort of its scores
 ARGSORT_BAR = 5.0
 
 PO_C = (0.1, 1.0, 10.0)

@@ -18,7 +18,7 @@ What is timed, in interleaved rounds (median and range):
   the same call); ``.evaluate(run)`` of an evaluator built beforehand is timed beside them, and the
   ratio to it printed too.
 
-Issue 38's bars: each structrank figure at most ``BAR`` times pytrec_eval's.
+The bars: each structrank figure at most ``BAR`` times pytrec_eval's.
 """
 
 # deferred imports: pytrec_eval is an optional comparison (a test dependency), loaded when its contender runs
@@ -42,7 +42,7 @@ N_QUERIES, DOCS_PER_QUERY, JUDGED_PER_QUERY = 1000, 1000, 170
 METRICS = ("map", "ndcg@10", "p@10", "recall@100")
 #: pytrec_eval's names of METRICS
 PYTREC_MEASURES = ("map", "ndcg_cut_10", "P_10", "recall_100")
-#: issue 38: the whole process and the library call each at most this ratio to pytrec_eval's time
+#: the whole process and the library call each at most this ratio to pytrec_eval's time
 BAR = 1.0
 #: pytrec_eval's evaluate with the evaluator built beforehand: printed beside the bar's reference
 EVALUATE_ALONE = "pytrec_eval evaluate (evaluator built before)"

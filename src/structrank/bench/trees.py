@@ -96,7 +96,7 @@ def format_trees(figures) -> list:
                      f"{figures['ndcg'][name]:>14.4f}")
     r = ratios(figures)
     lines.append(f"gbrt-ndcg / lambdamart: fit {r['fit']:.2f}x, whole command {r['command']:.2f}x "
-                 f"({'within' if max(r.values()) <= 2.0 else 'beyond'} issue 20's 2x)")
+                 f"({'within' if max(r.values()) <= 2.0 else 'beyond'} the 2x bar)")
     return lines
 
 

@@ -8,10 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from structrank.data.dataset import RankingDataset
-from structrank.deprecation import renamed_keywords
-
-#: the threshold was called ``min_label`` here; ``relevant_from`` is its name everywhere else
-_OLD_THRESHOLD = renamed_keywords({"min_label": "relevant_from"})
 
 
 def _per_query_counts(ds: RankingDataset, mask):
@@ -25,19 +21,16 @@ def keep_queries(ds: RankingDataset, keep) -> RankingDataset:
     return ds.take_queries(np.flatnonzero(np.asarray(keep, dtype=bool)))
 
 
-@_OLD_THRESHOLD
 def drop_queries_without_relevant(ds: RankingDataset, relevant_from: int = 1) -> RankingDataset:
     """Drop queries that have no document with label >= ``relevant_from``."""
     return keep_queries(ds, _per_query_counts(ds, ds.y >= relevant_from) > 0)
 
 
-@_OLD_THRESHOLD
 def drop_queries_without_irrelevant(ds: RankingDataset, relevant_from: int = 1) -> RankingDataset:
     """Drop queries whose every document has label >= ``relevant_from``."""
     return keep_queries(ds, _per_query_counts(ds, ds.y < relevant_from) > 0)
 
 
-@_OLD_THRESHOLD
 def queries_with_both(labels, offsets, relevant_from: int = 1) -> np.ndarray:
     """Positions of the queries (bounded by ``offsets``) with a label >= ``relevant_from`` and one below it."""
     labels, offsets = np.asarray(labels), np.asarray(offsets, dtype=np.int64)
@@ -47,7 +40,6 @@ def queries_with_both(labels, offsets, relevant_from: int = 1) -> np.ndarray:
     return np.flatnonzero((good > 0) & (good < np.diff(offsets)))
 
 
-@_OLD_THRESHOLD
 def keep_queries_with_both(ds: RankingDataset, relevant_from: int = 1) -> RankingDataset:
     """Keep queries with at least one relevant and one irrelevant document (WikiQA's filter)."""
     return ds.take_queries(queries_with_both(ds.y, ds.offsets, relevant_from))

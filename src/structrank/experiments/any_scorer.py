@@ -9,11 +9,11 @@ and RankSVM. Every model takes its defaults as a user would (``gain="auto"``: gr
 these three-level labels) and has its grid chosen on each fold's vali file by the metric its
 ``structrank train`` entry names. Each test query's values are recorded, so the report compares
 every model with lambdarank over the pooled test queries of the five folds (paired t-test and
-randomisation test), and checks issue 20's two acceptance bars from the recorded values.
+randomisation test), and checks the two acceptance bars (TREES_MARGIN, MLP_MARGIN) from the recorded values.
 
 Every model runs at its default seed (0) -- the hinge losses' linear learners and trees and
 lambdarank do not use it; the CRF objectives draw their subsets from it; the Nyström landmarks are
-drawn from seed 0 -- but the network, which issue 20's bar compares with the linear model of its
+drawn from seed 0 -- but the network, which its bar compares with the linear model of its
 loss: each MLP row is run with ``MLP_SEEDS`` seeds (its weights and query order), each choosing its
 own grid point and epoch on vali and each starting at the same linear model (the linear learner at
 its default seed), so that the bar compares what the method does rather than what one draw of it
@@ -50,7 +50,7 @@ BASELINES = {"LightGBM lambdarank": "lambdamart", "RankSVM": "ranksvm"}
 REFERENCE = "LightGBM lambdarank"
 LANDMARKS = 500
 METRICS = ("map", "mrr@10", "ndcg@5", "ndcg@10")
-TREES_MARGIN = 0.005  # issue 20: trees on the NDCG@10 loss at least lambdarank's NDCG@10 minus 0.5 points
+TREES_MARGIN = 0.005  # trees on the NDCG@10 loss at least lambdarank's NDCG@10 minus 0.5 points
 MLP_SEEDS = 5  # seeds of each MLP row (a quick run: 2, so that it still averages over seeds)
 
 
@@ -145,7 +145,7 @@ def comparison_table(rows, dataset, metrics=("ndcg@10", "map")):
 
 
 def acceptance(rows, dataset):
-    """Issue 20's bars, each a sentence with its verdict computed from the fold means."""
+    """The acceptance bars, each a sentence with its verdict computed from the fold means."""
     lines = []
     trees, reference = (fold_mean(rows, dataset, m, "ndcg@10") for m in (row_name("trees", "ndcg"), REFERENCE))
     if trees is not None and reference is not None:
@@ -247,5 +247,5 @@ def report_sections(rows, out=None, link_prefix=""):
                          "queries", comparison_table(part, dataset)))
         bars = acceptance(part, dataset)
         if bars:
-            sections.append((f"{dataset}: issue 20's acceptance bars (fold means)", bars))
+            sections.append((f"{dataset}: the acceptance bars (fold means)", bars))
     return sections

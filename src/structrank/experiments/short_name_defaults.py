@@ -84,6 +84,7 @@ def _cli_model(name: str, train: Path, test: Path, work: Path) -> tuple[dict, fl
 
 def _lightgbm(train: Path, test: Path, work: Path) -> tuple[dict, float]:
     """LightGBM's LGBMRanker with its defaults (lambdarank), trained on the same file (its seconds: the fit alone)."""
+    # deferred: lightgbm loads only for this peer
     import lightgbm
 
     tr = read_letor(train)

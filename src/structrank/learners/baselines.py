@@ -77,7 +77,7 @@ class LinearRegressionRanker(LinearRankerMixin, BaseRanker):
                                   "document and ranks nothing", 2)
         # A CSR matrix that lists every column (a LETOR file) is its dense values: scikit-learn solves
         # sparse input iteratively (lsqr, sparse_cg), whose stopping point follows the BLAS kernel
-        # (issue 37: MAP moved in the fourth decimal between processors), dense input directly.
+        # (MAP moved in the fourth decimal between processors), dense input directly.
         X = dense_view(X)
         # Constant columns get weight 0 (they only shift the intercept); fitted as they are, the
         # rounding of their mean leaves tiny non-zero centred values that lstsq turns into

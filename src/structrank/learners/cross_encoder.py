@@ -208,7 +208,6 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     #: saved as a sentence-transformers model folder with structrank's header (``structrank.cross_encoder_models``)
     _model_file = "folder"
     _saved_attributes = ()
-    _flat_loss_options = ()
     _parameter_constraints = {**LOSS_PARAMETERS, "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
                               "encoder": [str, None], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
                               "mini_batch_size": [*COUNT, None], "learning_rate": POSITIVE,
@@ -258,8 +257,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             return super()._loss_params_problems()
         return {"loss_params": f"loss {self.loss!r} takes no options"} if self.loss_params else {}
 
-    def _given_loss_params(self, warn=False):
-        return dict(self.loss_params or {}) if self._baseline() else super()._given_loss_params(warn)
+    def _given_loss_params(self):
+        return dict(self.loss_params or {}) if self._baseline() else super()._given_loss_params()
 
     def _joint_parameter_problems(self):
         if not isinstance(self.device, str) or not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):

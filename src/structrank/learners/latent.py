@@ -42,7 +42,7 @@ from structrank.errors import DataValidationError
 from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
                                       EvalSetMixin, LinearRankerMixin, informative_queries, optimiser_health,
                                       query_ranges)
-from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, LossParamsMixin, flat_constraints
+from structrank.learners.loss_params import LOSS_PARAMETERS, LossParamsMixin
 from structrank.learners.epochs import Curve, repeated_epochs
 from structrank.learners.ssvm import WEIGHTS_REFUSED, cccp, cccp_health
 from structrank.numba_cache import njit
@@ -230,19 +230,17 @@ def _mixed_epoch(shards, visit, v, scale, exact, relevant_from, w, w_sum, n_jobs
 
 
 #: the constraints both latent learners declare for their loss, positional weights and sharding
-_LATENT_LOSS_OPTIONS = {**LOSS_PARAMETERS, **flat_constraints(("feature_map", "k", "relevant_from")),
-                        "weights": [StrOptions(set(POSITIONAL_WEIGHTS))], "n_jobs": N_JOBS, "shard_rows": COUNT}
+_LATENT_LOSS_OPTIONS = {**LOSS_PARAMETERS, "weights": [StrOptions(set(POSITIONAL_WEIGHTS))], "n_jobs": N_JOBS, "shard_rows": COUNT}
 
 
 class _LatentLossMixin(LossParamsMixin):
     """The loss of the latent learners: a hinge whose positional options (the paper's MAP) come from the
     learner's own parameters, on the positional map when MAP's feature map is not given."""
 
-    _flat_loss_options = ("feature_map", "k", "relevant_from")
     _loss_kind = HINGE
 
-    def _loss_options(self, warn=False) -> dict:
-        options = super()._loss_options(warn)
+    def _loss_options(self) -> dict:
+        options = super()._loss_options()
         options["feature_map"] = paper_feature_map(self.loss, options.get("feature_map"))
         return options
 
@@ -344,14 +342,11 @@ class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, 
 
     def __init__(self, inference="greedy", C=1.0, max_epochs=100, weights="harmonic", average=True, shuffle=False,
                  random_state=None, dev_metric="map", dev_convention="auto", n_jobs=None,
-                 shard_rows=DEFAULT_SHARD_ROWS, loss="map", loss_params=None, feature_map=DEPRECATED, k=DEPRECATED,
-                 relevant_from=DEPRECATED):
+                 shard_rows=DEFAULT_SHARD_ROWS, loss="map", loss_params=None):
         self.inference = inference
         self.C = C
         self.loss = loss
         self.loss_params = loss_params
-        self.feature_map = feature_map
-        self.k = k
         self.max_epochs = max_epochs
         self.weights = weights
         self.average = average
@@ -359,7 +354,6 @@ class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, 
         self.random_state = random_state
         self.dev_metric = dev_metric
         self.dev_convention = dev_convention
-        self.relevant_from = relevant_from
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 
@@ -621,13 +615,11 @@ class LatentSSVMRanker(_LatentLossMixin, LinearRankerMixin, BaseRanker):
 
     def __init__(self, inference="greedy", C=1.0, slack="mean", weights="harmonic", positions="positives", tol=1e-4,
                  max_iter=1000, max_outer=30, outer_tol=1e-3, n_jobs=None, shard_rows=DEFAULT_SHARD_ROWS, loss="map",
-                 loss_params=None, feature_map=DEPRECATED, k=DEPRECATED, relevant_from=DEPRECATED):
+                 loss_params=None):
         self.inference = inference
         self.C = C
         self.loss = loss
         self.loss_params = loss_params
-        self.feature_map = feature_map
-        self.k = k
         self.slack = slack
         self.weights = weights
         self.positions = positions
@@ -635,7 +627,6 @@ class LatentSSVMRanker(_LatentLossMixin, LinearRankerMixin, BaseRanker):
         self.max_iter = max_iter
         self.max_outer = max_outer
         self.outer_tol = outer_tol
-        self.relevant_from = relevant_from
         self.n_jobs = n_jobs
         self.shard_rows = shard_rows
 

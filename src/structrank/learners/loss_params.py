@@ -7,16 +7,14 @@ with an option no learner knows trains through ``loss_params={"alpha": 0.5}`` on
 its kind. The options a learner sets from parameters of its own (the perceptron's ``inference`` and
 ``C``, a seed) are refused in ``loss_params`` with the parameter to set instead.
 
-The flat parameters the learners took before (``k=5``, ``feature_map="dorm"``, ``gain="exp2"``, ...)
-stay as deprecated aliases (``structrank.deprecation``: a FutureWarning at fit), defaulting to
-``DEPRECATED``; given, each joins ``loss_params`` where its loss takes it and is ignored otherwise,
-as before. Model files written before ``loss_params`` read as if it had been given
-(``migrated_params``).
+A loss's options are given in ``loss_params`` only (``loss_params={"k": 5}``, never ``k=5``). A model
+file whose header holds them flat, as files were written before ``loss_params``, reads through one
+migration (``migrated_params``): each flat option its loss takes moves into ``loss_params``.
 
 What it holds:
 
-- ``LOSS_PARAMETERS``: the constraints of ``loss`` and ``loss_params``; ``flat_constraints(names)``
-  those of the deprecated aliases;
+- ``LOSS_PARAMETERS``: the constraints of ``loss`` and ``loss_params``; ``migrated_params`` (an old header's
+  flat options into ``loss_params``);
 - ``LossParamsMixin``: ``_loss_options`` (the options the loss is built with),
   ``_joint_parameter_problems`` (``loss_params`` checked against the loss's declared options, and
   the loss built, outside a fit, and ``_loss_problems`` of the learner's parameters with it),
@@ -26,45 +24,43 @@ What it holds:
 
 from __future__ import annotations
 
-from sklearn.utils._param_validation import Hidden, InvalidParameterError, StrOptions
+from sklearn.utils._param_validation import InvalidParameterError
 
-from structrank.deprecation import DEPRECATED, warn_renamed
 from structrank.losses import build_for_labels, get_entry, get_loss, require
 from structrank.losses.options import SHARED
 
 LOSS_PARAMETERS = {"loss": [str], "loss_params": [dict, None]}
 
 
-def flat_constraints(names) -> dict:
-    """The constraints of the deprecated flat options ``names``: their old ones, or ``DEPRECATED`` (not given)."""
-    return {name: [*SHARED[name], Hidden(StrOptions({DEPRECATED}))] for name in names}
+#: the loss options model files held flat in their header before ``loss_params`` (``migrated_params``)
+FLAT_OPTIONS = ("k", "feature_map", "gain", "discount", "dorm_cut", "components", "relevant_from", "crf_param")
 
 
 def migrated_params(cls, params: dict) -> dict:
-    """The parameters of a model file written before ``loss_params`` (its flat loss options given) as the
-    class takes them now: the flat options its loss takes moved into ``loss_params``, quietly (the file's
-    reader did not write them)."""
-    flat = getattr(cls, "_flat_loss_options", ())
-    given = {name: params[name] for name in flat if name in params and params[name] != DEPRECATED}
-    if not given or params.get("loss_params") is not None:
+    """The parameters of a model file's header as the class takes them: the flat loss options of a file written
+    before ``loss_params`` (``k``, ``feature_map``, ...) moved into ``loss_params`` where its loss takes them, the
+    others dropped (its learner ignored them), quietly (the file's reader did not write them)."""
+    flat = {name: params[name] for name in FLAT_OPTIONS if name in params and name not in cls().get_params(deep=False)}
+    if not flat:
         return params
-    name = params.get("loss", cls().get_params(deep=False).get("loss"))
+    rest = {name: value for name, value in params.items() if name not in flat}
+    if rest.get("loss_params") is not None:
+        return rest
+    name = rest.get("loss", cls().get_params(deep=False).get("loss"))
     try:
         taken = get_entry(name).options
     except ValueError:  # an unknown loss: the parameter check names it
-        return params
-    moved = {option: value for option, value in given.items() if option in taken}
-    return {**params, **dict.fromkeys(given, DEPRECATED), "loss_params": moved}
+        return rest
+    return {**rest, "loss_params": {option: value for option, value in flat.items() if option in taken}}
 
 
 class LossParamsMixin:
     """``loss`` and ``loss_params`` for a learner (see the module docstring).
 
-    A learner declares ``_flat_loss_options`` (its deprecated aliases), ``_loss_kind`` (HINGE for the
+    A learner declares ``_loss_kind`` (HINGE for the
     learners that need a max-violating structure, None for any) and, when it sets options itself,
     ``_loss_set_by`` ({option: its parameter}) and ``_loss_context()`` (their values)."""
 
-    _flat_loss_options: tuple = ()
     _loss_kind: str | None = None
     _loss_set_by: dict = {}
     _loss_target: str = "ideal"  # the target "auto" gains are settled for (``losses.build_for_labels``)
@@ -76,27 +72,17 @@ class LossParamsMixin:
     def _loss_name(self) -> str:
         return self.loss
 
-    def _given_loss_params(self, warn=False) -> dict:
-        """``loss_params`` with the deprecated flat options that were given (a FutureWarning each with ``warn``)."""
-        params = dict(self.loss_params or {})
-        taken = get_entry(self._loss_name()).options
-        for name in self._flat_loss_options:
-            value = getattr(self, name)
-            if isinstance(value, str) and value == DEPRECATED:
-                continue
-            if warn:
-                warn_renamed(type(self).__name__, name, f"loss_params={{{name!r}: ...}}", stacklevel=4)
-            if name in taken:  # an option its loss does not read was ignored before, and still is
-                params.setdefault(name, value)
-        return params
+    def _given_loss_params(self) -> dict:
+        """``loss_params`` as given (an empty dict for None)."""
+        return dict(self.loss_params or {})
 
-    def _loss_options(self, warn=False) -> dict:
-        """The options the loss is built with: ``loss_params`` (and the flat aliases), then the learner's own."""
-        return {**self._given_loss_params(warn), **self._loss_context()}
+    def _loss_options(self) -> dict:
+        """The options the loss is built with: ``loss_params``, then the learner's own."""
+        return {**self._given_loss_params(), **self._loss_context()}
 
     def _loss_params_problems(self) -> dict:
-        """{parameter: why} of ``loss`` and ``loss_params`` (and the flat aliases) read against the loss's
-        declared options; nothing is built."""
+        """{parameter: why} of ``loss`` and ``loss_params`` read against the loss's declared options; nothing is
+        built."""
         try:
             entry = get_entry(self._loss_name())
         except ValueError as exc:
@@ -105,13 +91,7 @@ class LossParamsMixin:
         problems = entry.problems({} if params is None else params, set_by=self._loss_set_by)
         if problems:
             return {"loss_params": next(iter(problems.values()))}
-        both = [name for name in self._flat_loss_options if name in (params or {}) and getattr(self, name) != DEPRECATED]
-        if both:
-            return {both[0]: f"{both[0]} is given twice: as a parameter (deprecated) and in loss_params; give it in "
-                             "loss_params only"}
-        # the flat aliases met their own constraints; a feature map the loss has no oracle for shows here
-        problems = entry.problems(self._given_loss_params())
-        return {"loss": next(iter(problems.values()))} if problems else {}
+        return {}
 
     def _joint_parameter_problems(self) -> dict:
         """The options read against the loss's declaration, and the loss they build, with the learner's other
@@ -149,7 +129,6 @@ class LossParamsMixin:
             super()._start_fit()
         finally:
             self._fitting = False
-        self._given_loss_params(warn=True)  # the flat aliases' FutureWarnings, pointing at the caller's fit
 
     def _checked(self, loss):
         return require(loss, self._loss_kind, type(self).__name__) if self._loss_kind else loss

@@ -83,7 +83,6 @@ from sklearn.utils.extmath import svd_flip
 from sklearn.utils.validation import check_is_fitted
 
 from structrank.data.nbest import NBestData
-from structrank.deprecation import renamed_keywords
 from structrank.errors import DataValidationError
 
 MODELS = ("generative", "softened", "discriminative")
@@ -480,7 +479,6 @@ class LowDimReranker(BaseEstimator):
 
     # -- fitting ----------------------------------------------------------------------------
 
-    @renamed_keywords({"dev": "eval_set"})
     def fit(self, train: NBestData, eval_set: NBestData | None = None):
         """Learn A, B on ``train``; choose w of Eq. 13 on ``eval_set``, the dev lists (on ``train``
         without them)."""

@@ -21,12 +21,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
-from structrank.deprecation import renamed_attribute
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning, FeatureScaleWarning
 from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker, EvalSetMixin,
                                       Items, labels_vary_within_queries)
 from structrank.learners.epochs import BestEpoch, OneStandardErrorEpoch, SignificantGainEpoch
-from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, flat_constraints
+from structrank.learners.loss_params import LOSS_PARAMETERS
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.losses import PROBABILISTIC, get_entry
 from structrank.metrics import evaluate
@@ -93,7 +92,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         ``eval_set`` by its own vali metric, else its defaults) and the output layer at zero,
         so the network starts as the linear model and learns a residual; with ``eval_set`` that
         start is epoch 0 of the choice. Why: the linear model on LETOR's 46 query-normalised
-        features is a strong ranker, a network started at random fell short of it (issue 20).
+        features is a strong ranker, a network started at random fell short of it.
         docs/ANY_SCORER.md sets each ``MLP · <loss>`` beside ``linear · <loss>`` (test, 5 folds and
         5 seeds, grids on vali). docs/MLP_DEPARTURES.md measures every epoch of every grid point on
         vali and test against the start: where the start is strong, most departures lose on test
@@ -143,7 +142,6 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     dev_curve_, dev_epochs_ : ndarray
         The eval metric on ``eval_set`` after each epoch (with ``init="linear"``, at the start first;
         empty without ``eval_set``), and those epochs (thinned past ``learners.epochs.CURVE_POINTS``).
-        ``eval_history_`` is its old name.
     n_epochs_ : int
         The epochs trained: ``epochs``, or fewer when one left the parameters as it found them.
     stop_reason_ : str or None
@@ -165,12 +163,11 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
     #: fit needs the optional extra (prediction does not); its doctest skips without it
     _requires_extra = "torch"
 
-    eval_history_ = renamed_attribute("eval_history_", "dev_curve_")
     _saved_attributes = ("params_", "n_features_in_", "gain_")
     _text_attributes = ("gain_",)
     _text_choices = {"gain_": ("binary", "exp2")}
 
-    _parameter_constraints = {**LOSS_PARAMETERS, **flat_constraints(ScoreLossScorerMixin._flat_loss_options),
+    _parameter_constraints = {**LOSS_PARAMETERS,
                               "hidden_layer_sizes": [Items(COUNT[0])], "linear_skip": ["boolean"],
                               "init": [StrOptions(set(INITS))],
                               "epoch_rule": [StrOptions(set(EPOCH_RULES))], "dev_metric": [*METRICS, None],
@@ -180,9 +177,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
     def __init__(self, loss="ndcg", hidden_layer_sizes=(32,), linear_skip=True, init="zeros", epochs=30,
                  epoch_rule="best", dev_metric=None, batch_queries=16,
-                 learning_rate=1e-3, weight_decay=0.0, random_state=0, loss_params=None, k=DEPRECATED,
-                 feature_map=DEPRECATED, gain=DEPRECATED, discount=DEPRECATED, dorm_cut=DEPRECATED,
-                 components=DEPRECATED, relevant_from=DEPRECATED, crf_param=DEPRECATED):
+                 learning_rate=1e-3, weight_decay=0.0, random_state=0, loss_params=None):
         self.loss = loss
         self.loss_params = loss_params
         self.hidden_layer_sizes = hidden_layer_sizes
@@ -194,14 +189,6 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.batch_queries = batch_queries
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
-        self.k = k
-        self.feature_map = feature_map
-        self.gain = gain
-        self.discount = discount
-        self.dorm_cut = dorm_cut
-        self.components = components
-        self.relevant_from = relevant_from
-        self.crf_param = crf_param
         self.random_state = random_state
 
     def _joint_parameter_problems(self):

@@ -97,7 +97,6 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator
 
 from structrank.data.nbest import NBestData
-from structrank.deprecation import renamed_keywords
 from structrank.errors import DataValidationError
 from structrank.learners.epochs import BestEpoch
 from structrank.numba_cache import njit
@@ -616,7 +615,6 @@ class BoostingReranker(BaseEstimator):
             raise ValueError(f"base_weight must be finite or None, got {self.base_weight!r}")
 
     # -- training -------------------------------------------------------------------------------
-    @renamed_keywords({("dev_features", "dev"): "eval_set"})
     def fit(self, features, data: NBestData, eval_set=None):
         """Train on the n-best lists of ``data`` (features: one row per candidate); ``eval_set``, the
         dev lists as a tuple ``(dev_features, dev_data)``, chooses the number of rounds."""
@@ -716,7 +714,7 @@ class BoostingReranker(BaseEstimator):
         return self.base_weight_ * base + X @ self.weights_
 
     def score(self, features, data: NBestData):
-        """Token accuracy (``data.accuracy_of``) of the candidates the model chooses."""
+        """Token accuracy (``data.nbest.NBestData.accuracy_of``) of the candidates the model chooses."""
         return data.accuracy_of(self.predict(features, data))
 
 

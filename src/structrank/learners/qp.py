@@ -26,7 +26,7 @@ against C beside the oracles; `structrank bench --only structured`).
 Every product and the small eigendecomposition here are plain loops in a fixed order, not BLAS or
 LAPACK: OpenBLAS picks its kernels per processor (and its LAPACK calls them), so their last bits
 differ between machines, and the solver's discrete choices (a singular face or not, which
-multiplier enters) turned those bits into another cutting-plane path (issue 37). With these the
+multiplier enters) turned those bits into another cutting-plane path. With these the
 same working set gives the same alpha on any x86-64 machine and any thread count.
 """
 

@@ -9,7 +9,7 @@ class's constructor from its source) imports no learner's module. ``loss_models(
 registered loss (``structrank.losses``) its ``svm-``, ``lsp-``, ``gbrt-`` and ``mlp-`` models.
 
 The grids here are general-purpose defaults; a reproduction states its paper's grids itself
-(``experiments/chakrabarti2008.py``, ``haponchyk2018.py``, ``volkovs2011.py``).
+(the ``design`` module of each package under ``experiments/``).
 
 What it holds:
 
@@ -28,6 +28,7 @@ import ast
 import functools
 import importlib.util
 import itertools
+import json
 import textwrap
 import warnings
 from dataclasses import dataclass, field, replace
@@ -35,7 +36,6 @@ from pathlib import Path
 
 
 import structrank.learners
-from structrank.deprecation import DEPRECATED
 from structrank.losses import HINGE, PROBABILISTIC, entries
 from structrank.metrics import evaluate
 
@@ -82,28 +82,22 @@ class ModelSpec:
             raise InvalidParameterError(f"{self.name}: {next(iter(problems.values()))}")
         return model
 
-    def with_loss_params(self, params: dict, warn=True) -> dict:
-        """``params`` with the deprecated flat loss options of the class (``k=5``) moved into ``loss_params``
-        (a FutureWarning each with ``warn``), as the class itself takes them."""
+    def with_loss_params(self, params: dict) -> dict:
+        """``params`` checked for where a loss's options go: ``loss_params`` a JSON object, and an option of the
+        model's loss given flat (``--set k=5``) refused with the spelling that works."""
         given = params.get("loss_params")
         if given is not None and not isinstance(given, dict):
             raise ValueError(f"{self.name}: loss_params must be a JSON object of the loss's options, got "
                              f"{type(given).__name__} {given!r:.60}")
-        flat = {name: params[name] for name in _flat_loss_options(self.estimator) if name in params}
-        if not flat:
-            return params
-        twice = sorted(set(flat) & set(given or {}))
-        if twice:
-            raise ValueError(f"{self.name}: {twice[0]} is given twice, as --set {twice[0]} and inside --set loss_params; "
-                             "give it once, in loss_params")
-        if warn:
-            # deferred: start-up time, `train` parses with this registry
-            from structrank.deprecation import warn_renamed
-
-            for name in flat:
-                warn_renamed(self.name, f"--set {name}", f"--set loss_params='{{\"{name}\": ...}}'", stacklevel=3)
-        rest = {name: value for name, value in params.items() if name not in flat}
-        return {**rest, "loss_params": {**flat, **(params.get("loss_params") or {})}}
+        loss = _spec_loss(self)
+        own = set(constructor_defaults(self.estimator))
+        options = set(entries()[loss].options) if loss in entries() else set()
+        flat = sorted(name for name in params if name in options and name not in own)
+        if flat:
+            name = flat[0]
+            raise ValueError(f"{self.name}: {name} is an option of the loss {loss!r}; give it as --set "
+                             f"loss_params='{{\"{name}\": {json.dumps(params[name])}}}'")
+        return params
 
     def over_defaults(self, params: dict) -> dict:
         """``params`` over the model's defaults; ``loss_params`` joins the model's own (``--set
@@ -136,7 +130,7 @@ class ModelSpec:
         if loss not in entries():
             return {}
         # the learner's own parameters (a seed, the perceptron's inference) and what it declares it sets (a scale)
-        own = {name for name, value in constructor_defaults(self.estimator).items() if value != DEPRECATED}
+        own = set(constructor_defaults(self.estimator))
         set_by = own | set(_class_literal(self.estimator, "_loss_set_by") or {})
         options = {name: value for name, value in entries()[loss].defaults.items() if name not in set_by}
         return {**options, **(self.defaults.get("loss_params") or {})}
@@ -557,8 +551,7 @@ def applicable_parameters(spec: ModelSpec) -> dict:
     parameters without the options of other losses that its own loss ignores (svm-mrr takes no
     ``components``, SVM-combo's) and without those the class reads only for other losses (its
     ``_loss_parameters``: SVM-combo's ``slacks``, CRF-KL's ``T``). Read from the sources."""
-    flat = set(_flat_loss_options(spec.estimator))  # deprecated: loss_params holds them
-    params = {name: value for name, value in spec.parameters().items() if name not in flat}
+    params = dict(spec.parameters())
     loss = _spec_loss(spec)
     if loss not in entries():
         return params
@@ -577,17 +570,12 @@ def _class_literal(class_name: str, attribute: str):
     return None if node is None else ast.literal_eval(node.value)
 
 
-def _flat_loss_options(class_name: str) -> tuple:
-    """The deprecated flat loss options of ``class_name``: its constructor parameters that default to "deprecated"."""
-    return tuple(name for name, value in constructor_defaults(class_name).items() if value == DEPRECATED)
-
-
 def ignored_parameters(spec: ModelSpec, params: dict) -> str | None:
     """Why the first of ``params`` (``structrank train --set``) that would not act on the model they make is
     ignored (``applicable_parameters`` of ``spec`` with ``params`` over its defaults, so ``--set loss=...``
     counts), or None: ``--set T=2`` on crf-ml is an error, not a value its objective never reads (a loss's options in
     ``loss_params`` are checked against the loss itself)."""
-    params = spec.with_loss_params(params, warn=False)
+    params = spec.with_loss_params(params)
     made = replace(spec, defaults=spec.over_defaults(params))
     acting = applicable_parameters(made)
     for name in params:

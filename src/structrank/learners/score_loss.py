@@ -108,8 +108,6 @@ class ScoreLossScorerMixin(LossParamsMixin):
     """For a ranker with a registered ``loss`` and its ``loss_params`` (trees, MLP): ``score`` measures the
     loss's own metric, and ``score_loss`` is the fitted loss as the scorer trains on it."""
 
-    _flat_loss_options = ("k", "feature_map", "gain", "discount", "dorm_cut", "components", "relevant_from",
-                          "crf_param")
     _loss_set_by = {"random_state": "its parameter random_state"}
 
     def _loss_context(self) -> dict:

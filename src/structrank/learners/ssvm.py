@@ -37,7 +37,7 @@ from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker,
                                       LinearRankerMixin, StayedAtZeroWarning, built_problem, informative_queries, informative_rows, metric_list,
                                       optimiser_health, query_ranges, unpack)
-from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, LossParamsMixin, flat_constraints
+from structrank.learners.loss_params import LOSS_PARAMETERS, LossParamsMixin
 from structrank.learners.qp import active_set_dual, dual_objective, solve_dual
 from structrank.losses import HINGE
 from structrank.losses.latent import ImputedTarget, check_latent, has_latent_target
@@ -445,9 +445,8 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
 
     #: parameters only some losses read (the model registry's per-model help lists them only there)
     _loss_parameters = {"slacks": ("combo",)}
-    _flat_loss_options = ("k", "feature_map", "components", "discount", "dorm_cut", "gain", "relevant_from")
     _loss_kind = HINGE
-    _parameter_constraints = {**LOSS_PARAMETERS, **flat_constraints(_flat_loss_options), "C": POSITIVE,
+    _parameter_constraints = {**LOSS_PARAMETERS, "C": POSITIVE,
                               "slacks": [StrOptions({"separate", "shared"})],
                               "target": [StrOptions({"auto", "ideal", "latent"})], "max_outer": COUNT, "outer_tol": NON_NEGATIVE,
                               "tol": NON_NEGATIVE, "max_iter": COUNT, "metric": [*METRICS, None],
@@ -455,19 +454,11 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
 
     def __init__(self, loss="map", loss_params=None, C=1.0, slacks="separate", target="auto", max_outer=30,
                  outer_tol=1e-3, tol=1e-4, max_iter=1000, metric=None, convention=None, n_jobs=None,
-                 shard_rows=DEFAULT_SHARD_ROWS, k=DEPRECATED, feature_map=DEPRECATED, components=DEPRECATED,
-                 discount=DEPRECATED, dorm_cut=DEPRECATED, gain=DEPRECATED, relevant_from=DEPRECATED):
+                 shard_rows=DEFAULT_SHARD_ROWS):
         self.loss = loss
         self.loss_params = loss_params
         self.C = C
-        self.k = k
-        self.feature_map = feature_map
-        self.components = components
         self.slacks = slacks
-        self.discount = discount
-        self.dorm_cut = dorm_cut
-        self.gain = gain
-        self.relevant_from = relevant_from
         self.target = target
         self.max_outer = max_outer
         self.outer_tol = outer_tol

@@ -47,11 +47,10 @@ import warnings
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from structrank.deprecation import renamed_attribute
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, EvalSetMixin, features_vary_within_queries,
                                       labels_vary_within_queries)
-from structrank.learners.loss_params import DEPRECATED, LOSS_PARAMETERS, flat_constraints
+from structrank.learners.loss_params import LOSS_PARAMETERS
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.lightgbm_rankers import _LightGBMRanker, stop_when_a_round_adds_nothing
 from structrank.losses.base import hinge_values
@@ -153,7 +152,6 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         The number of trees kept.
     dev_curve_ : ndarray
         The eval metric on ``eval_set`` after each round (empty without ``eval_set``).
-        ``eval_history_`` is its old name.
 
     Examples
     --------
@@ -164,36 +162,24 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
     True
     """
 
-    eval_history_ = renamed_attribute("eval_history_", "dev_curve_")
     _saved_attributes = ("booster_text_", "n_features_in_", "gain_")
     _text_attributes = ("booster_text_", "gain_")
     _text_choices = {"gain_": ("binary", "exp2")}  # checked when a model file is loaded
 
     _parameter_constraints = {**_LightGBMRanker._parameter_constraints, **LOSS_PARAMETERS,
-                              **flat_constraints(ScoreLossScorerMixin._flat_loss_options),
                               "early_stopping_rounds": [*COUNT, None], "target": [StrOptions({*TARGETS, "auto"})],
                               "smoothing": [*NON_NEGATIVE, None], "smoothing_samples": COUNT,
                               "dev_metric": [*METRICS, None]}
 
     def __init__(self, loss="ndcg", loss_params=None, n_estimators=100, learning_rate=0.1, num_leaves=31,
                  min_child_samples=20, early_stopping_rounds=None, target="auto", smoothing=None, smoothing_samples=1,
-                 dev_metric=None, random_state=0, n_jobs=1, importance_type="split", k=DEPRECATED, feature_map=DEPRECATED, gain=DEPRECATED,
-                 discount=DEPRECATED, dorm_cut=DEPRECATED, components=DEPRECATED, relevant_from=DEPRECATED,
-                 crf_param=DEPRECATED):
+                 dev_metric=None, random_state=0, n_jobs=1, importance_type="split"):
         self.loss = loss
         self.loss_params = loss_params
         self.dev_metric = dev_metric
         self.smoothing = smoothing
         self.smoothing_samples = smoothing_samples
         self.target = target
-        self.k = k
-        self.feature_map = feature_map
-        self.gain = gain
-        self.discount = discount
-        self.dorm_cut = dorm_cut
-        self.components = components
-        self.relevant_from = relevant_from
-        self.crf_param = crf_param
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves

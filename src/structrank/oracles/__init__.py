@@ -18,25 +18,6 @@ The oracles know no loss object, learner or metric (tests/test_layers.py): each 
 >>> order.tolist(), round(float(delta[0]), 4)
 ([0, 1, 2], 0.4167)
 
-The names this package gave before the losses moved to ``structrank.losses`` (``make_loss``,
-``StructuredLoss``, ``ComboLoss``, ``map_oracle``, ...) still work, with a FutureWarning.
 """
-
-from structrank.deprecation import warn_renamed
-
-_MOVED = ("DEFAULT_COMBO", "LOSSES", "ComboLoss", "StructuredLoss", "Violation", "auc_oracle", "dorm_oracle",
-          "make_loss", "map_oracle", "mrr_oracle", "ndcg_oracle")
-
-
-def __getattr__(name):
-    if name not in _MOVED:
-        raise AttributeError(f"module 'structrank.oracles' has no attribute {name!r}")
-    # deferred: deprecated aliases of the loss names that moved to structrank.losses (issue 39); the oracles
-    # import no loss otherwise
-    from structrank.losses.legacy import MOVED
-
-    warn_renamed("structrank.oracles", name, "structrank.losses (get_loss(name, **options), its .oracle)")
-    return MOVED[name]
-
 
 __all__: list = []

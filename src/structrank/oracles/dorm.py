@@ -19,7 +19,7 @@ from structrank.sorting import order_desc
 
 #: graded DORM solves a (documents x assigned ranks) assignment, cubic in its smaller side (scipy's
 #: linear_sum_assignment: seconds a call at this size, a cube's growth beyond): past this many documents on
-#: both sides a query is refused rather than left to run for hours (issue 24); sparse DORM (dorm_cut)
+#: both sides a query is refused rather than left to run for hours; sparse DORM (dorm_cut)
 #: assigns only the first max(cut, k) ranks and stays cheap
 MAX_ASSIGNMENT_SIDE = 2000
 

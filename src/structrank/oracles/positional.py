@@ -52,7 +52,7 @@ from structrank.oracles.po import _split_sorted
 INFERENCES = ("greedy", "exact", "none")
 #: the exact DP fills (relevant + 1) x (others + 1) cells of 9 bytes per query: past 10^8 cells
 #: (9 * 10^8 bytes; docs/BENCHMARKS.md, "Positional MAP inference", times the exact search) a query is
-#: refused rather than left to exhaust memory or time (issue 24)
+#: refused rather than left to exhaust memory or time
 MAX_EXACT_CELLS = 10**8
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from structrank.qa.features import tokenize
 
-#: PTK's decays and child-subsequence cap, as in experiments/croce2016.py (KeLP's settings).
+#: PTK's decays and child-subsequence cap, as croce2016's reproduction uses them (KeLP's settings).
 PTK_LAMBDA = PTK_MU = 0.4
 PTK_MAX_LENGTH = 3
 

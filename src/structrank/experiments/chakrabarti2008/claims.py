@@ -64,7 +64,7 @@ def gap_claim(recorded, reading) -> Claim:
     primary, other = GAP_EVERY_ROW
     if primary not in judged:
         return not_run(PAPER, GAP_WHERE, GAP_CLAIM, evidence, "the gap study's per-query test values (recorded since "
-                       "issue 42: run structrank reproduce chakrabarti2008 again)")
+                       "an older store: run structrank reproduce chakrabarti2008 again)")
     first, rows, cells = judged[primary]
     ours = (f"ours minus the paper's, mean over {len(rows)} criteria x 3 metrics: {100 * first.mean_diff:+.1f} points; "
             "cells judged alone: " + ", ".join(f"{n} {v}" for v, n in sorted(cells.items())))

@@ -104,7 +104,7 @@ def fig9_claim(recorded, dataset, reading, where, claim, evidence, judge, uses_m
     beside = "; ".join(f"{r[0].verdict}: {r[0].interval} ({s.name(uses_mrr)})" for s, r in others if r is not None)
     if found is None:  # the others' verdicts beside, when they were run (a quick run has the files as distributed)
         missing = not_run(PAPER, where, claim, evidence, f"the per-query test values of {first.name(uses_mrr)} "
-                          "(recorded since issue 42: run structrank reproduce chakrabarti2008 again)")
+                          "(not in an older store: run structrank reproduce chakrabarti2008 again)")
         return dataclasses.replace(missing, setup=first.name(uses_mrr), ours_setup=beside)
     judged, ours = found
     if uses_mrr:

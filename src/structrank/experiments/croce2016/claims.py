@@ -34,7 +34,7 @@ UNITS = "questions"
 MAP = ("MAP", "map", "", MAP_SETUP)
 F1 = ("F1", "f1", "." + TUNED, PAPER_F1_SETUP)
 F1_OURS = ("F1", "f1", "", OURS_F1_SETUP)
-MISSING = "per-question test values (q:<qid>:map and the Good class's counts, recorded since issue 42)"
+MISSING = "per-question test values (q:<qid>:map and the Good class's counts, which older stores lack)"
 SEEDS = "a Nyström side's value for a question is the mean over its landmark samples (seeds)"
 FIXED = ("the published value has no per-question record to pair with: it is taken as fixed and the interval is "
          "our side's own over the test questions (one-sample, wider than a paired one)")

@@ -89,7 +89,7 @@ def linearised_f1(tp, fp, fn):
 def question_values(metrics, kind, suffix=""):
     """{qid: value} of one run's test questions: ``kind`` "map" gives each question's AP, "f1" its linearised F1
     (``linearised_f1``) from the counts recorded with ``suffix`` ("" at threshold 0, ".tuned" at the dev-F1
-    threshold). Empty for a run recorded before the per-question values were (a store older than issue 42)."""
+    threshold). Empty for a run recorded before the per-question values were (an older store)."""
     questions = metrics.get(QUESTIONS, {})
     if kind == "map":
         return dict(questions.get("map", {}))

@@ -1,4 +1,4 @@
-"""``structrank reproduce neural-qa``: a cross-encoder fine-tuned on structured losses for answer selection (issue 40).
+"""``structrank reproduce neural-qa``: a cross-encoder fine-tuned on structured losses for answer selection.
 
 On WikiQA and TREC QA (as haponchyk2018 prepares them, trec_eval's rules) and SemEval-2016 cQA subtask A (as
 croce2016 reads it, the task scorer's rules): one transformer (all-MiniLM-L6-v2) fine-tuned as a cross-encoder
@@ -9,7 +9,7 @@ three seeds each; beside them the encoder's frozen cosine and haponchyk2018's fe
 
 The report: a table per data set (mean ± sd over the seeds), each structured loss against BCE and against ST's
 CrossEncoder paired over test questions (the question's value the mean over the seeds; t-test and randomisation
-test, Holm), the run times, a figure of dev MAP by epoch per loss, and issue 40's targets. ``claims(rows)``: the
+test, Holm), the run times, a figure of dev MAP by epoch per loss, and its targets. ``claims(rows)``: the
 targets, and haponchyk2018's claims on LSP-AP against the pointwise SVM asked again with a fine-tuned encoder
 (``haponchyk2018.claims.neural_claims``).
 

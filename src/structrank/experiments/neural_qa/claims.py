@@ -1,4 +1,4 @@
-"""The targets of issues 40 and 61 judged from neural-qa's runs, and haponchyk2018's claims about LSP-AP and the
+"""neural-qa's targets judged from neural-qa's runs, and haponchyk2018's claims about LSP-AP and the
 pointwise SVM asked again of a fine-tuned encoder (its ``neural_claims``, fed with this experiment's readings).
 
 The WikiQA MAP target, "the best structured loss at least the best of sentence-transformers' losses minus a point",
@@ -23,7 +23,7 @@ from structrank.experiments.verdict_rules import MARGIN, not_below
 from structrank.experiments.verdict_sets import all_of, constant
 from structrank.metrics.significance import per_query_pairs
 
-SOURCE = "neural-qa (issue 40)"
+SOURCE = "neural-qa"
 
 
 def _pts(x: float) -> str:
@@ -48,7 +48,7 @@ def _questions(rows, dataset, row, metric="map") -> dict:
 
 def map_target(rows) -> Claim:
     where, wording = "WikiQA test", f"The best structured loss reaches a WikiQA test MAP of at least {TARGET_MAP:.2f}"
-    evidence = "issue 61's target"
+    evidence = "neural-qa's target"
     found = means(rows, "wikiqa", "test:map")
     best = best_on_dev(rows, "wikiqa", STRUCTURED)
     if best is None:
@@ -71,7 +71,7 @@ def at_least(rows, dataset, baseline) -> Claim:
     title, convention, _ = DATASETS[dataset]
     where = f"{title} test"
     wording = f"Each structured loss ranks {title}'s test questions at least as well as {baseline} (MAP)"
-    evidence = "issue 40's target"
+    evidence = "neural-qa's target"
     reference = _questions(rows, dataset, baseline)
     parts, texts = [], []
     for system in STRUCTURED:
@@ -97,12 +97,12 @@ def best_against_best(rows, dataset) -> Claim:
                f"sentence-transformers' own losses, minus {MARGIN_POINTS:g} point (MAP)")
     ours, theirs = best_on_dev(rows, dataset, STRUCTURED), best_on_dev(rows, dataset, PEERS)
     if ours is None or theirs is None:
-        return not_run(SOURCE, where, wording, "issue 61's target", f"the structured and the peer losses' {title} runs")
+        return not_run(SOURCE, where, wording, "neural-qa's target", f"the structured and the peer losses' {title} runs")
     questions, a, b = per_query_pairs(_questions(rows, dataset, ours), _questions(rows, dataset, theirs))
     judged = not_below(a, b, margin=MARGIN_POINTS / 100, units="questions")
     text = (f"best on dev: {ours} {a.mean():.4f} ({_seeds(seed_count(rows, dataset, ours))}) against {theirs} "
             f"{b.mean():.4f} ({_seeds(seed_count(rows, dataset, theirs))})")
-    return judged_claim(SOURCE, where, wording, "issue 61's target", text, judged,
+    return judged_claim(SOURCE, where, wording, "neural-qa's target", text, judged,
                         f"Each side the row with the best mean dev MAP of its group; paired over the test questions "
                         f"both were measured on, each question's {convention} MAP the mean over the seeds: holds when "
                         f"the whole interval lies above -{MARGIN_POINTS:g} point, does not hold when it lies wholly "
@@ -116,12 +116,12 @@ def map_hinge_near_best(rows, dataset="wikiqa") -> Claim:
     wording = f"The {MAP_HINGE} ranks {title}'s test questions within {MARGIN_POINTS:g} point of the best loss (MAP)"
     best = best_on_dev(rows, dataset, FINE_TUNED)
     if best is None or MAP_HINGE not in means(rows, dataset, "test:map"):
-        return not_run(SOURCE, where, wording, "issue 61's target", f"the {MAP_HINGE}'s and the other {title} runs")
+        return not_run(SOURCE, where, wording, "neural-qa's target", f"the {MAP_HINGE}'s and the other {title} runs")
     if best == MAP_HINGE:
         best = best_on_dev(rows, dataset, [row for row in FINE_TUNED if row != MAP_HINGE])
     questions, a, b = per_query_pairs(_questions(rows, dataset, MAP_HINGE), _questions(rows, dataset, best))
     judged = not_below(a, b, margin=MARGIN_POINTS / 100, units="questions")
-    return judged_claim(SOURCE, where, wording, "issue 61's target",
+    return judged_claim(SOURCE, where, wording, "neural-qa's target",
                         f"{MAP_HINGE} {a.mean():.4f} against the best other loss on dev, {best} {b.mean():.4f}",
                         judged, f"Paired over the test questions, each question's {convention} MAP the mean over the "
                         f"seeds: holds when the whole interval lies above -{MARGIN_POINTS:g} point, does not hold when "
@@ -131,7 +131,7 @@ def map_hinge_near_best(rows, dataset="wikiqa") -> Claim:
 def run_time_target(rows) -> Claim:
     where, wording = "every data set", (f"One fine-tuning run of structrank's cross-encoder takes at most "
                                         f"{MAX_RUN_SECONDS / 60:g} minutes of wall time on {TARGET_CORES} cores")
-    evidence = "issue 40's target"
+    evidence = "neural-qa's target"
     ours_rows = STRUCTURED  # the target is a structured loss's run; the peers' runs are in the run-time table
     longest = longest_run(rows, ours_rows)
     if longest is None:

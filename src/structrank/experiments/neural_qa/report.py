@@ -194,6 +194,6 @@ def report_sections(rows, out, link_prefix=""):
     if figure:
         sections.append(("Dev MAP by epoch per loss", figure))
     if rows:
-        sections.append(("Targets (issues 40 and 61)", "Judged from the runs above; the same rows open the Claims section of "
+        sections.append(("Targets", "Judged from the runs above; the same rows open the Claims section of "
                          "docs/RESULTS.md.\n\n" + claims_section(targets(rows))))
     return sections

@@ -1,0 +1,85 @@
+"""What the library's comments and docstrings name exists: every dotted ``structrank.x.y`` name resolves (an import
+and attributes), so does every name in double backquotes that starts at one of its modules (``oracles.crf``), and every
+path of a ``.py`` file is a file. Comments state rules, not history: none names an issue."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import io
+import pathlib
+import re
+import tokenize
+
+import pytest
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "structrank"
+ROOT = SRC.parents[1]
+#: file names that read like dotted names (the model folder's header)
+FILES = {"structrank.json"}
+MODULES = sorted({p.stem for p in SRC.iterdir() if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"}
+                 - {"__init__", "__main__"})
+ABSOLUTE = re.compile(r"(?<![\w./-])structrank(?:\.[A-Za-z_]\w*)+")
+RELATIVE = re.compile(r"``((?:" + "|".join(MODULES) + r")(?:\.[A-Za-z_]\w*)+)``")
+PATH = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w-]+\.py)\b")
+ISSUE = re.compile(r"\bissues? \d+", re.IGNORECASE)
+
+
+def prose(path):
+    """(line, text) of every comment and docstring of a module."""
+    source = path.read_text()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            yield token.start[0], token.string
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield node.body[0].lineno, doc
+
+
+def resolves(name: str) -> bool:
+    """Whether ``name`` is a module followed by attributes that exist."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for part in parts[i:]:
+            if not hasattr(obj, part):
+                return False
+            obj = getattr(obj, part)
+        return True
+    return False
+
+
+def modules():
+    return sorted(SRC.rglob("*.py"))
+
+
+def test_every_name_and_path_in_the_prose_exists():
+    missing = []
+    for path in modules():
+        where = path.relative_to(SRC.parent)
+        for line, text in prose(path):
+            for found in ABSOLUTE.finditer(text):
+                name = found.group(0)
+                if name not in FILES and not resolves(name):
+                    missing.append(f"{where}:{line}: {name}")
+            for found in RELATIVE.finditer(text):
+                name = found.group(1)
+                # ``torch.nn.Module`` is PyTorch's, not structrank.torch's
+                if not resolves("structrank." + name) and not resolves(name):
+                    missing.append(f"{where}:{line}: ``{name}``")
+            for found in PATH.finditer(text):
+                rel = found.group(1)
+                if not any((base / rel).exists() for base in (SRC, ROOT, SRC.parent, ROOT / "tests", path.parent)):
+                    missing.append(f"{where}:{line}: {rel}")
+    assert not missing, "names in comments or docstrings that do not exist:\n" + "\n".join(missing)
+
+
+def test_no_comment_or_docstring_names_an_issue():
+    named = [f"{path.relative_to(SRC.parent)}:{line}: {found.group(0)}" for path in modules()
+             for line, text in prose(path) for found in ISSUE.finditer(text)]
+    assert not named, "history in the prose (say the rule instead):\n" + "\n".join(named)
