@@ -13,10 +13,10 @@ from _pytest.doctest import DoctestItem
 
 from tests.extras import need
 
-# structrank/torch.py imports torch at its top: without torch it cannot even be collected as doctests
+# structrank/learners/torch_loss.py imports torch at its top: without torch it cannot even be collected as doctests
 # (and so do the sentence-transformers loss module and the torchrun script of the tests)
 collect_ignore = [] if importlib.util.find_spec("torch") else [
-    "src/structrank/torch.py", "src/structrank/learners/cross_encoder_losses.py", "tests/ddp_step.py"]
+    "src/structrank/learners/torch_loss.py", "src/structrank/learners/cross_encoder_losses.py", "tests/ddp_step.py"]
 
 
 def pytest_configure(config):

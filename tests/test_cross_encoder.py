@@ -1,6 +1,6 @@
 """CrossEncoderRanker: a tiny randomly initialised BERT built from a config in the test (no download, seconds).
 
-The gradient path is checked against ``structrank.torch``, the baselines against their formulas, a model
+The gradient path is checked against ``structrank.learners.torch_loss``, the baselines against their formulas, a model
 file's round trip and its refusals, the command line end to end, and the batching of whole queries.
 """
 
@@ -159,13 +159,13 @@ def _parameter_gradient(model):
 @pytest.mark.parametrize("loss, options", [("map", {}), ("ndcg", {"k": 3}), ("crf-kl", {}), ("crf-la", {})])
 def test_the_trainer_loss_gives_structrank_torch_s_gradient_on_the_same_logits(encoder, loss, options):
     """StructuredCrossEncoderLoss over listwise rows (mini-batches of similar length) gives the network the gradient
-    that structrank.torch.StructuredRankingLoss gives on the logits of every pair scored at once, with the same seed:
+    that structrank.learners.torch_loss.StructuredRankingLoss gives on the logits of every pair scored at once, with the same seed:
     the same CRF subsets, the same mean over queries."""
     import torch
     from sentence_transformers.cross_encoder import CrossEncoder
 
     from structrank.learners.cross_encoder_losses import StructuredCrossEncoderLoss
-    from structrank.torch import StructuredRankingLoss
+    from structrank.learners.torch_loss import StructuredRankingLoss
 
     torch.manual_seed(0)
     model = CrossEncoder(encoder, num_labels=1, max_length=64, device="cpu", local_files_only=True)

@@ -25,13 +25,14 @@ PUBLIC_MODULES = (
     "structrank", "structrank.data", "structrank.metrics", "structrank.metrics.compare", "structrank.fusion",
     "structrank.oracles",
     "structrank.losses", "structrank.learners", "structrank.kernels", "structrank.nlp", "structrank.qa",
-    "structrank.torch", "structrank.experiments", "structrank.model_selection", "structrank.model_io",
+    "structrank.learners.torch_loss", "structrank.experiments", "structrank.model_selection", "structrank.model_io",
+    "structrank.archive",
     "structrank.export", "structrank.pyterrier", "structrank.figures", "structrank.errors",
 )
 
 
 def _module(name):
-    if name == "structrank.torch":
+    if name == "structrank.learners.torch_loss":
         need("torch")
     if name == "structrank.pyterrier":  # its class is built on PyTerrier's when first asked for
         need("pyterrier")

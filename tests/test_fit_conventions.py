@@ -16,7 +16,8 @@ from structrank.learners import (LambdaMARTRanker, LatentPerceptronRanker, Laten
                                  McRank, MLPRanker, NystroemRanker, PermutationCRFRanker, PolySVCRanker, RankSVM,
                                  StructSVMRanker, StructuredBoostingRanker)
 from structrank.learners.fit_conventions import one_eval_set, qid_from_group, row_weights
-from structrank.model_io import FORMAT_NAME, FORMAT_VERSION, load_model, read_archive, save_model, write_archive
+from structrank.archive import read_archive, write_archive
+from structrank.model_io import FORMAT_NAME, FORMAT_VERSION, load_model, save_model
 
 TRAIN = make_ranking_dataset(n_queries=30, random_state=0)
 DEV = make_ranking_dataset(n_queries=12, random_state=1)

@@ -26,23 +26,22 @@ RULES = {
     "metrics": (*READERS, "structrank.learners", "structrank.oracles", "structrank.losses", *ABOVE),
     # oracles are pure kernels over flat arrays: no loss object, learner, metric or data set
     "oracles": ("structrank.losses", "structrank.learners", "structrank.metrics", "structrank.data",
-                "structrank.parallel", "structrank.kernels", "structrank.nlp", "structrank.qa", "structrank.torch",
+                "structrank.parallel", "structrank.kernels", "structrank.nlp", "structrank.qa",
                 "structrank.model_io", *ABOVE),
     # a loss holds its kernels (oracles), its target and the name of its metric: it runs no learner or metric
     "losses": ("structrank.learners", "structrank.metrics", "structrank.data", "structrank.kernels",
-               "structrank.nlp", "structrank.qa", "structrank.torch", "structrank.model_io", *ABOVE),
+               "structrank.nlp", "structrank.qa", "structrank.model_io", *ABOVE),
     "learners": (*READERS, "structrank.oracles", *ABOVE),  # a learner asks its loss object, never an oracle
     "kernels": ("structrank.learners", "structrank.metrics", *ABOVE),
     # shards and rows serve any learner; they know none, nor any loss
     "parallel": ("structrank.learners", "structrank.losses", "structrank.oracles", "structrank.metrics",
-                 "structrank.kernels", "structrank.nlp", "structrank.qa", "structrank.torch", *ABOVE),
+                 "structrank.kernels", "structrank.nlp", "structrank.qa", *ABOVE),
     # text features: no learner, loss or metric (the experiments put them together)
     "qa": ("structrank.learners", "structrank.losses", "structrank.oracles", "structrank.metrics",
-           "structrank.parallel", "structrank.torch", *ABOVE),
+           "structrank.parallel", *ABOVE),
+    # a tagger's file is an archive (structrank.archive), not a ranker's model file (model_io reaches the learners)
     "nlp": ("structrank.learners", "structrank.losses", "structrank.oracles", "structrank.metrics",
-            "structrank.parallel", "structrank.qa", "structrank.torch", *ABOVE),
-    # the autograd function wraps a loss seen from the scores (learners.score_loss), not an oracle
-    "torch": (*READERS, "structrank.oracles", "structrank.metrics", *ABOVE),
+            "structrank.parallel", "structrank.qa", "structrank.model_io", *ABOVE),
     # run fusion reads and evaluates TREC runs (metrics) and knows no learner, loss or data reader
     "fusion": (*READERS, "structrank.learners", "structrank.oracles", "structrank.losses", *ABOVE),
 }

@@ -24,7 +24,8 @@ from structrank.learners import (LatentPerceptronRanker, LatentSSVMRanker, MLPRa
                                  StructuredBoostingRanker)
 from structrank.learners.score_loss import ScoreLoss
 from structrank.losses import registry
-from structrank.model_io import FORMAT_NAME, FORMAT_VERSION, load_model, read_archive, save_model, write_archive
+from structrank.archive import read_archive, write_archive
+from structrank.model_io import FORMAT_NAME, FORMAT_VERSION, load_model, save_model
 
 DS = make_ranking_dataset(n_queries=20, n_features=5, random_state=0)
 
@@ -253,8 +254,8 @@ def test_a_network_builds_its_loss_once_and_its_linear_start_its_own(monkeypatch
 
 
 def test_the_torch_module_takes_only_the_options_its_loss_declares():
-    pytest.importorskip("torch", reason="structrank.torch needs PyTorch, the torch extra (pip install 'structrank[torch]')")
-    from structrank.torch import StructuredRankingLoss
+    pytest.importorskip("torch", reason="structrank.learners.torch_loss needs PyTorch, the torch extra (pip install 'structrank[torch]')")
+    from structrank.learners.torch_loss import StructuredRankingLoss
 
     assert StructuredRankingLoss("ndcg", k=5).spec.loss.label == "ndcg@5/po"
     with pytest.raises(ValueError, match="options: loss 'map' takes no option 'k'; its options: feature_map"):

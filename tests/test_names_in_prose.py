@@ -69,7 +69,7 @@ def test_every_name_and_path_in_the_prose_exists():
                     missing.append(f"{where}:{line}: {name}")
             for found in RELATIVE.finditer(text):
                 name = found.group(1)
-                # ``torch.nn.Module`` is PyTorch's, not structrank.torch's
+                # ``torch.nn.Module`` is PyTorch's, not structrank.learners.torch_loss's
                 if not resolves("structrank." + name) and not resolves(name):
                     missing.append(f"{where}:{line}: ``{name}``")
             for found in PATH.finditer(text):

@@ -1,4 +1,4 @@
-"""structrank.torch (a structured loss as a differentiable torch module) and MLPRanker."""
+"""structrank.learners.torch_loss (a structured loss as a differentiable torch module) and MLPRanker."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from structrank.learners import MLPRanker  # noqa: E402
 from structrank.metrics import evaluate  # noqa: E402
 from structrank.model_io import load_model, save_model  # noqa: E402
 from structrank.losses import get_loss  # noqa: E402
-from structrank.torch import StructuredRankingLoss  # noqa: E402
+from structrank.learners.torch_loss import StructuredRankingLoss  # noqa: E402
 
 
 @pytest.fixture(scope="module")

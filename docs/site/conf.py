@@ -33,7 +33,7 @@ exclude_patterns = []
 nitpicky = True
 
 autodoc_default_options = {"members": True, "member-order": "bysource"}
-try:  # structrank.torch's page needs torch, an optional dependency: without it, autodoc mocks it
+try:  # structrank.learners.torch_loss's page needs torch, an optional dependency: without it, autodoc mocks it
     import torch  # noqa: F401
 except ImportError:
     autodoc_mock_imports = ["torch"]
@@ -94,7 +94,7 @@ def _constants(app, docname, source):
     module_name = docname[len("api/"):]
     try:
         module = importlib.import_module(module_name)
-    except ImportError:  # structrank.torch without torch: autodoc documents it from a mock
+    except ImportError:  # structrank.learners.torch_loss without torch: autodoc documents it from a mock
         return
     lines = []
     for name in module.__all__:

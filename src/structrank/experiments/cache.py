@@ -1,7 +1,7 @@
 """The experiments' caches in ``OUT/data``: archives of named arrays, one file or a folder of blocks.
 
 One format serves every experiment that keeps prepared data between runs: an npz archive with a JSON
-header ``{"format", "version", "meta"}`` (``model_io.write_archive``: written atomically, read without
+header ``{"format", "version", "meta"}`` (``archive.write_archive``: written atomically, read without
 unpickling), whose members are dense arrays or CSR matrices, a matrix ``NAME`` kept as ``NAME|data``,
 ``NAME|indices``, ``NAME|indptr`` and ``NAME|shape``. A cache computed in parts keeps each part in its
 own archive, ``block_NNN.npz`` in one folder, so that a stopped preparation resumes at the first
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from structrank.model_io import read_archive, write_archive
+from structrank.archive import read_archive, write_archive
 
 
 def save_arrays(path, arrays: dict, meta: dict, format_name: str, version: int) -> None:

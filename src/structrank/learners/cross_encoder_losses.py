@@ -6,14 +6,14 @@ registered loss of ``structrank.losses`` (the MAP and NDCG hinges, the permutati
 a ``CrossEncoder`` in the trainer its users run: any device, bf16/fp16, gradient accumulation, DDP under
 torchrun or accelerate, callbacks, ``save_pretrained``.
 
-The logits stay on the model's device; only the oracle's call crosses to the CPU (``structrank.torch.mean_loss``):
+The logits stay on the model's device; only the oracle's call crosses to the CPU (``structrank.learners.torch_loss.mean_loss``):
 the scores go there as float64 and the gradient comes back in the logits' dtype. The value is the mean over the
 step's queries, as ``ListNetLoss``'s, so a query weighs the same in every step and under DDP the mean of the
 processes' gradients is the gradient of the whole step (each process holds as many queries).
 
 A CRF objective's gradient reaches only its subsets (``CRFObjective.gradient_rows``: at most 6 documents per
 query, every relevance level in each), so only those pairs are forwarded; they are drawn as
-``structrank.torch.StructuredRankingLoss`` draws them, so both give the same gradient on the same logits. Each
+``structrank.learners.torch_loss.StructuredRankingLoss`` draws them, so both give the same gradient on the same logits. Each
 mini-batch holds pairs of similar length (the step's pairs sorted by their characters, as
 ``CrossEncoder.predict`` sorts), so that padding to a mini-batch's longest pair wastes little.
 
@@ -30,7 +30,7 @@ from torch import nn
 
 from structrank.learners.score_loss import ScoreLoss
 from structrank.losses import PROBABILISTIC
-from structrank.torch import StructuredRankingLoss, mean_loss
+from structrank.learners.torch_loss import StructuredRankingLoss, mean_loss
 
 __all__ = ["StructuredCrossEncoderLoss"]
 

@@ -1,6 +1,6 @@
 """A neural ranker trained on any structured loss: a multi-layer perceptron in PyTorch.
 
-The network scores each document; ``structrank.torch.StructuredRankingLoss`` turns the scores of a
+The network scores each document; ``structrank.learners.torch_loss.StructuredRankingLoss`` turns the scores of a
 batch of queries into the loss and its gradient, and Adam follows it. Training needs the optional
 ``torch`` extra; prediction does not: the learned weights are one flat float array (``params_``),
 read back layer by layer with the shapes that ``hidden_layer_sizes`` fixes, and the forward pass
@@ -243,8 +243,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
             raise ImportError("MLPRanker trains with PyTorch, an optional extra: pip install torch, then "
                               "pip install 'structrank[torch]' (a saved model predicts without it)") from None
 
-        # deferred: optional extra torch (structrank.torch imports it)
-        from structrank.torch import StructuredRankingLoss
+        # deferred: optional extra torch (structrank.learners.torch_loss imports it)
+        from structrank.learners.torch_loss import StructuredRankingLoss
 
         X, y, qid, offsets = self._validate_fit_data(X, y, qid)
         if not labels_vary_within_queries(y, offsets):

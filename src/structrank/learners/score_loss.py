@@ -3,7 +3,7 @@
 The spine of structrank (DESIGN.md) makes every loss a function of the scores alone, so any
 scorer that takes a gradient on its scores trains on any loss of the registry
 (``structrank.losses``): boosted trees (``structured_boosting``), neural networks
-(``structrank.torch``), and the linear learners. ``ScoreLoss`` holds a built loss (a fitted
+(``structrank.learners.torch_loss``), and the linear learners. ``ScoreLoss`` holds a built loss (a fitted
 estimator's ``loss_``, or one ``ScoreLoss.named`` builds) and binds it to the training labels.
 
 ``ScoreLoss`` gives ``f(scores) -> (values, gradient)`` through the loss's ``value_and_grad`` (a

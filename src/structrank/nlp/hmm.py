@@ -83,7 +83,7 @@ import numpy as np
 
 import structrank
 from structrank.errors import DataFormatError, DataValidationError
-from structrank.model_io import read_archive, write_archive
+from structrank.archive import read_archive, write_archive
 from structrank.numba_cache import njit
 
 FORMAT_NAME = "structrank-hmm-tagger"
