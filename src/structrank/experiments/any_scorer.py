@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from structrank.data import letor_folds, read_letor
-from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
+from structrank.experiments.report import QUERY_PREFIX, dataset_parts, markdown_table, per_query
 from structrank.experiments.runner import Measurement, fold_plan, reproduce_letor_experiment
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
@@ -226,11 +226,7 @@ def mlp_against_linear(rows, dataset, loss, metric) -> str:
 
 def report_sections(rows, out=None, link_prefix=""):
     sections = []
-    for dataset, convention in DATASETS.items():
-        part = [r for r in rows if r["dataset"] == dataset]
-        if not part:
-            continue
-        folds = len({r["fold"] for r in part})
+    for dataset, convention, part, folds in dataset_parts(rows, DATASETS):
         means = [r for r in part if r["metric"] in METRICS]
         seeds = len({r.get("seed", 0) for r in part if r["model"].startswith("MLP")})
         sections.append((f"{dataset}: test metrics ({convention}), mean ± std over {folds} folds"

@@ -20,7 +20,7 @@ import functools
 
 
 from structrank.data import letor_folds, read_letor
-from structrank.experiments.report import QUERY_PREFIX, markdown_table, per_query
+from structrank.experiments.report import QUERY_PREFIX, dataset_parts, markdown_table, per_query
 from structrank.experiments.runner import Measurement, fold_plan, paper_model, reproduce_letor_experiment
 from structrank.learners.registry import select_on_vali
 from structrank.metrics import evaluate
@@ -175,11 +175,7 @@ def fit_note(rows, dataset, model):
 
 def report_sections(rows, out=None, link_prefix=""):
     sections = []
-    for dataset, convention in DATASETS.items():
-        part = [r for r in rows if r["dataset"] == dataset]
-        if not part:
-            continue
-        folds = len({r["fold"] for r in part})
+    for dataset, convention, part, folds in dataset_parts(rows, DATASETS):
         means = [r for r in part if r["metric"] in METRICS]
         sections.append((f"{dataset}: test metrics ({convention}), mean ± std over {folds} folds, C chosen on vali by "
                          "the loss's own metric", markdown_table(means, std=True, row_order=list(MODELS),

@@ -215,6 +215,15 @@ def write_report(path, sections, title: str | None = None) -> Path:
 QUERY_PREFIX = "q:"  # per-query values are recorded as "q:<qid>:<metric>"
 
 
+def dataset_parts(rows, datasets: Mapping):
+    """(dataset, convention, its rows, its number of folds) of each data set of ``datasets`` ({name: convention})
+    that ``rows`` hold, in that order: the loop a LETOR experiment's report sections run over."""
+    for dataset, convention in datasets.items():
+        part = [r for r in rows if r["dataset"] == dataset]
+        if part:
+            yield dataset, convention, part, len({r["fold"] for r in part})
+
+
 def per_query(rows, dataset, model, metric):
     """{(fold, qid): value} of one model's test queries, recorded as ``q:<qid>:<metric>``; a model run
     with several seeds gives each query the mean over its seeds (the method's expected value on it,

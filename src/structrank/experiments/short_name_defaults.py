@@ -14,8 +14,6 @@ group files beside them). The per-query values of OHSUMED and MQ2008 with C chos
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import shlex
 import subprocess
@@ -27,7 +25,6 @@ from pathlib import Path
 import numpy as np
 
 from structrank.atomic import write_text_atomic
-from structrank.cli import main as structrank
 from structrank.data import make_ranking_dataset, read_letor, write_letor
 from structrank.metrics.compare import against_baseline
 
@@ -54,15 +51,19 @@ def graded_set(folder: Path, seed: int = GRADED_SEED) -> tuple[Path, Path]:
     return paths
 
 
+def structrank(*args: str) -> subprocess.CompletedProcess:
+    """``structrank ARGS`` as a user runs it (its own process); a failure names the command and its last words."""
+    done = subprocess.run([sys.executable, "-m", "structrank", *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"structrank {' '.join(args[:2])} ended with exit {done.returncode}: {done.stderr[-500:]}")
+    return done
+
+
 def _evaluate(test: Path, scores: Path) -> dict:
     """{metric: {qid: value}} of ``structrank evaluate --per-query --json`` on the test file."""
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        code = structrank(["evaluate", "--data", str(test), "--scores", str(scores), "--per-query", "--json", "--quiet",
-                           *(a for m in METRICS for a in ("--metric", m))])
-    if code != 0:
-        raise RuntimeError(f"structrank evaluate on {test} ended with exit {code}")
-    out = json.loads(buffer.getvalue())
+    done = structrank("evaluate", "--data", str(test), "--scores", str(scores), "--per-query", "--json", "--quiet",
+                      *(a for m in METRICS for a in ("--metric", m)))
+    out = json.loads(done.stdout)
     return {m: {q: v[m] for q, v in out["per_query"].items()} for m in METRICS}
 
 
@@ -70,13 +71,9 @@ def _cli_model(name: str, train: Path, test: Path, work: Path) -> tuple[dict, fl
     """(per-query values, seconds, the formulation train printed) of one model trained with its defaults."""
     model, scores = work / name, work / f"{name}.scores"
     start = time.perf_counter()  # the whole process a user waits for (each its own: no JIT compiled by another)
-    done = subprocess.run([sys.executable, "-m", "structrank", "train", name, "--train", str(train), "--out", str(model)],
-                          capture_output=True, text=True)
+    done = structrank("train", name, "--train", str(train), "--out", str(model))
     seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"structrank train {name} on {train} ended with exit {done.returncode}: {done.stderr[-500:]}")
-    if structrank(["predict", "--model", str(model), "--data", str(test), "--out", str(scores), "--quiet"]) != 0:
-        raise RuntimeError(f"structrank predict {name} on {test} failed")
+    structrank("predict", "--model", str(model), "--data", str(test), "--out", str(scores), "--quiet")
     formulation = next((line.split("formulation: ", 1)[1] for line in done.stderr.splitlines()
                         if "formulation: " in line), "")
     return _evaluate(test, scores), seconds, formulation

@@ -339,8 +339,7 @@ class PermutationCRFRanker(EvalSetMixin, LinearRankerMixin, BaseRanker):
         if shards is not None:
             shards.close()
         self.coef_ = best.iterate
-        self.best_epoch_ = best.epoch
-        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        best.keep(self)
         self.objective_curve_ = np.array(objective.values)
         self.objective_epochs_ = np.array(objective.epochs, dtype=np.int64)
         self.n_queries_used_ = int(queries.size)

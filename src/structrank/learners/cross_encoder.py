@@ -394,9 +394,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             model.load_state_dict(best.iterate)
         model.eval()
         self.model_ = model
-        self.best_epoch_ = int(best.epoch)
         self.n_epochs_ = len(seconds)
-        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        best.keep(self)
         self.epoch_seconds_ = np.array(seconds)
 
     def _dataset(self, data):

@@ -134,6 +134,11 @@ class _Scored:
     def epochs(self) -> list:
         return self._curve.epochs
 
+    def keep(self, estimator) -> None:
+        """Set the fitted ``estimator``'s ``best_epoch_`` (the epoch kept), ``dev_curve_`` and ``dev_epochs_``."""
+        estimator.best_epoch_ = None if self.epoch is None else int(self.epoch)
+        estimator.dev_curve_, estimator.dev_epochs_ = np.array(self.curve), np.array(self.epochs, dtype=np.int64)
+
 
 class BestEpoch(_Scored):
     """The epoch kept so far, its iterate, and the dev metric of every epoch offered.

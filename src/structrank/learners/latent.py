@@ -452,8 +452,7 @@ class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, 
         if shards is not None:
             shards.close()
         self.coef_ = best.iterate
-        self.best_epoch_ = best.epoch
-        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        best.keep(self)
         self.train_loss_curve_ = np.array(losses.values)
         self.train_loss_epochs_ = np.array(losses.epochs, dtype=np.int64)
         self.n_queries_used_ = int(n_queries)

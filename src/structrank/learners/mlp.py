@@ -117,7 +117,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         "significant" only on evidence, so that the network is at least its linear start unless the
         eval set shows otherwise. Neither is the default, as each gave away more where the network
         helped than it saved where it did not (``mlp-<loss>``, test, 5 folds, grids on vali, measured
-        at 9d759c7 with ``benchmarks/issue20_fits.py mlp-map --set epoch_rule=significant`` and the
+        at 9d759c7 with ``benchmarks/any_scorer_fits.py mlp-map --set epoch_rule=significant`` and the
         like; not on a generated page): "significant" kept the linear start in almost every fit, as
         on OHSUMED's eval sets of 21-22 queries even OHSUMED NDCG@10's large gain did not pass the
         test.
@@ -302,8 +302,8 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
                                      "precision)")
                 break
             before = after
-        self.best_epoch_, self.params_ = best.epoch, best.iterate
-        self.dev_curve_, self.dev_epochs_ = np.array(best.curve), np.array(best.epochs, dtype=np.int64)
+        self.params_ = best.iterate
+        best.keep(self)
         return self._finish_fit()
 
     def _linear_start(self, X, y, qid, eval_set, dev):

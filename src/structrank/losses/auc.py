@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map
+from structrank.losses.base import chosen_feature_map
+from structrank.losses.po_batch import PoBatchLoss
 from structrank.losses.registry import register
 from structrank.oracles.po import auc_batch
-from structrank.feature_maps import po_star
 
 
 @dataclass(frozen=True)
-class AUCLoss(OracleLoss):
+class AUCLoss(PoBatchLoss):
     """1 - AUC with phi_po on binary relevance (label >= ``relevant_from``).
 
     Examples
@@ -28,20 +26,9 @@ class AUCLoss(OracleLoss):
     (1.0, [1, 2, 3, 0])
     """
 
-    relevant_from: int = 1
-
     name = "auc"
-    feature_map = "po"
     metrics = ("auc",)
-
-    def _run(self, scores, labels, offsets, out=None):
-        offsets = np.asarray(offsets, dtype=np.int64)
-        coef, order = batch_outputs(scores.shape[0], out)
-        return coef, auc_batch(scores, self.relevance(labels), offsets, coef, order), order
-
-    def star(self, scores, labels, offsets) -> np.ndarray:
-        """phi_po gives every correct ranking (all good above all bad) the same coefficients."""
-        return po_star(self.relevance(labels), np.asarray(offsets, dtype=np.int64))
+    kernel = staticmethod(auc_batch)
 
 
 @register("auc", "1 - AUC, the fraction of misordered good/bad pairs (SVM-auc, Joachims 2005)", paper="Joachims 2005")

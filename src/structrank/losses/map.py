@@ -14,17 +14,18 @@ from types import SimpleNamespace
 import numpy as np
 
 from structrank.losses.base import OracleLoss, batch_outputs, chosen_feature_map, longest_query
+from structrank.losses.po_batch import PoBatchLoss
 from structrank.losses.registry import register
 from structrank.oracles import positional
 from structrank.oracles.po import map_batch
 from structrank.oracles.positional import INFERENCES, check_exact_size, latent_star, run_positional
-from structrank.feature_maps import po_star, positional_weights
+from structrank.feature_maps import positional_weights
 
 _KERNEL_IDS = {"greedy": 0, "exact": 1, "none": 0}  # "none" is the greedy at scale 0
 
 
 @dataclass(frozen=True)
-class APLoss(OracleLoss):
+class APLoss(PoBatchLoss):
     """1 - AP with phi_po on binary relevance: Yue et al.'s (2007) exact oracle (SVM-map).
 
     Examples
@@ -35,20 +36,9 @@ class APLoss(OracleLoss):
     ([0, 1, 2], 0.4167)
     """
 
-    relevant_from: int = 1
-
     name = "map"
-    feature_map = "po"
     metrics = ("map",)
-
-    def _run(self, scores, labels, offsets, out=None):
-        offsets = np.asarray(offsets, dtype=np.int64)
-        coef, order = batch_outputs(scores.shape[0], out)
-        return coef, map_batch(scores, self.relevance(labels), offsets, coef, order), order
-
-    def star(self, scores, labels, offsets) -> np.ndarray:
-        """phi_po gives every correct ranking (all good above all bad) the same coefficients."""
-        return po_star(self.relevance(labels), np.asarray(offsets, dtype=np.int64))
+    kernel = staticmethod(map_batch)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Boosted trees on the NDCG@k hinge held to a latent target (issue 20, point 8)."""
+"""Boosted trees on the NDCG@k hinge held to a latent target."""
 
 from __future__ import annotations
 

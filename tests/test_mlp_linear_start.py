@@ -1,4 +1,4 @@
-"""MLPRanker started at the linear learner of its loss (issue 20, point 8)."""
+"""MLPRanker started at the linear learner of its loss."""
 
 from __future__ import annotations
 

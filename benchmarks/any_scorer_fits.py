@@ -1,4 +1,4 @@
-"""Quick any-scorer fits (issue 20): python benchmarks/issue20_fits.py MODEL [--data MQ2008,OHSUMED] [--folds 1,2] [--set k=v ...] [--grid JSON]
+"""Quick any-scorer fits: python benchmarks/any_scorer_fits.py MODEL [--data MQ2008,OHSUMED] [--folds 1,2] [--set k=v ...] [--grid JSON]
 Mirrors experiments.any_scorer._run: select_on_vali over the ModelSpec grid, then test metrics."""
 import argparse, json, sys, time, dataclasses
 import numpy as np
