@@ -248,7 +248,7 @@ def test_reproduce_refuses_a_store_of_other_data_in_one_line_and_fresh_starts_af
 
     calls = []
 
-    def fake(out, data_dir=None, quick=False, n_jobs=1):
+    def fake(out, data_dir=None, quick=False, n_jobs=1, keep=None):
         calls.append(out)
         return run_experiment(out, _specs("letor-baselines"), _run, data=[data_dir])
 
