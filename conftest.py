@@ -7,6 +7,7 @@ the tests that need an extra.
 """
 
 import importlib.util
+import re
 
 import pytest
 from _pytest.doctest import DoctestItem
@@ -19,9 +20,20 @@ collect_ignore = [] if importlib.util.find_spec("torch") else [
     "src/structrank/learners/torch_loss.py", "src/structrank/learners/cross_encoder_losses.py", "tests/ddp_step.py"]
 
 
+#: the lab's tests: the reproductions, their claims, reports and stores, the benchmarks, and the substrate only they
+#: use (nlp, qa's syntax). Marked ``lab``: `./dev test` leaves them to `./dev test -m lab`, CI's later pass, so that
+#: the README's test command answers for the library in minutes (CI still runs everything)
+LAB_TESTS = re.compile(r"(^|/)(test_(any_scorer|bench_\w+|chakrabarti2008\w*|claims|croce2016\w*|haponchyk2018\w*|"
+                       r"jagarlamudi2012\w*|volkovs2011\w*|neural_qa|own_metric|reproduce|runner|store_identity|"
+                       r"short_name_defaults_report|verdict_rules|verdict_sets|mlp_departures|xenc_map_smoothing|"
+                       r"long_runs|nlp_\w+|qa_syntax|pinned_(croce2016|haponchyk2018|jagarlamudi2012|volkovs2011))\.py"
+                       r"|src/structrank/(experiments|bench|nlp)/)")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "extra(name): needs the optional extra NAME (pyproject.toml); skips with "
                                        "the reason without it, fails instead when NAME is in STRUCTRANK_REQUIRE_EXTRAS")
+    config.addinivalue_line("markers", "lab: a test of the lab (LAB_TESTS); `./dev test -m lab` runs them")
 
 
 def _doctest_extra(item):
@@ -42,6 +54,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if isinstance(item, DoctestItem) and (extra := _doctest_extra(item)):
             item.add_marker(pytest.mark.extra(extra))
+        if LAB_TESTS.search(item.nodeid.split("::")[0]):
+            item.add_marker(pytest.mark.lab)
 
 
 def pytest_runtest_setup(item):
