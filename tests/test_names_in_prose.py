@@ -38,12 +38,33 @@ def prose(path):
                 yield node.body[0].lineno, doc
 
 
+def _defined_in_source(parts) -> bool | None:
+    """For a structrank module that cannot be imported here (it needs an optional extra): whether the name is its
+    source file's and its first attribute is defined at the top of it (None: not a structrank module file)."""
+    for i in range(len(parts), 1, -1):
+        base = SRC.parent.joinpath(*parts[:i])
+        path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+        if path.is_file():
+            if i == len(parts):
+                return True
+            tree = ast.parse(path.read_text())
+            names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
+            names |= {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                      for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+            return parts[i] in names
+    return None
+
+
 def resolves(name: str) -> bool:
     """Whether ``name`` is a module followed by attributes that exist."""
     parts = name.split(".")
     for i in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError as exc:
+            if exc.name and not exc.name.startswith("structrank"):  # an optional extra this machine lacks
+                return bool(_defined_in_source(parts))
+            continue
         except ImportError:
             continue
         for part in parts[i:]:
