@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pinned tests under other BLAS kernels and thread counts (issue 37: a pin holds on any x86-64
+# The pinned tests under other BLAS kernels and thread counts (a pin holds on any x86-64
 # machine, whatever kernel OpenBLAS picks for its processor and however many threads run).
 #
 #   tools/pins_across_kernels.sh [RUN ...] [-- PYTEST ARGS]
