@@ -968,8 +968,8 @@ def cmd_fuse(args):
 def _ties_everything(fused) -> bool:
     """Whether every query of a fused run with two or more documents gives them all one score (a run that ranks
     nothing)."""
-    sizes = [len(docs) for docs in fused.values()]
-    return any(n > 1 for n in sizes) and all(len(set(docs.values())) == 1 for docs in fused.values() if len(docs) > 1)
+    ranked = [docs for docs in fused.values() if len(docs) > 1]
+    return bool(ranked) and all(len(set(docs.values())) == 1 for docs in ranked)
 
 
 #: --optimize-on's weight grid: at most this many points (a tiny --step over several runs would enumerate for ever)
@@ -991,8 +991,9 @@ def _check_fuse_numbers(given, step, n_runs) -> None:
     if step is not None:
         if not (math.isfinite(step) and 0 < step <= 1):
             raise ValueError(f"--step must be in (0, 1], got {step}")
-        # in logarithms: a tiny step's count of points overflows a float
-        log_points = n_runs * (math.log10(math.floor(1 / step) + 1) if step > 1e-12 else 12.0)
+        # in logarithms: a tiny step's count of points overflows a float (1 / step itself is inf below 1e-308)
+        per_run = 1 / step
+        log_points = n_runs * (math.log10(math.floor(per_run) + 1) if math.isfinite(per_run) else math.inf)
         if log_points > math.log10(MAX_GRID_POINTS):
             raise ValueError(f"--step {step}: about 10^{log_points:.1f} grid points for {n_runs} runs, more than "
                              f"{MAX_GRID_POINTS}; give a larger --step")

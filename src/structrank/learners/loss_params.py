@@ -40,13 +40,14 @@ def migrated_params(cls, params: dict) -> dict:
     """The parameters of a model file's header as the class takes them: the flat loss options of a file written
     before ``loss_params`` (``k``, ``feature_map``, ...) moved into ``loss_params`` where its loss takes them, the
     others dropped (its learner ignored them), quietly (the file's reader did not write them)."""
-    flat = {name: params[name] for name in FLAT_OPTIONS if name in params and name not in cls().get_params(deep=False)}
+    own = cls().get_params(deep=False)
+    flat = {name: params[name] for name in FLAT_OPTIONS if name in params and name not in own}
     if not flat:
         return params
     rest = {name: value for name, value in params.items() if name not in flat}
     if rest.get("loss_params") is not None:
         return rest
-    name = rest.get("loss", cls().get_params(deep=False).get("loss"))
+    name = rest.get("loss", own.get("loss"))
     try:
         taken = get_entry(name).options
     except ValueError:  # an unknown loss: the parameter check names it
