@@ -534,7 +534,8 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         fallback = self._latent_fallback(first)
         chosen, why, said = first, ("the ideal target, the paper's: its fit did not stay at w = 0"
                                     if not first.health_.stayed_at_zero else
-                                    "the ideal target, the loss's only formulation"), first_warnings
+                                    "the ideal target, the loss's only formulation" if fallback is None else
+                                    "the ideal target: the latent target does not train on sharded data"), first_warnings
         if first.health_.stayed_at_zero and fallback is not None and not serves_shards(X):
             with warnings.catch_warnings(record=True) as latent_warnings:
                 warnings.simplefilter("always")
