@@ -20,14 +20,11 @@ collect_ignore = [] if importlib.util.find_spec("torch") else [
     "src/structrank/learners/torch_loss.py", "src/structrank/learners/cross_encoder_losses.py", "tests/ddp_step.py"]
 
 
-#: the lab's tests: the reproductions, their claims, reports and stores, the benchmarks, and the substrate only they
-#: use (nlp, qa's syntax). Marked ``lab``: `./dev test` leaves them to `./dev test -m lab`, CI's later pass, so that
-#: the README's test command answers for the library in minutes (CI still runs everything)
-LAB_TESTS = re.compile(r"(^|/)(test_(any_scorer|bench_\w+|chakrabarti2008\w*|claims|croce2016\w*|haponchyk2018\w*|"
-                       r"jagarlamudi2012\w*|volkovs2011\w*|neural_qa|own_metric|reproduce|runner|store_identity|"
-                       r"short_name_defaults_report|verdict_rules|verdict_sets|mlp_departures|xenc_map_smoothing|"
-                       r"long_runs|nlp_\w+|qa_syntax|pinned_(croce2016|haponchyk2018|jagarlamudi2012|volkovs2011))\.py"
-                       r"|src/structrank/(experiments|bench|nlp)/)")
+#: the lab's tests: those in tests/lab (the reproductions, their claims, reports and stores, the benchmarks, and the
+#: substrate only they use) and the lab package's doctests. Marked ``lab``: `./dev test` leaves them to
+#: `./dev test -m lab`, CI's later pass, so that the README's test command answers for the library in minutes (CI
+#: still runs everything)
+LAB_TESTS = re.compile(r"^(tests/lab|src/structrank_lab)/")
 
 
 def pytest_configure(config):
@@ -54,7 +51,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if isinstance(item, DoctestItem) and (extra := _doctest_extra(item)):
             item.add_marker(pytest.mark.extra(extra))
-        if LAB_TESTS.search(item.nodeid.split("::")[0]):
+        if LAB_TESTS.match(item.nodeid.split("::")[0]):
             item.add_marker(pytest.mark.lab)
 
 

@@ -2,7 +2,7 @@
 Mirrors experiments.any_scorer._run: select_on_vali over the ModelSpec grid, then test metrics."""
 import argparse, json, sys, time, dataclasses
 import numpy as np
-from structrank.experiments import any_scorer as A
+from structrank_lab.experiments import any_scorer as A
 from structrank.data import letor_folds, letor_root
 from structrank.metrics import evaluate
 from structrank.cli import parse_assignments

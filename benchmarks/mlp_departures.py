@@ -30,7 +30,7 @@ from scipy.stats import spearmanr
 
 from structrank.atomic import write_text_atomic
 from structrank.data import letor_folds, letor_root
-from structrank.experiments import any_scorer
+from structrank_lab.experiments import any_scorer
 from structrank.learners import epochs as epoch_rules
 from structrank.learners import mlp as mlp_module
 from structrank.learners.registry import get_model

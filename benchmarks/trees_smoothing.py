@@ -23,7 +23,7 @@ from joblib import Parallel, delayed
 
 from structrank.atomic import write_text_atomic
 from structrank.data import letor_folds, letor_root
-from structrank.experiments import any_scorer
+from structrank_lab.experiments import any_scorer
 from structrank.learners.registry import get_model, select_on_vali
 from structrank.metrics import evaluate
 

@@ -33,8 +33,8 @@ import time
 from pathlib import Path
 
 from structrank.atomic import write_text_atomic
-from structrank.experiments.neural_qa.data import splits
-from structrank.experiments.neural_qa.design import BUDGET, DATASETS, DEV_METRIC, TARGET_MAP
+from structrank_lab.experiments.neural_qa.data import splits
+from structrank_lab.experiments.neural_qa.design import BUDGET, DATASETS, DEV_METRIC, TARGET_MAP
 from structrank.learners.registry import MODELS
 from structrank.metrics import evaluate
 from structrank.metrics.significance import paired_test
@@ -71,9 +71,9 @@ def same_curves(rows, results) -> list:
 def from_store(folder, settings) -> dict:
     """{data set: {candidate: measured}} of the unsmoothed candidates that neural-qa's store ran as its ``MAP hinge``
     row at seed 0 on the data sets other than WikiQA (the run's key holds the row's ``loss_params``)."""
-    from structrank.experiments.neural_qa.design import EXPERIMENT, MAP_HINGE
-    from structrank.experiments.run_key import RunKey
-    from structrank.experiments.store import ResultStore
+    from structrank_lab.experiments.neural_qa.design import EXPERIMENT, MAP_HINGE
+    from structrank_lab.experiments.run_key import RunKey
+    from structrank_lab.experiments.store import ResultStore
 
     path = Path(folder) / "results.sqlite"
     if not path.is_file():
@@ -95,8 +95,8 @@ def from_store(folder, settings) -> dict:
 
 def recorded(rows) -> dict:
     """A neural-qa run's long rows as ``measure`` returns a fine-tuning (test questions in the order of their ids)."""
-    from structrank.experiments.neural_qa.design import CURVE_PREFIX
-    from structrank.experiments.report import QUERY_PREFIX
+    from structrank_lab.experiments.neural_qa.design import CURVE_PREFIX
+    from structrank_lab.experiments.report import QUERY_PREFIX
 
     value = {r["metric"]: float(r["value"]) for r in rows}
 

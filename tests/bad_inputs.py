@@ -39,7 +39,7 @@ from structrank.data.letor import MAX_FEATURE_INDEX, read_letor, read_scores
 from structrank.errors import StructRankError
 from structrank.learners import LinearRegressionRanker
 from structrank.model_io import load_model, save_model
-from structrank.nlp.conllu import read_conllu
+from structrank_lab.nlp.conllu import read_conllu
 from structrank.qa.featurize import featurize_file
 from structrank.qa.readers import TRAIN_ALL_FILES, read_jacana, read_qa_tsv, read_trec_train_all, read_wikiqa
 from structrank.qa.semeval import read_semeval

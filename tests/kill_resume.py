@@ -1,6 +1,6 @@
 """Kill `structrank reproduce` with SIGKILL at random moments, resume it, compare the tables.
 
-Used by tests/test_reproduce.py (a few kills) and runnable for the record in docs/RELIABILITY.md:
+Used by tests/lab/test_reproduce.py (a few kills) and runnable for the record in docs/RELIABILITY.md:
 
     STRUCTRANK_DATA=../shared/data python tests/kill_resume.py --kills 10 --seed 0 --out /tmp/kills.md
 

@@ -168,7 +168,7 @@ def test_the_feature_index_limit_is_overridable_up_to_int32(tmp_path, monkeypatc
 
 
 def test_the_scale_bench_times_reading_with_peak_memory(tmp_path):
-    from structrank.bench.scale import SCALE_TASKS, _task, write_synthetic_letor
+    from structrank_lab.bench.scale import SCALE_TASKS, _task, write_synthetic_letor
 
     assert "read" in SCALE_TASKS
     path = write_synthetic_letor(tmp_path / "s.txt", 500)

@@ -136,7 +136,7 @@ def test_help_and_version_build_no_command_and_each_command_builds_alone(capsys)
     import json as _json
 
     probe = ("import sys, json\nfrom structrank.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-             "print(json.dumps([m for m in ('structrank.learners', 'structrank.learners.registry', 'structrank.experiments.registry',"
+             "print(json.dumps([m for m in ('structrank.learners', 'structrank.learners.registry', 'structrank_lab.experiments.registry',"
              " 'sklearn') if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert _json.loads(out.stdout.strip().splitlines()[-1]) == []

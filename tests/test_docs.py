@@ -24,8 +24,8 @@ SITE = ROOT / "docs" / "site"
 PUBLIC_MODULES = (
     "structrank", "structrank.data", "structrank.metrics", "structrank.metrics.compare", "structrank.fusion",
     "structrank.oracles",
-    "structrank.losses", "structrank.learners", "structrank.kernels", "structrank.nlp", "structrank.qa",
-    "structrank.learners.torch_loss", "structrank.experiments", "structrank.model_selection", "structrank.model_io",
+    "structrank.losses", "structrank.learners", "structrank.kernels", "structrank_lab.nlp", "structrank.qa",
+    "structrank.learners.torch_loss", "structrank_lab.experiments", "structrank.model_selection", "structrank.model_io",
     "structrank.archive",
     "structrank.export", "structrank.pyterrier", "structrank.figures", "structrank.errors",
 )

@@ -23,11 +23,11 @@ import structrank.figures
 SRC = Path(structrank.figures.__file__).resolve().parent
 
 #: the modules that imported save_figure at their top (their own reference is patched too)
-IMPORTERS = ("structrank.experiments", "structrank.experiments.chakrabarti2008.report",
-             "structrank.experiments.croce2016.report", "structrank.experiments.haponchyk2018.report",
-             "structrank.experiments.jagarlamudi2012.report", "structrank.experiments.letor_baselines",
-             "structrank.experiments.volkovs2011.report", "structrank.experiments.neural_qa.report",
-             "structrank.metrics.compare", "structrank.bench.scale")
+IMPORTERS = ("structrank_lab.experiments", "structrank_lab.experiments.chakrabarti2008.report",
+             "structrank_lab.experiments.croce2016.report", "structrank_lab.experiments.haponchyk2018.report",
+             "structrank_lab.experiments.jagarlamudi2012.report", "structrank_lab.experiments.letor_baselines",
+             "structrank_lab.experiments.volkovs2011.report", "structrank_lab.experiments.neural_qa.report",
+             "structrank.metrics.compare", "structrank_lab.bench.scale")
 
 
 def drawing_functions():
@@ -128,7 +128,7 @@ def draw_compare(folder):
 
 
 def draw_chakrabarti2008(folder):
-    from structrank.experiments.chakrabarti2008 import design, report
+    from structrank_lab.experiments.chakrabarti2008 import design, report
 
     mrr = {"MRR (phi_mrr)": (list(range(1, 11)), [0.42 + 0.01 * k for k in range(10)]),
            "MRR-po (phi_po)": (list(range(1, 11)), [0.44 + 0.01 * k if k != 4 else np.nan for k in range(10)])}
@@ -139,7 +139,7 @@ def draw_chakrabarti2008(folder):
 
 
 def draw_volkovs2011(folder):
-    from structrank.experiments.volkovs2011 import design, report
+    from structrank_lab.experiments.volkovs2011 import design, report
 
     rng = np.random.default_rng(0)
     chosen = {(model, fold, seed): ({}, {f"test:{m}": 0.35 + 0.02 * k + 0.01 * rng.random()
@@ -150,7 +150,7 @@ def draw_volkovs2011(folder):
 
 
 def draw_haponchyk2018(folder):
-    from structrank.experiments.haponchyk2018 import design, report
+    from structrank_lab.experiments.haponchyk2018 import design, report
 
     rows = [{"split": "official", "metric": f"curve:{epoch}", "model": model, "params": json.dumps({"features": "sim"}),
              "value": 0.6 + 0.01 * np.log(epoch) + 0.01 * i}
@@ -159,7 +159,7 @@ def draw_haponchyk2018(folder):
 
 
 def draw_jagarlamudi2012(folder):
-    from structrank.experiments.jagarlamudi2012 import design, report
+    from structrank_lab.experiments.jagarlamudi2012 import design, report
 
     runs = {("en", design.HMM, ()): {"dev:accuracy": 0.93}}
     for name, grid in (("tau", design.TAUS), ("lam", design.LAMBDAS)):
@@ -170,7 +170,7 @@ def draw_jagarlamudi2012(folder):
 
 
 def draw_letor_baselines(folder):
-    from structrank.experiments import letor_baselines as lb
+    from structrank_lab.experiments import letor_baselines as lb
 
     rows = [{"model": model, "metric": f"ndcg@{k}", "fold": f"Fold{fold}", "value": 0.3 + 0.02 * k + 0.01 * fold}
             for model in lb.MODELS for k in lb.NDCG_KS for fold in range(1, 6)
@@ -179,7 +179,7 @@ def draw_letor_baselines(folder):
 
 
 def draw_croce2016(folder):
-    from structrank.experiments.croce2016 import design, report
+    from structrank_lab.experiments.croce2016 import design, report
 
     full = next(iter(design.FULL))
     runs = {("full", full, None, 0, design.DATASET, ""): {"test:map": 0.78, "support_vectors": 4000},
@@ -192,7 +192,7 @@ def draw_croce2016(folder):
 
 
 def draw_neural_qa(folder):
-    from structrank.experiments.neural_qa import design, report
+    from structrank_lab.experiments.neural_qa import design, report
 
     rows = [{"dataset": dataset, "model": row, "seed": seed, "metric": f"{design.CURVE_PREFIX}{epoch:03d}",
              "value": 0.7 + 0.02 * epoch + 0.01 * i} for dataset in design.DATASETS
@@ -201,7 +201,7 @@ def draw_neural_qa(folder):
 
 
 def draw_bench_scale(folder):
-    from structrank.bench import scale
+    from structrank_lab.bench import scale
 
     rows = [{"task": task, "size": size, "seconds": size * 1e-5 * (i + 1)}
             for i, task in enumerate(("load", "evaluate", "svm-map", "lsp-ap", "crf-kl"))

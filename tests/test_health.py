@@ -218,9 +218,9 @@ def test_train_help_lists_the_ideal_names(capsys):
 
 
 def test_the_reproductions_train_the_literal_formulations():
-    from structrank.experiments import any_scorer, own_metric
-    from structrank.experiments.chakrabarti2008.design import ROWS, SWEEP
-    from structrank.experiments.croce2016.design import LETOR_ROWS
+    from structrank_lab.experiments import any_scorer, own_metric
+    from structrank_lab.experiments.chakrabarti2008.design import ROWS, SWEEP
+    from structrank_lab.experiments.croce2016.design import LETOR_ROWS
     from structrank.learners.mlp import linear_model_name
 
     assert ROWS["NDCG"][0] == "svm-ndcg-ideal" and ROWS["MRR"][0] == "svm-mrr-ideal"

@@ -1,4 +1,4 @@
-"""What the library's comments and docstrings name exists: every dotted ``structrank.x.y`` name resolves (an import
+"""What the comments and docstrings of the library and its lab name exists: every dotted ``structrank.x.y`` name resolves (an import
 and attributes), so does every name in double backquotes that starts at one of its modules (``oracles.crf``), and every
 path of a ``.py`` file is a file. Comments state rules, not history: none names an issue."""
 
@@ -14,12 +14,13 @@ import tokenize
 import pytest
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "structrank"
+LAB = SRC.parent / "structrank_lab"
 ROOT = SRC.parents[1]
 #: file names that read like dotted names (the model folder's header)
 FILES = {"structrank.json"}
-MODULES = sorted({p.stem for p in SRC.iterdir() if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"}
-                 - {"__init__", "__main__"})
-ABSOLUTE = re.compile(r"(?<![\w./-])structrank(?:\.[A-Za-z_]\w*)+")
+MODULES = sorted({p.stem for package in (SRC, LAB) for p in package.iterdir()
+                  if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"} - {"__init__", "__main__"})
+ABSOLUTE = re.compile(r"(?<![\w./-])structrank(?:_lab)?(?:\.[A-Za-z_]\w*)+")
 RELATIVE = re.compile(r"``((?:" + "|".join(MODULES) + r")(?:\.[A-Za-z_]\w*)+)``")
 PATH = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w-]+\.py)\b")
 ISSUE = re.compile(r"\bissues? \d+", re.IGNORECASE)
@@ -76,7 +77,7 @@ def resolves(name: str) -> bool:
 
 
 def modules():
-    return sorted(SRC.rglob("*.py"))
+    return sorted(SRC.rglob("*.py")) + sorted(LAB.rglob("*.py"))
 
 
 def test_every_name_and_path_in_the_prose_exists():
@@ -91,11 +92,12 @@ def test_every_name_and_path_in_the_prose_exists():
             for found in RELATIVE.finditer(text):
                 name = found.group(1)
                 # ``torch.nn.Module`` is PyTorch's, not structrank.learners.torch_loss's
-                if not resolves("structrank." + name) and not resolves(name):
+                if not any(resolves(f"{package}.{name}") for package in ("structrank", "structrank_lab")) \
+                        and not resolves(name):
                     missing.append(f"{where}:{line}: ``{name}``")
             for found in PATH.finditer(text):
                 rel = found.group(1)
-                if not any((base / rel).exists() for base in (SRC, ROOT, SRC.parent, ROOT / "tests", path.parent)):
+                if not any((base / rel).exists() for base in (SRC, LAB, ROOT, SRC.parent, ROOT / "tests", path.parent)):
                     missing.append(f"{where}:{line}: {rel}")
     assert not missing, "names in comments or docstrings that do not exist:\n" + "\n".join(missing)
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from structrank.data.nbest import NBestData
 from structrank.errors import DataValidationError
 from structrank.learners.nbest_boosting import BoostingReranker, _l1_step, reference_pairs
-from structrank.nlp.pair_features import suffix_tag_pair_features, word_tag_ngram_features
+from structrank_lab.nlp.pair_features import suffix_tag_pair_features, word_tag_ngram_features
 
 # ---------------------------------------------------------------------------------------------
 # pair features

@@ -9,7 +9,7 @@ import pytest
 
 from cli_checks import NO_OPEN_FILES, PYTHON, one_line, trained_letor
 from structrank.cli import main
-from structrank.experiments import ResultStore, RunSpec
+from structrank_lab.experiments import ResultStore, RunSpec
 
 pytestmark = NO_OPEN_FILES
 

@@ -17,8 +17,8 @@ from cli_checks import NO_OPEN_FILES, trained_letor
 from structrank.atomic import atomic_open, check_output, write_text_atomic
 from structrank.cli import main
 from structrank.errors import StructRankError
-from structrank.experiments import ResultStore, RunSpec
-from structrank.experiments.runner import discard_results, run_experiment
+from structrank_lab.experiments import ResultStore, RunSpec
+from structrank_lab.experiments.runner import discard_results, run_experiment
 
 pytestmark = NO_OPEN_FILES
 
@@ -244,7 +244,7 @@ def test_a_store_refuses_another_experiment_also_one_made_before_ownership_was_r
 
 def test_reproduce_refuses_a_store_of_other_data_in_one_line_and_fresh_starts_afresh(
         data_folder, tmp_path, monkeypatch, capsys):
-    from structrank.experiments import registry
+    from structrank_lab.experiments import registry
 
     calls = []
 
@@ -296,8 +296,8 @@ def test_fit_refuses_mixed_int_and_str_qids():
 @pytest.mark.parametrize("name", ["croce2016", "haponchyk2018", "jagarlamudi2012", "letor-baselines", "volkovs2011"])
 def test_every_reproduction_claims_its_folder_before_computing_anything(name, data_root, tmp_path):
     """The experiments that cache features or kernels in OUT refuse another's folder before touching it."""
-    from structrank.experiments.registry import EXPERIMENTS
-    from structrank.experiments.runner import claim_folder
+    from structrank_lab.experiments.registry import EXPERIMENTS
+    from structrank_lab.experiments.runner import claim_folder
 
     out = tmp_path / "out"
     claim_folder(out, "other2000")

@@ -370,7 +370,7 @@ def test_oracle_outputs_fill_the_given_buffers(data):
 def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     """The cutting plane's shard step keeps a loss's fixed c_star in the shard (shard_memo),
     and the memo is never shipped to a cluster with the shard."""
-    from structrank.learners.ssvm import _shard_step
+    from structrank.learners.ssvm import shard_step
     from structrank.losses import get_loss
     from structrank.parallel.shards import shipped
 
@@ -378,10 +378,10 @@ def test_a_shard_computes_a_fixed_ideal_structure_once(data):
     shards = ShardedQueries({"X": data.X, "y": data.y}, data.offsets, shard_rows=10**9)
     shard = shards.shards[0]
     w = np.random.default_rng(0).normal(size=data.X.shape[1])
-    first = _shard_step(shard, w, [loss])
+    first = shard_step(shard, w, [loss])
     memo = shard["_memo"][("star", loss)]
     np.testing.assert_array_equal(memo, loss.star(np.zeros(data.X.shape[0]), data.y, data.offsets))
-    again = _shard_step(shard, w, [loss])
+    again = shard_step(shard, w, [loss])
     assert shard["_memo"][("star", loss)] is memo
     np.testing.assert_array_equal(first[0][0], again[0][0])
     sent = shipped(shard)

@@ -108,7 +108,7 @@ def _test_metrics(model, test, convention, prefix):
 
 
 def test_own_metric_quick_run_is_pinned(data_root, tmp_path):
-    from structrank.experiments import own_metric
+    from structrank_lab.experiments import own_metric
 
     rows = own_metric.reproduce(tmp_path, data_root, quick=True)
     check_pinned("own-metric", {f"{r['dataset']}/{r['fold']}/{r['model']}/{r['metric']}": r["value"] for r in rows
@@ -117,7 +117,7 @@ def test_own_metric_quick_run_is_pinned(data_root, tmp_path):
 
 def test_letor_baselines_quick_run_is_pinned(data_root, tmp_path):
     """Linear regression and RankSVM, chosen on vali from the quick grids, on MQ2008 Fold1-2."""
-    from structrank.experiments import letor_baselines
+    from structrank_lab.experiments import letor_baselines
 
     rows = letor_baselines.reproduce(tmp_path, data_root, quick=True)
     check_pinned("letor-baselines", {f"{r['dataset']}/{r['fold']}/{r['model']}/{r['metric']}": r["value"]

@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from structrank.experiments import registry
+from structrank_lab.experiments import registry
 
 
 def _modules_after(code, prefix):
@@ -32,12 +32,12 @@ def test_every_experiment_name_is_its_module_s_and_every_function_is_there():
 
 def test_the_registry_and_the_results_page_import_no_experiment_module():
     papers = tuple(registry.MODULES.values())
-    code = ("from structrank.experiments.registry import EXPERIMENTS, REPORTS, CLAIMS\n"
-            "from structrank.experiments.report import write_results_markdown\n"
+    code = ("from structrank_lab.experiments.registry import EXPERIMENTS, REPORTS, CLAIMS\n"
+            "from structrank_lab.experiments.report import write_results_markdown\n"
             "assert 'chakrabarti2008' in EXPERIMENTS and 'croce2016' in CLAIMS and len(REPORTS) == 8")
-    assert [m for m in _modules_after(code, "structrank.experiments.") if m in papers] == []
+    assert [m for m in _modules_after(code, "structrank_lab.experiments.") if m in papers] == []
     code = ("from structrank.cli import main\ntry:\n    main(['reproduce', '--help'])\nexcept SystemExit:\n    pass")
-    assert [m for m in _modules_after(code, "structrank.experiments.") if m in papers] == []
+    assert [m for m in _modules_after(code, "structrank_lab.experiments.") if m in papers] == []
 
 
 def test_an_item_set_replaces_the_function_and_can_be_removed():

@@ -268,7 +268,7 @@ def test_auto_gain_is_graded_for_ndcg_on_graded_labels_and_binary_otherwise(spli
 
 
 def test_reproductions_keep_the_papers_binary_gain():
-    from structrank.experiments.runner import paper_model
+    from structrank_lab.experiments.runner import paper_model
     from structrank.learners.registry import get_model
 
     assert "gain" not in (get_model("svm-ndcg").make().loss_params or {})  # "auto", the loss's default

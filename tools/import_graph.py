@@ -1,13 +1,14 @@
-"""structrank's internal import graph, read from the sources (no import is run).
+"""The import graph of structrank and of its lab (structrank_lab), read from the sources (no import is run).
 
     python tools/import_graph.py            # each package's imports of other packages, and any circle
     python tools/import_graph.py --modules  # every module's internal imports ("*" marks one inside a function)
     python tools/import_graph.py --deferred # every import inside a function, and those that do not say why
 
 Layers are the first level under ``structrank`` (``data``, ``metrics``, ``oracles``, ``learners``,
-...; a top-level module is its own layer). ``tests/test_layers.py`` checks the rules on this graph.
+...; a top-level module is its own layer) and, above them, under ``structrank_lab`` (``lab.experiments``,
+``lab.bench``, ``lab.nlp``). ``tests/test_layers.py`` checks the rules on this graph.
 
-Imports belong at module level (issue 23); one inside a function says why it is deferred with a
+Imports belong at module level; one inside a function says why it is deferred with a
 ``# deferred: REASON`` comment at the end of its line or on the comment lines just above it. Import
 statements that follow one another in a function share the comment of the first.
 """
@@ -24,6 +25,8 @@ from collections import defaultdict
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+#: the packages drawn: the library and the lab on top of it
+PACKAGES = ("structrank", "structrank_lab")
 
 
 def module_name(path: Path, src: Path = SRC) -> str:
@@ -34,15 +37,15 @@ def module_name(path: Path, src: Path = SRC) -> str:
 
 
 def _resolve(node, current: str, is_package: bool) -> list[str]:
-    """The structrank modules an import statement names (relative imports resolved)."""
+    """The modules of ``PACKAGES`` an import statement names (relative imports resolved)."""
     if isinstance(node, ast.Import):
-        return [a.name for a in node.names if a.name.split(".")[0] == "structrank"]
+        return [a.name for a in node.names if a.name.split(".")[0] in PACKAGES]
     base = node.module or ""
     if node.level:
         package = current.split(".") if is_package else current.split(".")[:-1]
         package = package[: len(package) - (node.level - 1)]
         base = ".".join(package + ([base] if base else []))
-    if base.split(".")[0] != "structrank":
+    if base.split(".")[0] not in PACKAGES:
         return []
     return [base]
 
@@ -50,7 +53,7 @@ def _resolve(node, current: str, is_package: bool) -> list[str]:
 def imports(src: Path = SRC) -> dict:
     """{module: {imported module: True if only inside a function (deferred)}}."""
     graph = {}
-    for path in sorted(src.joinpath("structrank").rglob("*.py")):
+    for path in _sources(src):
         name = module_name(path, src)
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         found: dict = {}
@@ -121,16 +124,24 @@ def function_imports(source: str, filename: str = "<source>") -> list:
 
 
 def deferred_imports(src: Path = SRC) -> list:
-    """[(path relative to src, line, explained)] for every import inside a function in structrank."""
+    """[(path relative to src, line, explained)] for every import inside a function in structrank and its lab."""
     out = []
-    for path in sorted(src.joinpath("structrank").rglob("*.py")):
+    for path in _sources(src):
         rel = path.relative_to(src).as_posix()
         out += [(rel, line, ok) for line, ok in function_imports(path.read_text(encoding="utf-8"), str(path))]
     return out
 
 
+def _sources(src: Path) -> list:
+    return [path for package in PACKAGES for path in sorted(src.joinpath(package).rglob("*.py"))]
+
+
 def layer(module: str) -> str:
+    """``data`` for ``structrank.data.letor``; ``lab.bench`` for ``structrank_lab.bench.crf``; the package's
+    name for its own ``__init__``."""
     parts = module.split(".")
+    if parts[0] == "structrank_lab":
+        return "lab." + parts[1] if len(parts) > 1 else "lab"
     return parts[1] if len(parts) > 1 else "structrank"
 
 
@@ -139,7 +150,7 @@ def layer_graph(graph: dict) -> dict:
     out: dict = defaultdict(lambda: defaultdict(list))
     for module, targets in graph.items():
         for target, deferred in targets.items():
-            if layer(target) != layer(module) and target != "structrank":
+            if layer(target) != layer(module) and target not in PACKAGES:
                 out[layer(module)][layer(target)].append((module, target, deferred))
     return out
 

@@ -68,7 +68,7 @@ def _constant_doc(module, name) -> list:
 
     from sphinx.pycode import ModuleAnalyzer
 
-    for _ in range(3):  # structrank.experiments -> .store, or one more hop
+    for _ in range(3):  # structrank_lab.experiments -> .store, or one more hop
         docs = ModuleAnalyzer.for_module(module).find_attr_docs()
         if ("", name) in docs:
             return list(docs[("", name)])

@@ -648,7 +648,7 @@ def cmd_demo(args):
 
 
 def _add_reproduce(sub):
-    from structrank.experiments.registry import EXPERIMENTS
+    from structrank_lab.experiments.registry import EXPERIMENTS
 
     p = sub.add_parser("reproduce", help=HELP["reproduce"])
     p.add_argument("experiment", choices=sorted(EXPERIMENTS), metavar="EXPERIMENT",
@@ -668,8 +668,8 @@ def _add_reproduce(sub):
 
 
 def cmd_reproduce(args):
-    from structrank.experiments.registry import EXPERIMENTS
-    from structrank.experiments.runner import discard_results
+    from structrank_lab.experiments.registry import EXPERIMENTS
+    from structrank_lab.experiments.runner import discard_results
 
     out = _reproduce_folder(args.out, args.experiment, args.data_dir)
     if args.fresh:
@@ -712,9 +712,9 @@ def _add_results(sub):
 
 
 def cmd_results(args):
-    from structrank.experiments import ResultStore, write_results_markdown
+    from structrank_lab.experiments import ResultStore, write_results_markdown
 
-    from structrank.experiments.kept_runs import folder_store
+    from structrank_lab.experiments.kept_runs import folder_store
 
     for path in args.stores:
         if not Path(path).is_file() and not Path(path).is_dir():
@@ -835,7 +835,7 @@ DEFAULT_SCALE_SIZES = "1e4,1e5,1e6,1e7"
 
 
 def _add_bench(sub):
-    from structrank.bench import BENCH_SECTIONS, SECTIONS
+    from structrank_lab.bench import BENCH_SECTIONS, SECTIONS
 
     p = sub.add_parser("bench", help=HELP["bench"])
     p.add_argument("--repeat", type=int, default=None,
@@ -850,7 +850,7 @@ def _add_bench(sub):
 
 
 def cmd_bench(args):
-    from structrank.bench import run_benchmarks
+    from structrank_lab.bench import run_benchmarks
 
     check_output(args.out, {})
     refuse_inapplicable([("--repeat", args.repeat is not None, args.only in (None, "evaluate"),

@@ -53,7 +53,7 @@ def cutoff_line(ax, cutoffs, values, **kwargs):
     >>> [round(float(x), 1) for x in line.get_xdata()]  # 3 is missing, 4 and 6-9 were not measured
     [1.0, 2.0, 3.0, 4.0, 5.0, 7.5, 10.0]
     """
-    # deferred: start-up time, `reproduce --help` loads this module (structrank.experiments) and no numpy
+    # deferred: start-up time, `reproduce --help` loads this module (structrank_lab.experiments) and no numpy
     import numpy as np
 
     points = sorted(zip(cutoffs, values))

@@ -3,7 +3,7 @@
 These are the baseline rerankers of Jagarlamudi & Daumé III (2012, Sec. 4.1, Table 2):
 "Collins" (the ExpLoss boosting of Collins & Koo 2005) and "Regularized" (the regularised
 version of Huang, Harper & Wang 2007), trained on joint input-output features such as
-structrank.nlp.pair_features.suffix_tag_pair_features.
+structrank_lab.nlp.pair_features.suffix_tag_pair_features.
 
 Model and objective (Collins & Koo 2005)
 ----------------------------------------

@@ -84,7 +84,7 @@ def _oracle_step(X, y, offsets, losses, stars, w, n_queries, rows=None):
     return found
 
 
-def _shard_step(shard, w, losses):
+def shard_step(shard, w, losses):
     """One shard's part of every loss's constraint: (X^T (c_star - c_hat) summed, delta summed).
 
     Its per-row temporaries are this thread's reused buffers (structrank.parallel.scratch), and
@@ -134,7 +134,7 @@ def sharded_oracle_step(shards, losses, n_jobs=None, n_queries=None):
     n_queries = shards.offsets.size - 1 if n_queries is None else n_queries
 
     def step(w):
-        results = shards.map(_shard_step, w, losses, n_jobs=n_jobs)
+        results = shards.map(shard_step, w, losses, n_jobs=n_jobs)
         return [(ordered_sum(r[l][0] for r in results) / n_queries, ordered_sum(r[l][1] for r in results) / n_queries)
                 for l in range(len(losses))]
 

@@ -142,7 +142,7 @@ class ShardedQueries:
     def shards(self):
         if getattr(self, "handles", None) is None:
             return self._shards
-        return [_cache_shard(h) for h in self.handles]
+        return [cache_shard(h) for h in self.handles]
 
     @shards.setter
     def shards(self, value):
@@ -320,7 +320,7 @@ def _open_cache(folder, stamp=0):
 # A worker serves the same shards at every iteration: keep them all (10^7 rows in shards of 50,000
 # are 200; with 64 kept, an LRU cache walked in a cycle missed every time and lost each shard's memo)
 @functools.lru_cache(maxsize=4096)
-def _cache_shard(handle) -> dict:
+def cache_shard(handle) -> dict:
     """The shard dict of a ``CacheShard``: CSR views of the mapped arrays (only indptr is copied)."""
     folder, q_lo, q_hi, stamp = handle
     cache = _open_cache(folder, stamp)
@@ -347,7 +347,7 @@ def _apply_group(fn, items, args):
 
 
 def _apply(fn, handle, *args):
-    shard = _cache_shard(handle) if isinstance(handle, CacheShard) else handle
+    shard = cache_shard(handle) if isinstance(handle, CacheShard) else handle
     return fn(shard, *args)
 
 

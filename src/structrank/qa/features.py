@@ -293,7 +293,7 @@ FEATURES = {
 #: Barron-Cedeno et al. 2016): cosine, longest common substring/subsequence, Jaccard, word
 #: containment and greedy string tiling, and nothing else. Our cues, counts (Cnt, WgtCnt, BM25),
 #: overlaps of numbers and names, lengths and question-type crosses are not in it; its PTK
-#: similarity is rebuilt in structrank.qa.syntax, and its ESA similarity needs a Wikipedia index
+#: similarity is rebuilt in structrank_lab.nlp.syntax, and its ESA similarity needs a Wikipedia index
 #: that is not available here.
 PAPER_FEATURES = (
     "cos_tf_words", "cos_tf_content", "cos_tfidf_words", "cos_tfidf_content", "cos_bigrams", "cos_trigrams",
