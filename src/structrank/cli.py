@@ -576,12 +576,12 @@ def _add_predict(sub):
 def cmd_predict(args):
     from structrank.data import read_letor, write_scores
     from structrank.learners.base import warn_if_every_query_ties
-    from structrank.model_io import load_model
+    from structrank.model_io import load_model, model_inputs
 
     check_output(args.out, {"--model": args.model, "--data": args.data})
     refuse_inapplicable([("--run-tag", args.run_tag is not None, args.format == "trec", "with --format trec")])
     model = load_model(args.model)
-    if getattr(model, "_model_file", None) == "folder":  # a text reranker: question-candidate pairs
+    if model_inputs(model) == "text":  # a text reranker: question-candidate pairs
         ds = read_labelled(args.data, "text")
     else:
         ds = widened_to_model(read_letor(args.data), model.n_features_in_, args.data)
