@@ -17,7 +17,7 @@ spec.loader.exec_module(import_graph)
 
 READERS = ("structrank.data.letor", "structrank.data.svmlight", "structrank.data.cache",
            "structrank.data.prepare", "structrank.data.folds")  # not the containers (dataset, nbest, labels)
-ABOVE = ("structrank.experiments", "structrank.cli", "structrank.bench")
+ABOVE = ("structrank.experiments", "structrank.cli", "structrank.commands", "structrank.bench")
 
 #: layer -> prefixes of the modules it must not import
 RULES = {
@@ -44,6 +44,9 @@ RULES = {
             "structrank.parallel", "structrank.qa", "structrank.model_io", *ABOVE),
     # run fusion reads and evaluates TREC runs (metrics) and knows no learner, loss or data reader
     "fusion": (*READERS, "structrank.learners", "structrank.oracles", "structrank.losses", *ABOVE),
+    # the workflows the commands run are the library's: they know no command
+    "model_training": ABOVE,
+    "labelled": ABOVE,
 }
 
 #: (module, imported module): why it is still there (a new breach fails the test below)
@@ -80,6 +83,15 @@ def test_the_known_breaches_are_all_still_there(graph):
 def test_no_circle_among_module_level_imports(graph):
     edges = {m: [t for t, deferred in targets.items() if not deferred and t in graph] for m, targets in graph.items()}
     assert import_graph.cycles(edges) == []
+
+
+def test_only_the_dispatcher_and_the_commands_import_the_commands(graph):
+    """``structrank.cli`` finds the commands by name (``structrank.commands.find``); no library module imports one,
+    and a command imports no other command (what they share is ``structrank.commands.options``)."""
+    importers = {(m, t) for m, targets in graph.items() for t in targets if _bound("structrank.commands", t)}
+    shared = ("structrank.commands", "structrank.commands.options")
+    assert {m for m, _ in importers} <= {"structrank.cli", *(m for m in graph if _bound("structrank.commands", m))}
+    assert {(m, t) for m, t in importers if m != "structrank.cli" and t not in shared} == set()
 
 
 def test_the_rules_catch_a_breach():
