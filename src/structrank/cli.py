@@ -52,12 +52,13 @@ def build_parser(only=None, details=True):
     parser.add_argument("--version", action="version", version=f"structrank {__version__}")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or progress messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    # every name, the plugins' too: a help that lists them, an unknown name (a plugin's, or the error's list)
-    listed = only is None or bool(details) or (only and only not in commands.LIBRARY)
-    for name in commands.names() if listed else commands.LIBRARY:
+    listing = _lists_commands(only, details)
+    # every name, the plugins' too: for the listing, and for an unknown name (a plugin's, or the error's list)
+    everything = only is None or listing or (only and only not in commands.LIBRARY)
+    for name in commands.names() if everything else commands.LIBRARY:
         if only in (None, name):
             commands.find(name).add_parser(sub, details)
-        elif details:
+        elif listing:
             sub.add_parser(name, help=commands.find(name).HELP)
         else:  # no help is printed: the name alone, and the command's module is not imported
             sub.add_parser(name)
@@ -65,6 +66,15 @@ def build_parser(only=None, details=True):
         command.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
                              help="no progress bars or progress messages")
     return parser
+
+
+def _lists_commands(only, details) -> bool:
+    """Whether the top-level help may print, listing every command with its one-line help: ``details`` is
+    True, or a command line asking for help before the command ``only`` names (or naming none)."""
+    if not isinstance(details, list) or only not in details:
+        return bool(details)
+    before = details[:details.index(only)]
+    return "-h" in before or "--help" in before
 
 
 def _one_line_warning(message, category, filename, lineno, line=None):
