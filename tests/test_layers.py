@@ -47,6 +47,9 @@ RULES = {
                 "structrank.cli", "structrank.commands"),
     # run fusion reads and evaluates TREC runs (metrics) and knows no learner, loss or data reader
     "fusion": (*READERS, "structrank.learners", "structrank.oracles", "structrank.losses", *ABOVE),
+    # the workflows the commands run are the library's: they know no command
+    "model_training": ABOVE,
+    "labelled": ABOVE,
 }
 
 #: (module, imported module): why it is still there (a new breach fails the test below)
@@ -131,6 +134,17 @@ def test_a_private_name_taken_from_the_library_is_caught(tmp_path):
 def test_no_circle_among_module_level_imports(graph):
     edges = {m: [t for t, deferred in targets.items() if not deferred and t in graph] for m, targets in graph.items()}
     assert import_graph.cycles(edges) == []
+
+
+def test_only_the_dispatcher_and_the_commands_import_the_commands(graph):
+    """``structrank.cli`` finds the commands by name (``structrank.commands.find``); no library module imports one,
+    and a command, the library's or the lab's, imports no other command (what they share is
+    ``structrank.commands.options``)."""
+    importers = {(m, t) for m, targets in graph.items() for t in targets if _bound("structrank.commands", t)}
+    shared = ("structrank.commands", "structrank.commands.options")
+    command_modules = {m for m in graph if _bound("structrank.commands", m) or _bound("structrank_lab.commands", m)}
+    assert {m for m, _ in importers} <= {"structrank.cli", *command_modules}
+    assert {(m, t) for m, t in importers if m != "structrank.cli" and t not in shared} == set()
 
 
 def test_the_rules_catch_a_breach():

@@ -16,7 +16,8 @@ from structrank.losses import loss_names
 SRC = Path(__file__).resolve().parents[1] / "src" / "structrank"
 #: the modules whose help a user reads to choose a loss; none may enumerate the registered ones
 HELP_MODULES = ["learners/ssvm.py", "learners/latent.py", "learners/structured_boosting.py", "learners/mlp.py",
-                "learners/score_loss.py", "learners/crf.py", "learners/torch_loss.py", "cli.py"]
+                "learners/score_loss.py", "learners/crf.py", "learners/torch_loss.py", "cli.py",
+                *sorted(f"commands/{path.name}" for path in (SRC / "commands").glob("*.py"))]
 
 
 def enumerations(text):

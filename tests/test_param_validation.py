@@ -13,7 +13,8 @@ from sklearn.utils._param_validation import InvalidParameterError, Interval
 
 from cli_checks import NO_OPEN_FILES
 from structrank import learners
-from structrank.cli import main, parse_assignments
+from structrank.cli import main
+from structrank.commands.train import parse_assignments
 from structrank.data import make_ranking_dataset
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners import (LatentPerceptronRanker, LinearRegressionRanker, NystroemRanker, PermutationCRFRanker,

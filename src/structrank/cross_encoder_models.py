@@ -118,10 +118,11 @@ def load_cross_encoder_model(path):
     """The text reranker saved as the folder ``path`` by ``save_cross_encoder_model``, every part checked."""
     from structrank.learners.base import parameter_problems
     from structrank.learners.registry import ranker_class
+    from structrank.model_io import model_inputs
 
     header = read_header(path)
     cls = ranker_class(header.get("class"))
-    if cls is None or getattr(cls, "_model_file", None) != "folder":
+    if cls is None or model_inputs(cls) != "text":
         raise DataFormatError(path, None, f"unknown model class {header.get('class')!r}", "class")
     params = header.get("params")
     if not isinstance(params, dict) or set(params) - set(cls().get_params(deep=False)):

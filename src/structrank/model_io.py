@@ -1,6 +1,6 @@
 """Model files of the rankers, which loading cannot turn into code execution (the archive format: ``archive``).
 
-The text rerankers (their class says ``_model_file = "folder"``) are saved and read by
+The text rerankers (``model_inputs`` says "text": their class declares ``inputs = "text"``) are saved and read by
 ``structrank.cross_encoder_models``: a sentence-transformers model folder with the same header beside the weights;
 ``load_model`` tells a folder from a file. Everything below is about the npz files of the other models.
 
@@ -37,6 +37,14 @@ FORMAT_VERSION = 1
 
 #: a model's header is a few kilobytes; a bigger one is not a model's
 MAX_MODEL_HEADER_BYTES = 1 << 20
+def model_inputs(model) -> str:
+    """What a ranker (or a ranker class) scores: "text", question-candidate pairs (its class declares
+    ``inputs = "text"``; its model is a folder, ``structrank.cross_encoder_models``), or "features", the rows of a
+    LETOR/SVMlight file (any other class; its model is an npz file). The same words as a registered model's
+    ``learners.registry.ModelSpec.inputs``."""
+    return getattr(model, "inputs", "features")
+
+
 def _jsonable(value):
     if isinstance(value, (np.integer,)):
         return int(value)
@@ -61,7 +69,7 @@ def save_model(model, path) -> None:
         raise TypeError(f"{name} is not a structrank ranker that can be saved")
     params = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "structrank": structrank.__version__, "class": name,
               "params": _jsonable(model.get_params(deep=False))}
-    if getattr(model, "_model_file", None) == "folder":  # a transformer (structrank.cross_encoder_models)
+    if model_inputs(model) == "text":  # a transformer's folder (structrank.cross_encoder_models)
         # deferred: only a text model's save needs it
         from structrank.cross_encoder_models import save_cross_encoder_model
 
@@ -211,4 +219,4 @@ def _check_shapes(path, model):
              "classes_ must be at least two grades in increasing order")
 
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "save_model"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "model_inputs", "save_model"]

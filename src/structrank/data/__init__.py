@@ -19,6 +19,7 @@ _LAZY = {
     "read_letor": "letor", "read_scores": "letor", "write_letor": "letor", "write_scores": "letor",
     "make_ranking_dataset": "synthetic",
     "NBestData": "nbest",
+    "widened_to": "widen",
 }
 
 

@@ -206,7 +206,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     #: fit and predict need the optional extra
     _requires_extra = "text"
     #: saved as a sentence-transformers model folder with structrank's header (``structrank.cross_encoder_models``)
-    _model_file = "folder"
+    inputs = "text"
     _saved_attributes = ()
     _parameter_constraints = {**LOSS_PARAMETERS, "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
                               "encoder": [str, None], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,

@@ -45,7 +45,7 @@ from structrank.files import read_bytes
 
 READ_SIZES = (10**6, 10**7)
 NUMBA_FLOOR = "import numba, one cached kernel"
-# starts numba as structrank evaluate does (cli._kernels_alone) and ends as structrank's commands do
+# starts numba as structrank evaluate does (structrank.commands.options.kernels_alone) and ends as structrank's commands do
 # (cli._spare_the_last_collections)
 _ONE_KERNEL = ("import gc; from structrank.numba_cache import without_blas_probe; without_blas_probe(); "
                "from structrank.data import svmlight; svmlight.parse(b'1 qid:1 1:0.5\\n', 10); gc.freeze()")

@@ -1,0 +1,65 @@
+"""The ``structrank`` command's commands: one module each, found by name (``structrank.cli`` only dispatches).
+
+A command is a module (or any object an entry point names) with:
+
+- ``HELP``: its one-line help, which ``structrank --help`` lists;
+- ``INPUTS``: the options that name its input files (``("--train", "--vali")``, or ``()``), checked to exist
+  before the command is built (``structrank.cli.check_input_paths``);
+- ``add_parser(sub, details)``: adds its parser, named as the command, to ``sub`` (argparse's subparsers) and
+  returns it; ``details`` is the command line when ``--help`` was asked for (True: the full help, False:
+  none), for a command whose help costs time to build;
+- ``run(args) -> int``: runs it on the parsed arguments, returning the exit code; an error raises (the
+  dispatcher turns it into one line and the exit code). The dispatcher calls the ``run`` of the command named
+  on the line, so an option's name (``evaluate --run``) never hides it.
+
+Its top level imports only the standard library and light structrank modules (``structrank.atomic``,
+``structrank.errors``, ``structrank.paths``, ``structrank.commands.options``): ``structrank --help`` imports
+every command module for its ``HELP``; the rest waits inside its functions.
+
+The library's commands are ``LIBRARY``, each the module ``structrank.commands.<name>``. Another installed
+package adds commands through Python entry points of the group ``structrank.commands`` (name = module path):
+
+    [project.entry-points."structrank.commands"]
+    mycommand = "mypackage.mycommand"
+
+A library command's name wins over a plugin's. The entry points are read only for a name that is not a
+library command, or when every command is listed (``names()``), so that a library command starts without them.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+#: the library's commands, in the order ``structrank --help`` lists them (plugins follow, by name)
+LIBRARY = ("train", "predict", "evaluate", "compare", "featurize", "demo", "losses", "export", "fuse")
+#: the entry point group through which another package adds commands
+GROUP = "structrank.commands"
+
+
+@functools.lru_cache(maxsize=None)
+def plugins() -> dict:
+    """{name: entry point} of the other packages' commands (the first of a name; the library's names left out)."""
+    # deferred: start-up time, read only when a name is not the library's or every command is listed
+    from importlib.metadata import entry_points
+
+    found = {}
+    for point in entry_points(group=GROUP):
+        if point.name not in LIBRARY:
+            found.setdefault(point.name, point)
+    return found
+
+
+def find(name):
+    """The command ``name`` (its module), or None when no command has that name."""
+    if name in LIBRARY:
+        return importlib.import_module(f"{__name__}.{name}")
+    if not name or name.startswith("-"):
+        return None
+    point = plugins().get(name)
+    return None if point is None else point.load()
+
+
+def names() -> tuple:
+    """Every command's name: the library's, then the plugins' by name."""
+    return LIBRARY + tuple(sorted(plugins()))
