@@ -1,6 +1,7 @@
 """A loss declares its options once and every learner takes them the same way (issue 39, point 2).
 
-- ``loss_params`` is checked against the loss's declared options before any data is read, in the
+- ``loss_params`` is checked against the loss's declared options before any data is read (what shows only in
+  the built loss, such as an option its feature map does not read, when a fit builds it on the labels), in the
   words of the learners' own parameters;
 - a loss with an option no learner knows trains through ``--set loss_params=...`` on its svm-, lsp-,
   gbrt- and mlp- models, with nothing in ``structrank.learners`` naming it (a toy loss, registered

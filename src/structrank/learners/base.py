@@ -34,10 +34,12 @@ What it holds:
   ``_parameter_constraints`` (``Interval``/``StrOptions``; ``Number`` is an ``Interval`` that
   refuses booleans, ``Items`` a list whose items each meet a constraint; shared ``POSITIVE``,
   ``COUNT``, ``METRICS``...; a loss's options are the loss's own, ``learners.loss_params``; counts at most ``MAX_COUNT``), and ``parameter_problems``
-  checks them, then what they must satisfy together (``_joint_parameter_problems``: the loss they build,
-  a nested dict), for ``fit`` (``_start_fit``, before the data), for ``--set`` (``ModelSpec.make``) and
-  for model headers (``load_model``); ``_warn_if_loss_is_constant``: a k that makes the loss constant
-  on every training list (P@k, Recall@k) is a ``DegenerateDataWarning``.
+  checks them, then what they must satisfy together (a loss's options against its declaration,
+  ``_loss_params_problems``; ``_joint_parameter_problems``: a nested dict, options that need each other), then
+  the loss they build (``_built_loss``, without labels), for ``--set`` (``ModelSpec.make``) and for model
+  headers (``load_model``); ``fit`` checks all but the build before the data (``_start_fit``) and builds its
+  loss once, on the labels (``LossParamsMixin._fit_loss``); ``_warn_if_loss_is_constant``: a k that makes the
+  loss constant on every training list (P@k, Recall@k) is a ``DegenerateDataWarning``.
 """
 
 from __future__ import annotations
@@ -100,18 +102,24 @@ METRICS = [MetricNames()]
 CONVENTION = [ConventionName()]
 
 
-def parameter_problems(estimator) -> dict:
+def parameter_problems(estimator, build_loss=True) -> dict:
     """{name: "C must be a float in the range (0.0, inf), got inf"} of the parameters that meet none of
     their ``_parameter_constraints`` (scikit-learn's constraint objects, worded without the class); when
-    each parameter meets its own, the problems of their combination (``_joint_parameter_problems``: the
-    loss they build, a nested dict's keys and values)."""
+    each parameter meets its own, the problems of their combination: a loss's options read against its
+    declaration (``_loss_params_problems``), the others (``_joint_parameter_problems``: a nested dict's keys and
+    values), then the loss they build (``_built_loss``, without labels). ``build_loss=False`` leaves the build to
+    a fit, which builds the loss once, on its labels (``LossParamsMixin._fit_loss``)."""
     problems = {}
     for name, value in estimator.get_params(deep=False).items():
         found = problem(name, value, estimator._parameter_constraints.get(name, ()))
         if found:
             problems[name] = found
+    if not problems and hasattr(estimator, "_loss_params_problems"):
+        problems = estimator._loss_params_problems()
     if not problems and hasattr(estimator, "_joint_parameter_problems"):
         problems = estimator._joint_parameter_problems()
+    if not problems and build_loss and hasattr(estimator, "_built_loss"):
+        problems = estimator._built_loss().problems
     return problems
 
 
@@ -124,10 +132,10 @@ def built_problem(name, build) -> dict:
     return {}
 
 
-def check_parameters(estimator) -> None:
+def check_parameters(estimator, build_loss=True) -> None:
     """InvalidParameterError (a ValueError and a TypeError, as scikit-learn's) naming the class, the first bad
-    parameter, what it must be and its value."""
-    problems = parameter_problems(estimator)
+    parameter, what it must be and its value (``build_loss``: as ``parameter_problems``)."""
+    problems = parameter_problems(estimator, build_loss)
     if problems:
         raise InvalidParameterError(f"{type(estimator).__name__}: {next(iter(problems.values()))}")
 
@@ -292,14 +300,16 @@ class BaseRanker(BaseEstimator):
     _scale_sensitive = True
 
     def _joint_parameter_problems(self) -> dict:
-        """{name: problem} of the parameters that are each valid but do not go together (the loss their
-        options build, a nested dict of an inner estimator's parameters): ``parameter_problems`` adds them,
-        so fit, ``--set`` and model files check them before any work. None by default."""
+        """{name: problem} of the parameters that are each valid but do not go together (a nested dict of an
+        inner estimator's parameters, an option that needs another): ``parameter_problems`` adds them, so fit,
+        ``--set`` and model files check them before any work. None by default."""
         return {}
 
     def _start_fit(self):
-        """Every fit's first step: the parameters checked against ``_parameter_constraints`` before any work."""
-        check_parameters(self)
+        """Every fit's first step: the parameters checked against ``_parameter_constraints`` and together before
+        any work, a loss's options against its declaration; the loss is built on the labels, once
+        (``LossParamsMixin._fit_loss``)."""
+        check_parameters(self, build_loss=False)
         self._said_degenerate = False
         self._too_large = None
 

@@ -31,7 +31,7 @@ import time
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions, _Constraint
 from sklearn.utils.validation import check_is_fitted
 
 from structrank.errors import DataFormatError, DataValidationError
@@ -42,13 +42,25 @@ from structrank.learners.epochs import BestEpoch
 from structrank.learners.loss_params import LOSS_PARAMETERS
 from structrank.learners.score_loss import ScoreLossScorerMixin
 from structrank.learners.text_pairs import docids_of, text_pairs
-from structrank.losses import get_loss, loss_names
+from structrank.losses import Resolved, get_loss, loss_names
 
 #: gradients are clipped to this norm (the Hugging Face trainer's default ``max_grad_norm``)
 MAX_GRAD_NORM = 1.0
 #: sentence-transformers' own cross-encoder losses, by the name ``loss=`` takes: the baselines
 BASELINE_LOSSES = {"bce": "BinaryCrossEntropyLoss", "ranknet": "RankNetLoss", "listnet": "ListNetLoss",
                    "lambdaloss": "LambdaLoss"}
+
+
+class _Device(_Constraint):
+    """Where a cross-encoder trains and predicts: "auto", "cpu", "mps", "cuda" or "cuda:N"."""
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, str) and re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", val) is not None
+
+    def __str__(self):
+        return "'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"
+
+
 #: model types whose position ids start after the padding index (RoBERTa's family): two positions fewer
 _OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "mpnet", "bart")
 
@@ -212,7 +224,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                               "encoder": [str, None], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
                               "mini_batch_size": [*COUNT, None], "learning_rate": POSITIVE,
                               "weight_decay": NON_NEGATIVE, "warmup": [Interval(Real, 0, 1, closed="left")],
-                              "gradient_accumulation_steps": COUNT, "device": [str],
+                              "gradient_accumulation_steps": COUNT, "device": [_Device()],
                               "precision": [StrOptions({"fp32", "bf16", "fp16"})], "dev_metric": [*METRICS, None],
                               "convention": [ConventionName()], "patience": [*COUNT, None],
                               "predict_batch_size": COUNT, "n_threads": [*COUNT, None],
@@ -250,32 +262,22 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     def _baseline(self) -> bool:
         return self.loss in BASELINE_LOSSES
 
-    def _loss_params_problems(self):
+    def _loss_params_problems(self) -> dict:
+        """A registered loss is read as any learner's; a baseline takes no options and no smoothing."""
         if not self._baseline():
             if self.loss not in loss_names():
                 return {"loss": f"unknown loss {self.loss!r}; known: {', '.join((*loss_names(), *BASELINE_LOSSES))}"}
             return super()._loss_params_problems()
-        return {"loss_params": f"loss {self.loss!r} takes no options"} if self.loss_params else {}
+        if self.loss_params:
+            return {"loss_params": f"loss {self.loss!r} takes no options"}
+        if self.smoothing:
+            return {"smoothing": f"smoothing={self.smoothing} applies to a structural hinge; loss {self.loss!r} is a "
+                                 "baseline (use smoothing=0)"}
+        return {}
 
-    def _given_loss_params(self):
-        return dict(self.loss_params or {}) if self._baseline() else super()._given_loss_params()
-
-    def _joint_parameter_problems(self):
-        if not isinstance(self.device, str) or not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
-            return {"device": f"device must be 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps', got {self.device!r}"}
-        if self._baseline():
-            problems = self._loss_params_problems()
-            if self.smoothing:
-                problems.setdefault("smoothing", f"smoothing={self.smoothing} applies to a structural hinge; loss "
-                                                 f"{self.loss!r} is a baseline (use smoothing=0)")
-            return problems
-        return super()._joint_parameter_problems()
-
-    def _fit_loss(self, y):
-        if self._baseline():
-            self.gain_ = "binary"
-            return None
-        return super()._fit_loss(y)
+    def _built_loss(self, labels=None, context=None) -> Resolved:
+        # a baseline is sentence-transformers' own loss (``_training_loss``): no registered loss, ``loss_`` None
+        return Resolved(gain="binary") if self._baseline() else super()._built_loss(labels, context)
 
     def _trained_loss(self):
         # a baseline is judged as the MAP hinge is: MAP, on labels binarised at 1

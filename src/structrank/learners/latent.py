@@ -239,10 +239,9 @@ class _LatentLossMixin(LossParamsMixin):
 
     _loss_kind = HINGE
 
-    def _loss_options(self) -> dict:
-        options = super()._loss_options()
-        options["feature_map"] = paper_feature_map(self.loss, options.get("feature_map"))
-        return options
+    def _paper_map(self) -> dict:
+        """{"feature_map": the one given in ``loss_params``, or for MAP without one the positional map}."""
+        return {"feature_map": paper_feature_map(self.loss, (self.loss_params or {}).get("feature_map"))}
 
 
 
@@ -473,11 +472,9 @@ class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, 
                 "epoch would repeat it" + (" (their averaged weights were computed, not trained)" if self.average else ""))
 
     def _joint_parameter_problems(self):
-        """The loss the options build; another loss than the positional MAP needs C > 0 (its scaling) and runs
-        in this process (no n_jobs)."""
-        problems = super()._joint_parameter_problems()
-        if problems or self._loss_options()["feature_map"] == "positional":
-            return problems
+        """Another loss than the positional MAP needs C > 0 (its scaling) and runs in this process (no n_jobs)."""
+        if self._paper_map()["feature_map"] == "positional":
+            return {}
         label = self.loss
         if not self.C > 0:
             return {"C": f"loss {label!r} in the perceptron needs C > 0 (its loss scaling), got {self.C!r}"}
@@ -495,7 +492,8 @@ class LatentPerceptronRanker(_LatentLossMixin, EvalSetMixin, LinearRankerMixin, 
 
     def _loss_context(self):
         """The positional map's inference, weights and scale are the perceptron's (the loss scaled by C)."""
-        return {"inference": self.inference, "weights": self.weights, "scale": float(self.C), "positions": "all"}
+        return {**self._paper_map(), "inference": self.inference, "weights": self.weights, "scale": float(self.C),
+                "positions": "all"}
 
     def _objective_scoring(self):
         return self._trained_loss().scoring()
@@ -669,7 +667,8 @@ class LatentSSVMRanker(_LatentLossMixin, LinearRankerMixin, BaseRanker):
 
     def _loss_context(self):
         """The positional map's inference, weights and positions are the latent SVM's (its loss unscaled)."""
-        return {"inference": self.inference, "weights": self.weights, "scale": 1.0, "positions": self.positions}
+        return {**self._paper_map(), "inference": self.inference, "weights": self.weights, "scale": 1.0,
+                "positions": self.positions}
 
     def _objective_scoring(self):
         return self._trained_loss().scoring()

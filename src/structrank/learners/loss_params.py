@@ -15,19 +15,19 @@ What it holds:
 
 - ``LOSS_PARAMETERS``: the constraints of ``loss`` and ``loss_params``; ``migrated_params`` (an old header's
   flat options into ``loss_params``);
-- ``LossParamsMixin``: ``_loss_options`` (the options the loss is built with),
-  ``_joint_parameter_problems`` (``loss_params`` checked against the loss's declared options, and
-  the loss built, outside a fit, and ``_loss_problems`` of the learner's parameters with it),
-  ``_fit_loss(y)`` (the one build of a fit: ``loss_`` and ``gain_``)
-  and ``_trained_loss`` (``loss_``, or for a model read from a file the loss its parameters build).
+- ``LossParamsMixin``: what is the learner's own in its loss (the options it sets, ``_loss_context``; the kind
+  and target it needs; ``_loss_problems``, its other parameters against the built loss) and its loss resolved
+  from them through ``losses.resolve_loss``'s two parts: ``_loss_params_problems`` (the declaration, nothing
+  built) and ``_built_loss`` (the build). ``parameter_problems`` (``--set``, model files) runs both, without
+  labels; a fit runs each once, the first before its data and the second on its labels (``_fit_loss``:
+  ``loss_`` and ``gain_``); a model read from a file builds its loss again (``_trained_loss``).
 """
 
 from __future__ import annotations
 
 from sklearn.utils._param_validation import InvalidParameterError
 
-from structrank.losses import build_for_labels, get_entry, get_loss, require
-from structrank.losses.options import SHARED
+from structrank.losses import Resolved, build_loss, declaration_problems, get_entry
 
 LOSS_PARAMETERS = {"loss": [str], "loss_params": [dict, None]}
 
@@ -58,8 +58,8 @@ def migrated_params(cls, params: dict) -> dict:
 class LossParamsMixin:
     """``loss`` and ``loss_params`` for a learner (see the module docstring).
 
-    A learner declares ``_loss_kind`` (HINGE for the
-    learners that need a max-violating structure, None for any) and, when it sets options itself,
+    A learner declares ``_loss_kind`` (HINGE for the learners that need a max-violating structure, None for
+    any), ``_loss_target`` (the target an "auto" gain is settled for) and, when it sets options itself,
     ``_loss_set_by`` ({option: its parameter}) and ``_loss_context()`` (their values)."""
 
     _loss_kind: str | None = None
@@ -70,84 +70,29 @@ class LossParamsMixin:
         """{option: value} of the loss options the learner sets from its own parameters."""
         return {}
 
-    def _loss_name(self) -> str:
-        return self.loss
-
-    def _given_loss_params(self) -> dict:
-        """``loss_params`` as given (an empty dict for None)."""
-        return dict(self.loss_params or {})
-
-    def _loss_options(self) -> dict:
-        """The options the loss is built with: ``loss_params``, then the learner's own."""
-        return {**self._given_loss_params(), **self._loss_context()}
-
-    def _loss_params_problems(self) -> dict:
-        """{parameter: why} of ``loss`` and ``loss_params`` read against the loss's declared options; nothing is
-        built."""
-        try:
-            entry = get_entry(self._loss_name())
-        except ValueError as exc:
-            return {"loss": str(exc)}
-        params = self.loss_params
-        problems = entry.problems({} if params is None else params, set_by=self._loss_set_by)
-        if problems:
-            return {"loss_params": next(iter(problems.values()))}
-        return {}
-
-    def _joint_parameter_problems(self) -> dict:
-        """The options read against the loss's declaration, and the loss they build, with the learner's other
-        parameters (``_loss_problems``). In a fit the loss built here is the fit's (``loss_``), unless its gain is
-        "auto", which waits for the labels (``_fit_loss``)."""
-        problems = self._loss_params_problems()
-        if problems:
-            return problems
-        fitting = getattr(self, "_fitting", False)
-        options = self._loss_options()
-        if fitting and options.get("gain", get_entry(self._loss_name()).defaults.get("gain")) == "auto":
-            return {}
-        try:
-            loss = self._checked(get_loss(self._loss_name(), **options))
-        except ValueError as exc:
-            return {"loss": str(exc)}
-        problems = self._unread_problems(loss)
-        if fitting and not problems:
-            self.loss_, self.gain_ = loss, options.get("gain", "binary")
-        return problems or self._loss_problems(loss)
-
-    def _unread_problems(self, loss) -> dict:
-        """{"loss_params": why} when an option given would be ignored by the feature map ``loss`` runs with."""
-        problems = get_entry(self._loss_name()).unread(self._given_loss_params(), loss.feature_map)
-        return {"loss_params": next(iter(problems.values()))} if problems else {}
-
     def _loss_problems(self, loss) -> dict:
         """{parameter: why} the learner's other parameters cannot go with the built ``loss`` (a target it lacks)."""
         return {}
 
-    def _start_fit(self):
-        self.__dict__.pop("loss_", None)  # a refit builds its own
-        self._fitting = True
-        try:
-            super()._start_fit()
-        finally:
-            self._fitting = False
+    def _loss_params_problems(self) -> dict:
+        """``loss`` and ``loss_params`` read against the loss's declaration (``losses.declaration_problems``)."""
+        return declaration_problems(self.loss, self.loss_params, set_by=self._loss_set_by)
 
-    def _checked(self, loss):
-        return require(loss, self._loss_kind, type(self).__name__) if self._loss_kind else loss
+    def _built_loss(self, labels=None, context=None) -> Resolved:
+        """The learner's loss built for ``labels`` (``losses.build_loss``; ``context`` over the learner's own
+        options), or the problems of the build and of the learner's other parameters with it (``_loss_problems``).
+        Stores nothing."""
+        resolved = build_loss(self.loss, self.loss_params, labels, context={**self._loss_context(), **(context or {})},
+                              kind=self._loss_kind, target=self._loss_target, learner=type(self).__name__)
+        problems = resolved.problems or self._loss_problems(resolved.loss)
+        return Resolved(problems=problems) if problems else resolved
 
     def _fit_loss(self, y):
-        """The loss this fit trains, built once (``loss_``): at the start of the fit, or here with an "auto" gain
-        settled on the labels ``y`` (``gain_``)."""
-        if "loss_" in self.__dict__:
-            return self.loss_
-        try:
-            loss, gain = build_for_labels(self._loss_name(), self._loss_options(), y, self._loss_target)
-            self.loss_ = self._checked(loss)
-        except ValueError as exc:
-            raise InvalidParameterError(f"{type(self).__name__}: {exc}") from None
-        problems = self._unread_problems(self.loss_) or self._loss_problems(self.loss_)
-        if problems:
-            raise InvalidParameterError(f"{type(self).__name__}: {next(iter(problems.values()))}")
-        self.gain_ = gain or "binary"
+        """The loss this fit trains, built once on its labels ``y`` (None: an "auto" gain is binary), its options
+        read against the declaration before the data (``_start_fit``): ``loss_`` and ``gain_``;
+        InvalidParameterError naming the class and the first problem when it cannot be built."""
+        resolved = self._built_loss(y)
+        self.loss_, self.gain_ = _built(self, resolved), resolved.gain or "binary"
         return self.loss_
 
     def _trained_loss(self):
@@ -156,7 +101,12 @@ class LossParamsMixin:
         loss = getattr(self, "loss_", None)
         if loss is not None:
             return loss
-        options = self._loss_options()
-        if hasattr(self, "gain_") and "gain" in get_entry(self._loss_name()).options:
-            options["gain"] = str(self.gain_)
-        return self._checked(get_loss(self._loss_name(), **options))
+        saved = {"gain": str(self.gain_)} if hasattr(self, "gain_") else {}  # a loss without the option ignores it
+        return _built(self, self._built_loss(context=saved))
+
+
+def _built(learner, resolved: Resolved):
+    """The loss of ``resolved``; InvalidParameterError naming ``learner``'s class and the first problem otherwise."""
+    if resolved.problems:
+        raise InvalidParameterError(f"{type(learner).__name__}: {next(iter(resolved.problems.values()))}")
+    return resolved.loss

@@ -192,10 +192,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self.random_state = random_state
 
     def _joint_parameter_problems(self):
-        """The loss the options build; the linear start needs the linear skip, and no epochs need the linear start."""
-        problems = super()._joint_parameter_problems()
-        if problems:
-            return problems
+        """The linear start needs the linear skip, and no epochs need the linear start."""
         if self.init == "linear" and not self.linear_skip:
             return {"init": "init='linear' starts the linear skip: it needs linear_skip=True"}
         if self.epochs == 0 and self.init != "linear":  # epochs=0 keeps the start: only the linear one is a model
@@ -320,7 +317,7 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         options = {name: value for name, value in self.get_params(deep=False).items()
                    if name in accepted and name not in own}
         # the linear model's own loss options over the network's (svm-ndcg's phi_dorm)
-        loss_params = {**self._given_loss_params(), **(spec.defaults.get("loss_params") or {})}
+        loss_params = {**(self.loss_params or {}), **(spec.defaults.get("loss_params") or {})}
         options.update(spec.defaults)
         if "loss_params" in accepted:
             options["loss_params"] = loss_params

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from structrank.learners.loss_params import LossParamsMixin
-from structrank.losses import HINGE, PROBABILISTIC, RankingLoss, get_entry
+from structrank.losses import HINGE, PROBABILISTIC, RankingLoss, resolve_loss
 
 
 def smoothing_problem(smoothing, loss) -> str | None:
@@ -57,16 +57,12 @@ class ScoreLoss:
 
     @classmethod
     def named(cls, name, random_state=0, smoothing=0.0, smoothing_samples=1, **options) -> "ScoreLoss":
-        """The registered loss ``name`` built with ``options``, each one the loss declares (ValueError otherwise)."""
-        entry = get_entry(name)
-        problems = entry.problems(options, owner="options")
-        if problems:
-            raise ValueError(next(iter(problems.values())))
-        loss = entry.build(**options)
-        unread = entry.unread(options, loss.feature_map, owner="options")
-        if unread:
-            raise ValueError(next(iter(unread.values())))
-        return cls(loss, random_state, smoothing, smoothing_samples)
+        """The registered loss ``name`` built with ``options``, each one the loss declares (ValueError otherwise:
+        ``resolve_loss``'s first problem)."""
+        resolved = resolve_loss(name, options, owner="options")
+        if resolved.problems:
+            raise ValueError(next(iter(resolved.problems.values())))
+        return cls(resolved.loss, random_state, smoothing, smoothing_samples)
 
     def bind(self, y, offsets):
         y, offsets = np.asarray(y), np.asarray(offsets, dtype=np.int64)
@@ -118,7 +114,7 @@ class ScoreLossScorerMixin(LossParamsMixin):
         return self._trained_loss().scoring()
 
     def _loss_problems(self, loss) -> dict:
-        """A learner with a ``smoothing`` parameter refuses it with a CRF objective, before any data."""
+        """A learner with a ``smoothing`` parameter refuses it with a CRF objective (smooth already)."""
         problem = smoothing_problem(self._smoothing(), loss)
         return {"smoothing": problem} if problem else {}
 

@@ -487,13 +487,10 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         return built_problem("target", lambda: check_latent(loss))
 
     def _losses(self, loss):
+        """The slack groups of ``loss``: itself, or SVM-combo's components with ``slacks="separate"``."""
         if self.slacks == "separate" and hasattr(loss, "components"):  # SVM-combo: one slack group per component
             return list(loss.components)
         return [loss]
-
-    def _fit_loss(self, y):
-        """The loss built once (``loss_``, ``gain_``); its slack groups."""
-        return self._losses(super()._fit_loss(y))
 
     def fit(self, X, y=None, qid=None, *, group=None, sample_weight=None, eval_set=None, eval_group=None,
             eval_qid=None):
@@ -556,13 +553,13 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         binary = dataclasses.replace(loss, gain="binary") if hasattr(loss, "gain") else loss
         if self.slacks == "separate" and hasattr(loss, "components") or not has_latent_target(binary):
             return None
-        given = dict(self._given_loss_params())
+        given = dict(self.loss_params or {})
         if self.loss == "ndcg" and given.get("feature_map") is None:
             return {"loss_params": {**given, "feature_map": "dorm"}}  # phi_po's latent target stays at w = 0 too
         return {}
 
     def _fit_arrays(self, X, y, qid, offsets):
-        losses = self._fit_loss(y)
+        losses = self._losses(self._fit_loss(y))
         self._warn_if_loss_is_constant(self.loss_, offsets, 3)
         if self.target != "latent" and self.n_jobs is None and dask_client() is None:
             # only the informative queries can be violated; their rows are indexed, not copied
@@ -613,7 +610,7 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
     def _fit_cache(self, cache):
         if self.target != "ideal":
             raise ValueError("target='latent' does not train on a LetorCache yet: read the file with read_letor")
-        losses = self._fit_loss(cache.y)
+        losses = self._losses(self._fit_loss(cache.y))
         offsets = np.asarray(cache.offsets, dtype=np.int64)
         self._warn_if_loss_is_constant(self.loss_, offsets, 3)
         y = np.asarray(cache.y)
@@ -673,12 +670,13 @@ class StructSVMRanker(LossParamsMixin, LinearRankerMixin, BaseRanker):
         return f"{self.loss} with {feature_map or 'its map'}, {target} target"
 
     def _formulation(self):
-        chosen = {k: v for k, v in self._given_loss_params().items() if k in ("feature_map", "dorm_cut") and v is not None}
+        given = self.loss_params or {}
+        chosen = {k: v for k, v in given.items() if k in ("feature_map", "dorm_cut") and v is not None}
         options = f", loss_params={chosen!r}" if chosen else ""  # the options that choose the formulation, when set
         return f"{type(self).__name__}(loss={self.loss!r}{options}, target={self.target!r}, C={self.C:g})"
 
     def _zero_advice(self):
-        if self.loss == "ndcg" and self._given_loss_params().get("feature_map") in (None, "po"):
+        if self.loss == "ndcg" and (self.loss_params or {}).get("feature_map") in (None, "po"):
             # phi_po stays there with either target
             return ("with phi_po the NDCG@k hinge gives the optimiser no signal on lists this long (it is lowest at w = 0, "
                     "with either target); loss_params={'feature_map': 'dorm'} with target='latent' (svm-ndcg) learns on "

@@ -251,7 +251,7 @@ class StructuredBoostingRanker(ScoreLossScorerMixin, EvalSetMixin, _LightGBMRank
         (``gbrt-ndcg``) and the ideal one for every other loss."""
         if self.target != "auto":
             return self.target
-        given = self._given_loss_params()
+        given = self.loss_params or {}
         return "latent" if self.loss == "ndcg" and given.get("feature_map") in (None, "po") else "ideal"
 
     def _smoothing(self) -> float:

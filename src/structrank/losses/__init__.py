@@ -9,8 +9,9 @@ True
 """
 
 from structrank.losses.base import HINGE, PROBABILISTIC, RankingLoss, Violation
-from structrank.losses.registry import (build_for_labels, entries, get_entry, get_loss, loss_names, register, require,
-                                       resolve_gain)
+from structrank.losses.registry import (Resolved, build_for_labels, build_loss, declaration_problems, entries,
+                                       get_entry, get_loss, loss_names, register, require, resolve_gain, resolve_loss)
 
-__all__ = ["HINGE", "PROBABILISTIC", "RankingLoss", "Violation", "build_for_labels", "entries", "get_entry", "get_loss", "loss_names",
-           "register", "require", "resolve_gain"]
+__all__ = ["HINGE", "PROBABILISTIC", "RankingLoss", "Resolved", "Violation", "build_for_labels", "build_loss",
+           "declaration_problems", "entries", "get_entry", "get_loss", "loss_names", "register", "require",
+           "resolve_gain", "resolve_loss"]

@@ -13,7 +13,11 @@ Its calls:
   take, a value outside its constraint, ``options.SHARED`` or the entry's own);
 - ``get_loss(name, **options)`` builds it (options it does not take are ignored), ``get_entry``
   gives its ``LossEntry``; ``build_for_labels`` builds the loss a fit trains, its gain settled on
-  the training labels, once;
+  the training labels;
+- ``resolve_loss(name, params, labels, ...)``: a learner's loss, from its name and ``loss_params`` to the
+  built loss or the problems that keep it from being built (``Resolved``), storing nothing: every check a
+  learner's loss goes through, in one place. Its two parts, ``declaration_problems`` (no build) and
+  ``build_loss``, are what a fit runs once each, before its data and on its labels;
 - ``loss_names(kind)`` and ``entries()`` list them (the hinges by name, then the probabilistic
   objectives);
 - ``require(loss, kind, learner)``: the clear error of a loss of the wrong kind;
@@ -26,7 +30,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -210,16 +214,83 @@ def build_for_labels(name, options, y, target="ideal"):
     """``(loss, gain)``: the registered loss ``name`` that a fit on labels ``y`` trains, built once from
     ``options``, with its gain settled: "auto" (the default of a loss that takes ``gain``) builds the graded
     loss ("exp2") when ``resolve_gain`` would choose it, and the binary one where that loss has no graded oracle
-    for these options; ``gain`` is None for a loss without the option."""
+    for these options or ``y`` is None (no labels to grade by); ``gain`` is None for a loss without the option."""
     entry = get_entry(name)
     if "gain" not in entry.options:
         return entry.build(**options), None
     gain = options.get("gain", "auto")
     if gain == "auto":
-        if target == "ideal" and np.unique(np.asarray(y)).size > 2:
+        if target == "ideal" and y is not None and np.unique(np.asarray(y)).size > 2:
             try:
                 return entry.build(**{**options, "gain": "exp2"}), "exp2"
             except ValueError:  # this loss and feature map have no graded oracle
                 pass
         gain = "binary"
     return entry.build(**{**options, "gain": gain}), gain
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A learner's loss resolved (``resolve_loss``): the built ``loss`` and the ``gain`` it was built with (None for
+    a loss without the option), or, when it cannot be built as given, its ``problems`` ({parameter: why}, the first
+    the one to report) and no loss.
+
+    Examples
+    --------
+    >>> resolve_loss("ndcg", {"k": 5}, [0, 1, 0]).loss.label, resolve_loss("ndcg", {"k": 5}, [0, 1, 0]).gain
+    ('ndcg@5/po', 'binary')
+    >>> resolve_loss("map", {"k": 5}).problems["loss_params"][:40]
+    "loss_params: loss 'map' takes no option "
+    """
+
+    loss: object = None
+    gain: str | None = None
+    problems: dict = field(default_factory=dict)
+
+
+def declaration_problems(name, params=None, *, set_by=None, owner="loss_params") -> dict:
+    """{"loss": why} when no loss is registered as ``name``, else {owner: why} of the first option of ``params`` (a
+    learner's ``loss_params``) that the loss's declaration refuses (``LossEntry.problems``: not an option of the
+    loss, one the learner sets itself, ``set_by``, or a value outside its constraint). Nothing is built: this is
+    the part of a resolution that needs neither labels nor a build, which a fit checks before its data."""
+    try:
+        entry = get_entry(name)
+    except ValueError as exc:
+        return {"loss": str(exc)}
+    problems = entry.problems({} if params is None else params, owner, set_by or {})
+    return {owner: next(iter(problems.values()))} if problems else {}
+
+
+def build_loss(name, params=None, labels=None, *, context=None, kind=None, target="ideal", learner="the learner",
+               owner="loss_params") -> Resolved:
+    """The loss of options its declaration takes (``declaration_problems`` found none) built for ``labels``: the
+    options ``params`` (a learner's ``loss_params``) with ``context`` over them (the options the learner sets from
+    its own parameters), an "auto" gain settled on the labels for ``target`` (``build_for_labels``; None, with no
+    labels to grade by, builds it binary), of the ``kind`` ``learner`` needs (``require``), with no option of
+    ``params`` that the built loss's feature map would not read (``LossEntry.unread``); or the problems that show
+    only in the build."""
+    params = {} if params is None else params
+    try:
+        loss, gain = build_for_labels(name, {**params, **(context or {})}, labels, target)
+        if kind is not None:
+            require(loss, kind, learner)
+    except ValueError as exc:  # options each valid that build no loss together, or a loss of another kind
+        return Resolved(problems={"loss": str(exc)})
+    unread = get_entry(name).unread(params, loss.feature_map, owner)
+    if unread:
+        return Resolved(problems={owner: next(iter(unread.values()))})
+    return Resolved(loss, gain)
+
+
+def resolve_loss(name, params=None, labels=None, *, set_by=None, owner="loss_params", **build) -> Resolved:
+    """A learner's loss from its name, its options ``params`` and the labels: ``declaration_problems``, then
+    ``build_loss`` (``build``: its keyword arguments). A pure function: it stores nothing, and the same arguments
+    give an equal result. Outside a fit both parts run without labels (``ScoreLoss.named``; a learner's
+    ``parameter_problems`` for ``--set`` and model files); a fit runs each once, the declaration before its data
+    and the build on its labels, which an "auto" gain needs.
+
+    >>> resolve_loss("ndcg", {"k": 5}, [0, 1, 2]).gain, resolve_loss("ndcg", {"k": 0}).problems
+    ('exp2', {'loss_params': "loss_params['k'] must be an int in the range [1, 2147483647], got 0"})
+    """
+    problems = declaration_problems(name, params, set_by=set_by, owner=owner)
+    return Resolved(problems=problems) if problems else build_loss(name, params, labels, owner=owner, **build)
