@@ -355,7 +355,7 @@ def test_qa_data_and_pairs_give_the_same_scores(fitted):
 
 @TEXT
 def test_bad_parameters_and_data_are_refused_before_any_work(encoder, tmp_path):
-    from sklearn.utils._param_validation import InvalidParameterError
+    from structrank.constraints import InvalidParameterError
 
     from structrank.learners import CrossEncoderRanker
 

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError
+from structrank.constraints import InvalidParameterError
 
 from structrank.data import make_ranking_dataset, write_letor
 from structrank.learners import (LatentPerceptronRanker, LatentSSVMRanker, MLPRanker, StructSVMRanker,

@@ -13,7 +13,7 @@ import copy
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError
+from structrank.constraints import InvalidParameterError
 
 import structrank.learners.loss_params as loss_params
 from structrank.data import make_ranking_dataset

@@ -9,7 +9,7 @@ from numbers import Real
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError, Interval
+from structrank.constraints import InvalidParameterError, Interval
 
 from cli_checks import NO_OPEN_FILES
 from structrank import learners

@@ -5,6 +5,10 @@ and the losses' options (``structrank.losses.options``).
 - ``Number``: scikit-learn's ``Interval`` that refuses booleans (``C=true`` is not C=1);
 - ``Items``: a list or tuple whose every item meets a constraint;
 - ``MAX_COUNT`` and the shared lists ``POSITIVE``, ``NON_NEGATIVE``, ``COUNT``, ``NON_NEGATIVE_INT``.
+
+It is the one module that imports scikit-learn's private ``_param_validation``: the vocabulary it re-exports
+(``Interval``, ``StrOptions``, ``InvalidParameterError``, ``Constraint``) is what every other module takes from
+here, so a move of those names in scikit-learn is mended in one place.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, _Constraint, make_constraint
+from sklearn.utils._param_validation import InvalidParameterError, Interval, StrOptions, make_constraint  # noqa: F401 -- re-exported
+from sklearn.utils._param_validation import _Constraint as Constraint
 
 
 class Number(Interval):
@@ -26,7 +31,7 @@ class Number(Interval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
-class Items(_Constraint):
+class Items(Constraint):
     """A list or tuple whose every item meets ``constraint`` (layer sizes, a combination's losses)."""
 
     def __init__(self, constraint):
@@ -52,7 +57,7 @@ NON_NEGATIVE_INT = [Number(Integral, 0, MAX_COUNT, closed="both")]
 def problem(name: str, value, constraints) -> str | None:
     """"name must be <what the constraints allow>, got value" when ``value`` meets none of ``constraints``
     (scikit-learn constraint objects or what ``make_constraint`` takes), else None."""
-    constraints = [c if isinstance(c, _Constraint) else make_constraint(c) for c in constraints]
+    constraints = [c if isinstance(c, Constraint) else make_constraint(c) for c in constraints]
     if not constraints or any(c.is_satisfied_by(value) for c in constraints):
         return None
     return f"{name} must be {' or '.join(str(c) for c in constraints if not c.hidden)}, got {value!r}"

@@ -52,11 +52,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import InvalidParameterError, StrOptions, _Constraint
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structrank.constraints import (COUNT, MAX_COUNT, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE,  # noqa: F401
-                                   Items, Number, problem)
+                                   Constraint, InvalidParameterError, Items, Number, StrOptions, problem)
 from structrank.data.dataset import RankingDataset, check_labels, contiguous_order, group_offsets, rows_of_queries
 from structrank.data.labels import check_finite_features, check_qid
 from structrank.data.filters import queries_with_both
@@ -68,7 +67,7 @@ from structrank.metrics.conventions import AUTO, CONVENTION_NAMES
 from structrank.metrics.evaluate import parse_metric
 
 
-class MetricNames(_Constraint):
+class MetricNames(Constraint):
     """Metric names ``evaluate`` knows (``"map"``, ``"ndcg@10"``): one, several comma-separated, or a list,
     checked before a fit evaluates anything (an unknown name would otherwise end the fit after its first epoch)."""
 
@@ -86,7 +85,7 @@ class MetricNames(_Constraint):
         return "metric names (map, mrr@k, ndcg@k, p@k, ...: one, comma-separated, or a list)"
 
 
-class ConventionName(_Constraint):
+class ConventionName(Constraint):
     """A convention ``evaluate`` knows (``auto`` or a named one, in any case)."""
 
     def is_satisfied_by(self, val):

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.svm import SVC, LinearSVC
-from sklearn.utils._param_validation import StrOptions
+from structrank.constraints import StrOptions
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import (COUNT, NON_NEGATIVE, POSITIVE, BaseRanker, LinearRankerMixin, Number,

@@ -29,7 +29,7 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import StrOptions
+from structrank.constraints import StrOptions
 
 from structrank.errors import DataValidationError
 from structrank.learners.base import (CONVENTION, COUNT, METRICS, N_JOBS, NON_NEGATIVE, POSITIVE, BaseRanker, EvalSetMixin,

@@ -31,7 +31,7 @@ import time
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions, _Constraint
+from structrank.constraints import Constraint, Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from structrank.errors import DataFormatError, DataValidationError
@@ -51,7 +51,7 @@ BASELINE_LOSSES = {"bce": "BinaryCrossEntropyLoss", "ranknet": "RankNetLoss", "l
                    "lambdaloss": "LambdaLoss"}
 
 
-class _Device(_Constraint):
+class _Device(Constraint):
     """Where a cross-encoder trains and predicts: "auto", "cpu", "mps", "cuda" or "cuda:N"."""
 
     def is_satisfied_by(self, val):

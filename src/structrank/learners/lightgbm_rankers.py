@@ -12,7 +12,7 @@ from numbers import Integral
 
 import numpy as np
 
-from sklearn.utils._param_validation import StrOptions
+from structrank.constraints import StrOptions
 
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import (COUNT, METRICS, N_JOBS, NON_NEGATIVE_INT, POSITIVE, BaseRanker, EvalSetMixin,

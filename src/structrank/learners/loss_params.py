@@ -25,7 +25,7 @@ What it holds:
 
 from __future__ import annotations
 
-from sklearn.utils._param_validation import InvalidParameterError
+from structrank.constraints import InvalidParameterError
 
 from structrank.losses import Resolved, build_loss, declaration_problems, get_entry
 

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import StrOptions
+from structrank.constraints import StrOptions
 
 from structrank.errors import DataFormatError, DataValidationError, DegenerateDataWarning, FeatureScaleWarning
 from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker, EvalSetMixin,

@@ -65,7 +65,7 @@ class ModelSpec:
         """The estimator with ``params`` over the defaults, every value checked against the class's
         ``_parameter_constraints`` (``structrank train --set`` goes through here before reading data)."""
         # deferred: start-up time, `train` parses with this registry; scikit-learn loads to make a model
-        from sklearn.utils._param_validation import InvalidParameterError
+        from structrank.constraints import InvalidParameterError
 
         from structrank.learners.base import parameter_problems
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import StrOptions
+from structrank.constraints import StrOptions
 
 from structrank.data.filters import queries_with_both
 from structrank.errors import DataFormatError, DataValidationError

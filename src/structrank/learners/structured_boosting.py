@@ -45,7 +45,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
+from structrank.constraints import StrOptions
 
 from structrank.errors import DataValidationError, DegenerateDataWarning
 from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, EvalSetMixin, features_vary_within_queries,

@@ -10,9 +10,7 @@ without one, its factory checks the value and its ValueError is the message.
 
 from __future__ import annotations
 
-from sklearn.utils._param_validation import StrOptions
-
-from structrank.constraints import COUNT, NON_NEGATIVE, POSITIVE, Items
+from structrank.constraints import COUNT, NON_NEGATIVE, POSITIVE, Items, StrOptions
 from structrank.feature_maps import POSITIONAL_WEIGHTS
 
 #: option name -> its constraints (scikit-learn's vocabulary, ``structrank.constraints``)
