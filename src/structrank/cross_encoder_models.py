@@ -116,9 +116,8 @@ def read_header(path) -> dict:
 
 def load_cross_encoder_model(path):
     """The text reranker saved as the folder ``path`` by ``save_cross_encoder_model``, every part checked."""
-    from structrank.learners.base import parameter_problems
+    from structrank.learners.base import model_inputs, parameter_problems
     from structrank.learners.registry import ranker_class
-    from structrank.model_io import model_inputs
 
     header = read_header(path)
     cls = ranker_class(header.get("class"))

@@ -1,6 +1,6 @@
 """Model files of the rankers, which loading cannot turn into code execution (the archive format: ``archive``).
 
-The text rerankers (``model_inputs`` says "text": their class declares ``inputs = "text"``) are saved and read by
+The text rerankers (``learners.base.model_inputs`` says "text": their class declares ``inputs = "text"``) are saved and read by
 ``structrank.cross_encoder_models``: a sentence-transformers model folder with the same header beside the weights;
 ``load_model`` tells a folder from a file. Everything below is about the npz files of the other models.
 
@@ -37,14 +37,6 @@ FORMAT_VERSION = 1
 
 #: a model's header is a few kilobytes; a bigger one is not a model's
 MAX_MODEL_HEADER_BYTES = 1 << 20
-def model_inputs(model) -> str:
-    """What a ranker (or a ranker class) scores: "text", question-candidate pairs (its class declares
-    ``inputs = "text"``; its model is a folder, ``structrank.cross_encoder_models``), or "features", the rows of a
-    LETOR/SVMlight file (any other class; its model is an npz file). The same words as a registered model's
-    ``learners.registry.ModelSpec.inputs``."""
-    return getattr(model, "inputs", "features")
-
-
 def _jsonable(value):
     if isinstance(value, (np.integer,)):
         return int(value)
@@ -62,6 +54,7 @@ def _jsonable(value):
 def save_model(model, path) -> None:
     """Save a fitted structrank estimator to ``path`` (npz), atomically."""
     # deferred: the registry and the learners (scikit-learn) load only for rankers, not for archives
+    from structrank.learners.base import model_inputs
     from structrank.learners.registry import ranker_class
 
     name = type(model).__name__
@@ -219,4 +212,4 @@ def _check_shapes(path, model):
              "classes_ must be at least two grades in increasing order")
 
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "model_inputs", "save_model"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "save_model"]

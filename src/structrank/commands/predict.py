@@ -2,7 +2,7 @@
 
 The scores are written one per line in the data file's order, or with ``--format trec [--run-tag]`` as a TREC
 run (``metrics.trec.write_run``; docnos from ``#docid =``, else line numbers). A model on text reads pairs
-(``model_io.model_inputs``); a file of fewer features than a feature model's reads the rest as zeros
+(``learners.base.model_inputs``); a file of fewer features than a feature model's reads the rest as zeros
 (``data.widen.widened_to``).
 """
 
@@ -32,8 +32,8 @@ def add_parser(sub, details=None):
 
 def run(args) -> int:
     from structrank.data import read_letor, widened_to, write_scores
-    from structrank.learners.base import warn_if_every_query_ties
-    from structrank.model_io import load_model, model_inputs
+    from structrank.learners.base import model_inputs, warn_if_every_query_ties
+    from structrank.model_io import load_model
 
     check_output(args.out, {"--model": args.model, "--data": args.data})
     refuse_inapplicable([("--run-tag", args.run_tag is not None, args.format == "trec", "with --format trec")])

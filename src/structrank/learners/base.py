@@ -67,6 +67,15 @@ from structrank.metrics.conventions import AUTO, CONVENTION_NAMES
 from structrank.metrics.evaluate import parse_metric
 
 
+
+def model_inputs(model) -> str:
+    """What a ranker (or a ranker class) scores: "text", question-candidate pairs (its class declares
+    ``inputs = "text"``; its model is a folder, ``structrank.cross_encoder_models``), or "features", the rows of a
+    LETOR/SVMlight file (any other class; its model is an npz file). The same words as a registered model's
+    ``learners.registry.ModelSpec.inputs``."""
+    return getattr(model, "inputs", "features")
+
+
 class MetricNames(Constraint):
     """Metric names ``evaluate`` knows (``"map"``, ``"ndcg@10"``): one, several comma-separated, or a list,
     checked before a fit evaluates anything (an unknown name would otherwise end the fit after its first epoch)."""
