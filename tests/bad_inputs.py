@@ -16,7 +16,7 @@ Anything else is a failure: a traceback from numpy, sklearn, expat or zipfile ("
 loaded silently (a failed ``check``), or an error that does not say where or what.
 
 ``run_corpus(folder)`` writes every case into ``folder`` and runs it. It is used by
-``tests/test_bad_inputs.py`` (one test per case) and ``tests/reliability_corpus.py`` (the
+``tests/library/test_bad_inputs.py`` (one test per case) and ``tests/reliability_corpus.py`` (the
 table of docs/RELIABILITY.md).
 """
 

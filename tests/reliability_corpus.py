@@ -69,7 +69,7 @@ def fragment(results) -> str:
         "### Bad inputs: every reader on a corpus of broken files",
         "",
         f"{len(results)} cases over {n_readers} readers, defined in `tests/bad_inputs.py` (each case says why "
-        "its expectation is the right one) and checked by `tests/test_bad_inputs.py`; this fragment is "
+        "its expectation is the right one) and checked by `tests/library/test_bad_inputs.py`; this fragment is "
         "written by `python tests/reliability_corpus.py --out PATH`. A valid though unusual input (CRLF, "
         "byte-order mark, blank lines, duplicated rows, conflicting labels, one or a giant query) must "
         "*load correctly*, checked against what it holds; an invalid one must raise structrank's own "

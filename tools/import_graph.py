@@ -6,7 +6,7 @@
 
 Layers are the first level under ``structrank`` (``data``, ``metrics``, ``oracles``, ``learners``,
 ...; a top-level module is its own layer) and, above them, under ``structrank_lab`` (``lab.experiments``,
-``lab.bench``, ``lab.nlp``). ``tests/test_layers.py`` checks the rules on this graph.
+``lab.bench``, ``lab.nlp``). ``tests/library/test_layers.py`` checks the rules on this graph.
 
 Imports belong at module level; one inside a function says why it is deferred with a
 ``# deferred: REASON`` comment at the end of its line or on the comment lines just above it. Import

@@ -22,7 +22,7 @@ if [ ${#runs[@]} -eq 0 ]; then
   grep -qw avx512f /proc/cpuinfo 2>/dev/null && runs+=(SkylakeX)
   runs+=(threads=1 threads=2)
 fi
-tests=(tests/test_models_pinned.py tests/test_pinned.py tests/test_pinned_*.py tests/lab/test_pinned_*.py)
+tests=(tests/library/test_models_pinned.py tests/library/test_pinned.py tests/library/test_pinned_*.py tests/lab/test_pinned_*.py)
 failed=0
 summary=()
 for run in "${runs[@]}"; do

@@ -4,7 +4,7 @@
     python tools/readme_table.py --check   # exit 1 when the README's block is not what the registries give
 
 The block is ``structrank.learners.registry.readme_table()``: every registered loss
-(``structrank.losses``) with the command-line models that train on it. tests/test_readme.py fails
+(``structrank.losses``) with the command-line models that train on it. tests/library/test_readme.py fails
 when the README's block differs, so a new loss or model is one run of this command away.
 """
 

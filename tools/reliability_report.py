@@ -54,12 +54,12 @@ def kill_section(kills, seed) -> str:
 #: issue 24's classes of failure, each with the test files that hold its cases
 CLASSES = (
     ("data loss (an output over an input, a symlink, a special file, a store from other data)",
-     ["tests/test_outputs_safe.py"]),
+     ["tests/library/test_outputs_safe.py"]),
     ("silent wrong results (the grammar, counts, parameters and model headers, finite models)",
-     ["tests/test_grammar.py", "tests/test_param_validation.py", "tests/test_model_tamper.py"]),
-    ("tracebacks instead of one line", ["tests/test_one_line_errors.py"]),
-    ("hangs and unbounded memory (special files, decompression, feature indices)", ["tests/test_bounded_input.py"]),
-    ("property-based and degenerate data", ["tests/test_fuzz.py", "tests/test_degenerate.py", "tests/test_bad_inputs.py"]),
+     ["tests/library/test_grammar.py", "tests/library/test_param_validation.py", "tests/library/test_model_tamper.py"]),
+    ("tracebacks instead of one line", ["tests/library/test_one_line_errors.py"]),
+    ("hangs and unbounded memory (special files, decompression, feature indices)", ["tests/library/test_bounded_input.py"]),
+    ("property-based and degenerate data", ["tests/library/test_fuzz.py", "tests/library/test_degenerate.py", "tests/library/test_bad_inputs.py"]),
 )
 
 

@@ -24,8 +24,8 @@ Tree models (``LambdaMARTRanker``, ``McRank``, ``StructuredBoostingRanker``):
 ``onnx`` (linear and tree models; the optional ``onnx`` extra): an ONNX graph, ``X`` to ``score``.
 
 ``export_model(model, fmt)`` writes them (``structrank export``): text, or bytes for ONNX;
-``export_text`` the text formats. Each format is read back in tests/test_export.py and
-tests/test_export_trees.py by a reader written from its documentation (the plugin's trees by
+``export_text`` the text formats. Each format is read back in tests/library/test_export.py and
+tests/library/test_export_trees.py by a reader written from its documentation (the plugin's trees by
 tests/opensearch_ltr_eval.py). ``read_feature_names`` reads ``--feature-names`` with the data files'
 grammar.
 """

@@ -21,7 +21,7 @@ def new_figure(**kwargs):
 
     Its layout is matplotlib's constrained layout unless ``layout`` is given: titles, axis labels,
     tick labels and legends are fitted inside the figure's own extent (``save_figure``'s tight box
-    then only trims the margins), which tests/test_figures.py checks for every figure drawn.
+    then only trims the margins), which tests/library/test_figures.py checks for every figure drawn.
 
     >>> fig = new_figure(figsize=(3, 2))
     >>> ax = fig.add_subplot()

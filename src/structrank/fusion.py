@@ -6,7 +6,7 @@ returns the fused run as such a dict, each query's documents best first; ``optim
 method's parameter (the weights of a weighted method, rrf's ``k``, ...) on dev qrels by a metric of
 ``evaluate_run``, over ranx's grids; ``structrank fuse`` runs both and writes the fused run.
 
-The definitions are ranx's (``ranx.fusion``, ``ranx.normalization``; tests/test_fusion.py checks every
+The definitions are ranx's (``ranx.fusion``, ``ranx.normalization``; tests/library/test_fusion.py checks every
 method and normalisation against ``ranx.fuse``), with these rules made explicit:
 
 - a run's ranking is the one trec_eval and ``evaluate_run`` give it: by score as a C float, ties by docno

@@ -1,7 +1,7 @@
 """structrank's lab: the papers' reproductions and the benchmarks, a package on top of the library.
 
 What a user imports to rank is ``structrank``; this package holds what reproduces and measures it, and
-imports structrank's public names only (tests/test_layers.py checks both directions: the library never
+imports structrank's public names only (tests/library/test_layers.py checks both directions: the library never
 imports the lab, and the lab imports no private name of the library).
 
 - ``structrank_lab.experiments``: one package per paper (its plan of runs, claims, verdicts and

@@ -1,6 +1,6 @@
 """The paper's ML and LA (Eq. 10's sum over the zero-loss rankings) are pinned like the five CRF objectives.
 
-tests/test_pinned.py pins ``ml``, ``la``, ``ls``, ``el`` and ``kl`` (volkovs2011-crfs); this pins ``ml-sum`` and
+tests/library/test_pinned.py pins ``ml``, ``la``, ``ls``, ``el`` and ``kl`` (volkovs2011-crfs); this pins ``ml-sum`` and
 ``la-sum`` with the same slice (MQ2008 Fold1, 3 epochs, fixed rates, seed 0) and the epoch chosen on vali as
 ``reproduce volkovs2011`` does, so that a change to the sum moves a number here; also ML-sum with the single-level
 queries kept, where the sum weighs a query's step by up to 720. The rate is the grid's smallest (0.001), since the

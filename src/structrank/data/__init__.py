@@ -3,7 +3,7 @@
 The names below are loaded on first use (PEP 562), so that ``import structrank.metrics`` (which
 needs only ``data.labels`` and ``structrank.files``) does not import scikit-learn or SciPy.
 
-tests/test_import_graph.py checks the graph in fresh interpreters: ``import structrank.metrics``
+tests/library/test_import_graph.py checks the graph in fresh interpreters: ``import structrank.metrics``
 imports no scikit-learn, SciPy submodule or pandas, and the metrics' numba kernels load on the
 first evaluation.
 """

@@ -1,7 +1,7 @@
 """The text grammar every reader shares: line ends, numbers and integers (docs/GRAMMAR.md).
 
 LETOR/SVMlight rows (``letor``, ``cache``; the numba kernel of ``svmlight`` mirrors ``NUMBER``
-for speed, and tests/test_grammar.py checks that the two agree), scores files, ``.query`` group
+for speed, and tests/library/test_grammar.py checks that the two agree), scores files, ``.query`` group
 files and TREC qrels and runs all read their lines and numbers through this module, so that a
 token means the same thing in each. Python's ``float`` and ``int`` are not the grammar: they read
 ``1_5`` as 15 and full-width digits as digits, so a token reaches them only after it matched

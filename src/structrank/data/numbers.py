@@ -2,7 +2,7 @@
 read text a byte at a time (the SVMlight/LETOR parser, the TREC qrels and run reader).
 
 A kernel cannot call Python per token, so this module holds the grammar's pieces as numba functions;
-tests/test_grammar.py checks on generated tokens that ``is_number`` and ``grammar.NUMBER`` agree.
+tests/library/test_grammar.py checks on generated tokens that ``is_number`` and ``grammar.NUMBER`` agree.
 
 - ``space``: the white space ``bytes.split()`` splits at (ASCII space, tab, LF, VT, FF, CR);
 - ``decimal``: the exact fast path for a decimal. One with at most 18 significant digits and a

@@ -441,7 +441,7 @@ def readme_table() -> str:
     """The README's table of losses and models (between its ``registry-table`` markers): every
     registered loss with its kind, the metric it stands for and the command-line models that train
     on it, and a last row of the models that train on no registered loss. Generated from the two
-    registries by ``python tools/readme_table.py`` (tests/test_readme.py keeps the README equal to it)."""
+    registries by ``python tools/readme_table.py`` (tests/library/test_readme.py keeps the README equal to it)."""
     lines = ["| loss | kind | stands for | command-line models |", "|---|---|---|---|"]
     for name, models in models_by_loss().items():
         if name is None:

@@ -7,7 +7,7 @@ gain, ``structrank.oracles.po.ndcg_batch`` (phi_po, binary gains: the DP of Fig.
 gains) or the assignment oracles of ``structrank.oracles.dorm`` (phi_dorm). The discount tables
 come from ``structrank.discounts``, shared bit for bit with the metrics.
 
-Edge cases (tests/test_oracles.py): a query with no good or no bad document has no violating
+Edge cases (tests/library/test_oracles.py): a query with no good or no bad document has no violating
 structure (its ``c_hat`` is ``c_star``, its loss 0); equal scores are allowed (the oracle returns
 one tied ranking of maximal loss); ``k`` longer than the list is NDCG@n.
 """

@@ -1,7 +1,7 @@
 """evaluate(): per-query and mean metrics of scored documents under a named convention.
 
 ``evaluate`` checks its inputs (lengths, dtypes, metric names and cut-offs; names are parsed once
-and cached; only structrank's errors escape, fuzzed in tests/test_fuzz.py), groups the rows by
+and cached; only structrank's errors escape, fuzzed in tests/library/test_fuzz.py), groups the rows by
 query (contiguous queries, as in LETOR and TREC files, need no sort), ranks each query with
 ``query_loops.rank_segments`` under the convention's tie rule (document ids as a code-point matrix: a
 view of a str array), runs the per-query loops (``query_loops``) and returns an ``EvaluationResult``. They are
@@ -163,7 +163,7 @@ def rank_order(scores, qid, docids=None, ties: str = "input"):
     Returns ``(order, offsets, query_ids)``: ``order[offsets[q]:offsets[q+1]]`` are the rows of
     query q from best to worst.
     """
-    # deferred: numba, loaded on the first evaluation, not on import (tests/test_import_graph.py)
+    # deferred: numba, loaded on the first evaluation, not on import (tests/library/test_import_graph.py)
     from structrank.metrics import query_loops
 
     scores = np.asarray(scores, dtype=np.float64)

@@ -7,7 +7,7 @@ and writes the maximiser's feature-map coefficients and its ranking into the cal
 (phi_mrr), ``dorm`` (phi_dorm), ``positional`` (MAP with the positional map), ``latent`` (the
 latent targets of the clipped losses) and ``crf`` (the permutation CRF's objectives).
 
-The oracles know no loss object, learner or metric (tests/test_layers.py): each loss of
+The oracles know no loss object, learner or metric (tests/library/test_layers.py): each loss of
 ``structrank.losses`` is one class holding its kernels, its target and its metric, built by
 ``structrank.losses.get_loss``.
 

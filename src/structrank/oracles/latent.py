@@ -5,7 +5,7 @@ document above every bad one). For a clipped loss that ideal asks for far more t
 does: NDCG@k is 0 as soon as the top min(k, n+) places hold good documents, MRR@k as soon as
 the top place does. On long lists with many good documents (LETOR 3.0 OHSUMED: 148 documents and
 51 good ones per training query) the hinge against r* is then lowest at w = 0, measured along the
-SVM-auc direction (tests/test_ssvm_latent.py): the margin term pays for every misordered pair
+SVM-auc direction (tests/library/test_ssvm_latent.py): the margin term pays for every misordered pair
 of the list while the loss only sees the top k. SVM-mrr with phi_mrr fails for a sibling reason:
 its oracle may choose *which* good document comes first, and it takes the lowest-scoring one
 (Fig. 3), so the hinge asks every good document to beat the best bad ones.

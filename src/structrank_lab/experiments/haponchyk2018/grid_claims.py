@@ -69,7 +69,7 @@ def grid_claims(rec) -> list:
                f"the grid study's {SUM_ROW} runs at every C of {GRID_WORDS} with each question's values",
                sum_margin, "Paired over the test questions. Magnitude: holds when the interval lies inside the "
                f"paper's margin ± {100 * MARGIN_TOL:g} points. Sum and mean are one problem (C on the sum = C x |Q| "
-               "on the mean); tests/test_latent.py checks both against Eq. 4 computed by brute force, to 1e-6."),
+               "on the mean); tests/library/test_latent.py checks both against Eq. 4 computed by brute force, to 1e-6."),
         checked("Table 1 (test), Sec. 5.1 Features", "Setup: the SVM baseline on the paper's feature list (as rebuilt) "
                 "scores where the paper's does on WikiQA test", f"SVM {100 * paper['SVM']:.2f}",
                 "the Table 1 SVM run", svm_level,

@@ -73,7 +73,7 @@ class MarkerPayload:
 
 
 def test_every_ranker_class_is_covered():
-    # the text rerankers' safetensors files are doctored in tests/test_cross_encoder.py
+    # the text rerankers' safetensors files are doctored in tests/library/test_cross_encoder.py
     assert set(ESTIMATORS) == set(FEATURE_RANKERS)
 
 

@@ -1,6 +1,6 @@
 """Tree models out (export_trees.py): the LTR plugin's ``model/xgboost+json`` scored by an evaluator written from
 the plugin's rules (opensearch_ltr_eval.py) against LightGBM's own predictions, and LightGBM's model text loaded
-back by LightGBM. The acceptance test on MQ2008 is tests/test_export_letor.py."""
+back by LightGBM. The acceptance test on MQ2008 is tests/library/test_export_letor.py."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 refer to the registry (``structrank.losses.loss_names``), so a loss added as one module is never missing there.
 
 The lists the registry generates (``structrank train --help``, docs/LOSSES.md, the README's table) are
-checked by tests/test_losses.py and tests/test_readme.py; an experiment's own choice of losses (a paper's) is
+checked by tests/library/test_losses.py and tests/library/test_readme.py; an experiment's own choice of losses (a paper's) is
 not a list of every loss and is not checked here.
 """
 
@@ -13,7 +13,7 @@ import pytest
 
 from structrank.losses import loss_names
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "structrank"
+SRC = Path(__file__).resolve().parents[2] / "src" / "structrank"
 #: the modules whose help a user reads to choose a loss; none may enumerate the registered ones
 HELP_MODULES = ["learners/ssvm.py", "learners/latent.py", "learners/structured_boosting.py", "learners/mlp.py",
                 "learners/score_loss.py", "learners/crf.py", "learners/torch_loss.py", "cli.py",

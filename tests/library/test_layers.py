@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "import_graph.py"
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "import_graph.py"
 spec = importlib.util.spec_from_file_location("import_graph", TOOL)
 import_graph = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(import_graph)

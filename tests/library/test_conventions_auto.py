@@ -108,7 +108,7 @@ def _perfect_score(spec, ds):
     return model, model.score(ds)
 
 
-@pytest.mark.parametrize("name", sorted(FEATURE_MODELS))  # the text models: tests/test_cross_encoder.py
+@pytest.mark.parametrize("name", sorted(FEATURE_MODELS))  # the text models: tests/library/test_cross_encoder.py
 def test_every_model_scores_a_perfect_ranking_one_on_any_label_range(name):
     for top in (1, 2, 4, 7):
         ds = _top_heavy(top)

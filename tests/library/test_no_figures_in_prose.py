@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 #: the packages whose prose is read: the library and its lab
 PACKAGES = (SRC / "structrank", SRC / "structrank_lab")

@@ -1,6 +1,6 @@
 """Parameters are data: each ranker declares every parameter's type and range once (scikit-learn's
 ``_parameter_constraints``), and the same declaration is checked by ``fit``, by ``structrank train --set``
-(``ModelSpec.make``) and by ``load_model`` (tests/test_model_tamper.py); fits that end in non-finite or
+(``ModelSpec.make``) and by ``load_model`` (tests/library/test_model_tamper.py); fits that end in non-finite or
 all-zero weights say so; predict never returns NaN or infinity silently.
 """
 

@@ -116,7 +116,7 @@ def test_the_sharded_perceptron_records_the_same_health_kind(ds):
                                           ({"loss": "ndcg"}, "loss_params={'feature_map': 'dorm'} with target='latent' (svm-ndcg)"),
                                           ({"loss": "map"}, "a larger C")])
 def test_a_fit_that_stays_at_w_0_warns_once_naming_cause_and_cure(ds, params, cure):
-    # the paper's formulation (target "auto" answers a stay at w = 0 by the latent target: tests/test_short_name_defaults)
+    # the paper's formulation (target "auto" answers a stay at w = 0 by the latent target: tests/library/test_short_name_defaults)
     model, said = _fit(StructSVMRanker(C=TINY_C, target="ideal", **params), ds)
     assert model.health_.stayed_at_zero
     assert len(said) == 1, [str(w.message) for w in said]

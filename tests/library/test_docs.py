@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from extras import need
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "docs" / "site"
 
 #: the modules whose ``__all__`` is the public API; each has a page docs/site/api/NAME.rst

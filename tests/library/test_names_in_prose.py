@@ -13,7 +13,7 @@ import tokenize
 
 import pytest
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "structrank"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "structrank"
 LAB = SRC.parent / "structrank_lab"
 ROOT = SRC.parents[1]
 #: file names that read like dotted names (the model folder's header)
@@ -97,7 +97,7 @@ def test_every_name_and_path_in_the_prose_exists():
                     missing.append(f"{where}:{line}: ``{name}``")
             for found in PATH.finditer(text):
                 rel = found.group(1)
-                if not any((base / rel).exists() for base in (SRC, LAB, ROOT, SRC.parent, ROOT / "tests", path.parent)):
+                if not any((base / rel).exists() for base in (SRC, LAB, ROOT, SRC.parent, ROOT / "tests", ROOT / "tests" / "library", ROOT / "tests" / "lab", path.parent)):
                     missing.append(f"{where}:{line}: {rel}")
     assert not missing, "names in comments or docstrings that do not exist:\n" + "\n".join(missing)
 

@@ -24,7 +24,7 @@ import pytest
 from test_pinned import TOL, differs, load_json, path_sensitive, update_mode, write_json
 
 from structrank.data import make_ranking_dataset
-from structrank.learners.registry import FEATURE_MODELS as MODELS  # the text models' pin: tests/test_cross_encoder.py
+from structrank.learners.registry import FEATURE_MODELS as MODELS  # the text models' pin: tests/library/test_cross_encoder.py
 from structrank.metrics import evaluate
 
 NAME = "models"

@@ -16,7 +16,7 @@ import pytest
 
 from structrank.cli import main
 
-TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "site" / "tutorial.md"
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "site" / "tutorial.md"
 
 
 def code_blocks(text):

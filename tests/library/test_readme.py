@@ -20,7 +20,7 @@ import sklearn
 
 from structrank.cli import build_parser, main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 #: subcommands whose README lines are parsed, not run (long by design: `structrank reproduce` is resumable)
 PARSED_ONLY = {"reproduce", "results", "bench"}
 VARIABLE = re.compile(r"\$\{(\w+):-([^}]*)\}|\$\{(\w+)\}|\$(\w+)")
@@ -58,8 +58,8 @@ def test_every_readme_block_is_python_or_bash():
 
 
 #: a README line that ends with this comment is a fine-tuning of the real encoder, or uses its model (minutes,
-#: the text extra): parsed, not run; tests/test_cross_encoder.py runs the same commands on a tiny BERT
-FINE_TUNING = "# fine-tuning (tests/test_cross_encoder.py runs it on a tiny BERT)"
+#: the text extra): parsed, not run; tests/library/test_cross_encoder.py runs the same commands on a tiny BERT
+FINE_TUNING = "# fine-tuning (tests/library/test_cross_encoder.py runs it on a tiny BERT)"
 
 
 @pytest.mark.data

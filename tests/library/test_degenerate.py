@@ -191,7 +191,7 @@ def _with_extras(names):
 
 
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("name", _with_extras(FEATURE_MODELS))  # text models: tests/test_cross_encoder.py
+@pytest.mark.parametrize("name", _with_extras(FEATURE_MODELS))  # text models: tests/library/test_cross_encoder.py
 def test_degenerate_training_data(name, case):
     spec = MODELS[name]
     X, y, qid = make_case(case)

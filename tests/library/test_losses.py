@@ -130,7 +130,7 @@ def test_the_losses_page_is_generated_from_the_registry_and_up_to_date():
     page = losses_page()
     for name in loss_names():
         assert f"| `{name}` |" in page
-    committed = Path(__file__).resolve().parents[1] / "docs" / "LOSSES.md"
+    committed = Path(__file__).resolve().parents[2] / "docs" / "LOSSES.md"
     assert committed.read_text() == page, "docs/LOSSES.md is stale: run `structrank losses --out docs/LOSSES.md`"
 
 

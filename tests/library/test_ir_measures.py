@@ -133,7 +133,7 @@ def judged_runs(draw):
     for q in range(1, draw(st.integers(1, 3)) + 1):
         judged = draw(st.lists(st.sampled_from(DOCNOS), unique=True, min_size=1, max_size=6))
         labels = draw(st.lists(st.integers(-1, 4), min_size=len(judged), max_size=len(judged)))
-        # pytrec_eval 0.5 crashes on a query whose judgements are all negative (tests/test_trec_run.py)
+        # pytrec_eval 0.5 crashes on a query whose judgements are all negative (tests/library/test_trec_run.py)
         assume(max(labels) >= 0)
         qrels[str(q)] = dict(zip(judged, labels))
         retrieved = draw(st.lists(st.sampled_from(DOCNOS), unique=True, min_size=1 if q == 1 else 0, max_size=8))
@@ -154,7 +154,7 @@ def test_generated_runs_equal_ir_measures_query_by_query(tmp_path, qrels_and_run
 @given(judged_runs())
 def test_files_dataframes_and_dicts_give_the_same_bits(tmp_path, qrels_and_run):
     """A dict and a file go through the fast lane of arrays, a DataFrame through the strict line-by-line one
-    (tests/test_trec_fast.py): the measures, and the rankings their tools make, are the same on both."""
+    (tests/library/test_trec_fast.py): the measures, and the rankings their tools make, are the same on both."""
     qrels, run = qrels_and_run
     names = [name for name, _ in MEASURES.values()] + ["rbp_residual(p=0.8)", "rbp_residual(p=0.5)@2", "judged"]
     (tmp_path / "q").write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()))

@@ -15,7 +15,7 @@ import pytest
 from bad_inputs import ERROR, LOADS, READERS, corpus, run_case
 
 CASES = corpus()
-BAD = Path(__file__).resolve().parent / "data" / "bad"
+BAD = Path(__file__).resolve().parents[1] / "data" / "bad"
 
 
 @pytest.fixture(scope="module")

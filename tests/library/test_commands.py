@@ -17,7 +17,7 @@ import pytest
 from structrank import commands
 from structrank.cli import main
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _probe(code, *, path=(), args=()):

@@ -302,7 +302,7 @@ def test_a_query_or_document_a_run_lacks_adds_nothing():
 @pytest.fixture(scope="module")
 def mq2008_noisy(data_root):
     """qrels of MQ2008 Fold1's test queries and three runs: the labels plus noise, untied (so that ranx's
-    metrics, which rank ties their own way, agree with ours), as tests/test_compare.py makes them."""
+    metrics, which rank ties their own way, agree with ours), as tests/library/test_compare.py makes them."""
     return noisy_mq2008_runs()
 
 

@@ -1,7 +1,7 @@
 """Latent targets for SVM-ndcg and SVM-mrr (structrank.oracles.latent) and CCCP.
 
 The brute force enumerates every ranking of small lists and builds the feature maps from their
-definitions (tests/test_oracles.py); the data tests pin the defect the latent target fixes: on
+definitions (tests/library/test_oracles.py); the data tests pin the defect the latent target fixes: on
 LETOR 3.0 OHSUMED the paper's hinge for NDCG@10 and MRR@10 is lowest at w = 0.
 """
 

@@ -8,7 +8,7 @@ when rounding differs (a cutting plane or CCCP loop that a last bit steers to an
 constraint or imputation) is listed in ``tests/pinned/path_sensitive.json`` with its measured
 cross-kernel spread and the tolerance it is pinned to. A change that moves a number to be
 published fails here. ``STRUCTRANK_UPDATE_PINS=1`` adds the pins of new values and leaves the
-others; when a change is meant to move them, ``STRUCTRANK_UPDATE_PINS=all pytest tests/test_pinned.py``
+others; when a change is meant to move them, ``STRUCTRANK_UPDATE_PINS=all pytest tests/library/test_pinned.py``
 rewrites the files: commit them with the reason.
 """
 
@@ -25,7 +25,7 @@ import pytest
 from structrank.data import letor_folds, read_letor
 from structrank.metrics import evaluate
 
-PINNED = Path(__file__).parent / "pinned"
+PINNED = Path(__file__).parents[1] / "pinned"
 #: a pinned value and a new one agree to this fraction of max(1, |pin|)
 TOL = 1e-6
 UPDATE = "STRUCTRANK_UPDATE_PINS"

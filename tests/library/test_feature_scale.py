@@ -2,7 +2,7 @@
 
 One value of 1e300 (its square overflows float64): every learner of the registry either fits to finite scores
 (the trees: they split on thresholds), or warns naming the feature and its row (FeatureScaleWarning), or
-raises a one-line error naming them. The learners' own overflow errors (tests/test_param_validation.py) still
+raises a one-line error naming them. The learners' own overflow errors (tests/library/test_param_validation.py) still
 come first.
 """
 
@@ -51,7 +51,7 @@ def first_model(cls_name):
 
 
 def test_every_learner_of_the_registry_has_an_outcome():
-    # the text rerankers read no features (tests/test_cross_encoder.py)
+    # the text rerankers read no features (tests/library/test_cross_encoder.py)
     assert set(OUTCOMES) == set(FEATURE_RANKERS)
 
 

@@ -53,7 +53,7 @@ def test_an_item_set_replaces_the_function_and_can_be_removed():
 
 
 def test_every_constructor_read_from_its_source_equals_get_params():
-    """`train --help` lists parameters read without importing a learner (tests/test_import_graph.py checks
+    """`train --help` lists parameters read without importing a learner (tests/library/test_import_graph.py checks
     that nothing is imported); here they must be what the classes themselves give, value and type."""
     from structrank.learners.registry import RANKERS, constructor_defaults, ranker_class
 

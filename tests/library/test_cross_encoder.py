@@ -216,14 +216,14 @@ def test_a_crf_objective_forwards_only_the_pairs_of_its_subsets(encoder):
 def test_one_step_under_torchrun_gives_the_single_process_gradient(encoder, tmp_path):
     """Two processes under torchrun (gloo, CPU), each with half the step's queries, DDP averaging the gradients:
     the single process's gradient of the whole step to 1e-6."""
-    script = Path(__file__).with_name("ddp_step.py")
+    script = Path(__file__).parents[1] / "ddp_step.py"
     for loss in ("map", "crf-kl"):
         out, log = tmp_path / f"{loss}.json", tmp_path / f"{loss}.log"
         with open(log, "w") as fh:  # a file, not a pipe: a helper process of torchrun's may hold a pipe open after it
             done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
                                    "--standalone", str(script), encoder, loss, str(out)], stdout=fh, stderr=fh,
                                   timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1",
-                                                    "PYTHONPATH": str(Path(__file__).parents[1])})
+                                                    "PYTHONPATH": str(Path(__file__).parents[2])})
         assert done.returncode == 0, log.read_text()[-2000:]
         found = json.loads(out.read_text())
         assert found["world"] == 2 and found["largest"] > 0

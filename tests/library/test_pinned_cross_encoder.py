@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_pinned import TOL, differs, load_json, update_mode, write_json
 
-from tests.test_cross_encoder import make_pairs
+from test_cross_encoder import make_pairs
 from tests.tiny_encoder import write_tiny_encoder
 
 NAME = "cross_encoder"

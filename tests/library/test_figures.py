@@ -256,7 +256,7 @@ def ink_at_the_edge(path, margin=2):
                                      ("right", ink[:, -margin:])) if strip.any()]
 
 
-COMMITTED = sorted((Path(__file__).resolve().parents[1] / "docs" / "figures").glob("*/*.png"))
+COMMITTED = sorted((Path(__file__).resolve().parents[2] / "docs" / "figures").glob("*/*.png"))
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[f"{p.parent.name}/{p.name}" for p in COMMITTED])
