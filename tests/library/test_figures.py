@@ -21,6 +21,8 @@ from matplotlib.text import Text
 import structrank.figures
 
 SRC = Path(structrank.figures.__file__).resolve().parent
+#: the packages whose figures are drawn: the library's (compare's plot) and the lab's
+PACKAGES = (SRC, SRC.parent / "structrank_lab")
 
 #: the modules that imported save_figure at their top (their own reference is patched too)
 IMPORTERS = ("structrank_lab.experiments", "structrank_lab.experiments.chakrabarti2008.report",
@@ -31,9 +33,9 @@ IMPORTERS = ("structrank_lab.experiments", "structrank_lab.experiments.chakrabar
 
 
 def drawing_functions():
-    """{(module, function)} of every function of the package that calls save_figure."""
+    """{(module, function)} of every function of the library and the lab that calls save_figure."""
     found = set()
-    for path in SRC.rglob("*.py"):
+    for path in (p for package in PACKAGES for p in package.rglob("*.py")):
         if path.name == "figures.py":
             continue
         module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__")

@@ -233,6 +233,12 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
         self._start_fit()
         qid, eval_set = self._fit_call(X, qid, group, eval_set, eval_group, eval_qid)
         self._refuse_weights(sample_weight, X, qid, "its minibatch objective is the mean over the batch's queries, and weighted means are not implemented; train LambdaMARTRanker, StructuredBoostingRanker or RankSVM, which take query weights")
+        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
+        if not labels_vary_within_queries(y, offsets):
+            raise DataValidationError("no training query has two documents with different labels: nothing to "
+                                      "learn from")
+        self._fit_loss(y)  # the loss's problems first: they hold with or without the extra
+        self._warn_if_loss_is_constant(self.loss_, offsets)
         try:
             # deferred: optional extra torch
             import torch
@@ -242,13 +248,6 @@ class MLPRanker(ScoreLossScorerMixin, EvalSetMixin, BaseRanker):
 
         # deferred: optional extra torch (structrank.learners.torch_loss imports it)
         from structrank.learners.torch_loss import StructuredRankingLoss
-
-        X, y, qid, offsets = self._validate_fit_data(X, y, qid)
-        if not labels_vary_within_queries(y, offsets):
-            raise DataValidationError("no training query has two documents with different labels: nothing to "
-                                      "learn from")
-        self._fit_loss(y)
-        self._warn_if_loss_is_constant(self.loss_, offsets)
         X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         torch.manual_seed(int(self.random_state))
         rng = np.random.default_rng(self.random_state)
