@@ -89,7 +89,7 @@ def _constants(app, docname, source):
 
     from sphinx.pycode import ModuleAnalyzer
 
-    if not docname.startswith("api/structrank.") or docname == "api/structrank":
+    if not docname.startswith(("api/structrank.", "api/structrank_lab.")) or docname == "api/structrank":
         return
     module_name = docname[len("api/"):]
     try:
