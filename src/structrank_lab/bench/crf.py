@@ -42,7 +42,7 @@ def _epoch_seconds(model, train, eval_set=None) -> list:
 
 def _visited(train) -> int:
     """The training queries an epoch visits: those with more than one label level (``skip_single_level``)."""
-    offsets = np.flatnonzero(np.r_[True, train.qid[1:] != train.qid[:-1], True])
+    offsets = train.offsets
     return sum(int(np.ptp(train.y[lo:hi]) > 0) for lo, hi in zip(offsets[:-1], offsets[1:]))
 
 
