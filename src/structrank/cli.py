@@ -190,6 +190,10 @@ def check_input_paths(command, argv) -> None:
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
+    found = commands.find(command) if command else None
+    if isinstance(found, commands.Unloadable):  # before its parser: any line given to it gets the import's error
+        print(f"structrank {command}: error: {found.problem()}", file=sys.stderr)
+        return 2
     try:
         check_input_paths(command, argv)
     except (DataFormatError, OSError) as exc:  # OSError: a path under a file, too long, a loop, no permission

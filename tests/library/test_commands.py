@@ -139,6 +139,19 @@ def test_a_plugin_does_not_replace_a_library_command(plugin):
     assert "hello" in plugins and "train" not in plugins and plugins == sorted(plugins)
 
 
+def test_a_plugin_that_cannot_be_imported_is_listed_and_refused_in_one_line(plugin):
+    """Another package's broken command neither breaks ``structrank --help`` nor ends in a traceback."""
+    info = plugin / "helloplugin-0.1.dist-info"
+    (info / "entry_points.txt").write_text("[structrank.commands]\nhello = helloplugin_hello\nbroken = nowhere_mod\n")
+    out, err, code = _probe(RUN, path=[plugin], args=[json.dumps(["--help"])])
+    assert code == 0, err
+    assert "broken" in out and "(cannot be loaded: ModuleNotFoundError)" in out and "say hello from a plugin" in out
+    out, err, code = _probe(RUN, path=[plugin], args=[json.dumps(["broken", "--any", "thing"])])
+    assert code == 2 and "Traceback" not in err, err
+    assert err == ("structrank broken: error: the command 'broken' (entry point 'nowhere_mod' of the group "
+                   "structrank.commands) cannot be loaded: ModuleNotFoundError: No module named 'nowhere_mod'\n")
+
+
 def test_an_unknown_command_is_refused_with_the_list_of_commands(plugin, capsys):
     out, err, code = _probe(RUN, path=[plugin], args=[json.dumps(["nope"])])
     assert code == 2 and "invalid choice: 'nope'" in err and "'hello'" in err

@@ -24,6 +24,8 @@ package adds commands through Python entry points of the group ``structrank.comm
 
 A library command's name wins over a plugin's. The entry points are read only for a name that is not a
 library command, or when every command is listed (``names()``), so that a library command starts without them.
+A plugin that cannot be imported stands as ``Unloadable``: ``structrank --help`` still lists every command,
+and running the broken one ends in one line that names its entry point and the import's error.
 """
 
 from __future__ import annotations
@@ -50,14 +52,44 @@ def plugins() -> dict:
     return found
 
 
+class Unloadable:
+    """A plugin command whose entry point fails to load: listed, and refused in one line when run."""
+
+    INPUTS = ()
+
+    def __init__(self, name, point, error):
+        self.name, self.point, self.error = name, point, error
+        self.HELP = f"(cannot be loaded: {type(error).__name__})"
+
+    def add_parser(self, sub, details=None):
+        return sub.add_parser(self.name, help=self.HELP)
+
+    def problem(self) -> str:
+        """The one line that says why the command cannot run."""
+        first = (str(self.error).strip().splitlines() or [""])[0]
+        return (f"the command {self.name!r} (entry point {self.point.value!r} of the group {GROUP}) cannot be "
+                f"loaded: {type(self.error).__name__}: {first}")
+
+    def run(self, args):
+        from structrank.errors import StructRankError  # deferred: runs only for a broken plugin
+
+        raise StructRankError(self.problem())
+
+
 def find(name):
-    """The command ``name`` (its module), or None when no command has that name."""
+    """The command ``name`` (its module), None when no command has that name, or ``Unloadable`` for a plugin
+    whose module fails to import."""
     if name in LIBRARY:
         return importlib.import_module(f"{__name__}.{name}")
     if not name or name.startswith("-"):
         return None
     point = plugins().get(name)
-    return None if point is None else point.load()
+    if point is None:
+        return None
+    try:
+        return point.load()
+    except Exception as exc:  # noqa: BLE001 -- another package's import: any error, reported when it is run
+        return Unloadable(name, point, exc)
 
 
 def names() -> tuple:
