@@ -12,6 +12,8 @@ import doctest
 import importlib
 import inspect
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -141,3 +143,25 @@ def test_the_readme_test_command_runs_the_doctests_of_the_sources():
     assert re.search(r'^addopts = ".*--doctest-modules.*"$', options, re.M)
     assert re.search(r"^\./dev test\b", (ROOT / ".ci" / "run").read_text(), re.M)
     assert re.search(r"^\./dev docs\b", (ROOT / ".ci" / "run").read_text(), re.M)
+
+
+
+@pytest.mark.parametrize("given, told", [
+    ([], ["-n", "auto", "-m", "not lab"]),
+    (["-m", "lab"], ["-n", "auto", "-m", "lab"]),
+    (["-n", "1"], ["-m", "not lab", "-n", "1"]),
+    (["-p", "no:xdist"], ["-m", "not lab", "-p", "no:xdist"]),
+    (["--pdb"], ["-m", "not lab", "--pdb"]),
+])
+def test_dev_test_leaves_the_lab_out_and_runs_a_worker_per_core_unless_told(given, told, tmp_path):
+    """``./dev test``'s rules, run by bash on a copy of ``dev`` whose python prints the arguments pytest gets."""
+    (tmp_path / "pyproject.toml").write_text("")
+    bin_ = tmp_path / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "python").write_text('#!/bin/sh\nshift 2\nprintf "%s\\n" "$@"\n')  # drops "-m pytest"; a line each
+    (bin_ / "python").chmod(0o755)
+    (tmp_path / ".venv" / ".structrank-installed").write_text("test\n")  # not older than pyproject.toml: no install
+    shutil.copy(ROOT / "dev", tmp_path / "dev")
+    done = subprocess.run(["bash", str(tmp_path / "dev"), "test", *given], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == told
