@@ -46,6 +46,7 @@ def test_holm_adjusts_step_down_and_never_lowers_a_p_value():
     assert np.all(adjusted >= p) and np.all(np.diff(adjusted[np.argsort(p)]) >= 0) and adjusted.max() <= 1.0
 
 
+@pytest.mark.slow  # ranx's Fisher test of 10,000 permutations is slow: `./dev test -m slow` and CI run it
 def test_t_test_is_scipy_s_and_randomisation_agrees_with_ranx(data_root):
     ranx = pytest.importorskip("ranx", reason="ranx is a test reference")
     qrels, runs = _runs()

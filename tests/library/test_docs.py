@@ -147,13 +147,13 @@ def test_the_readme_test_command_runs_the_doctests_of_the_sources():
 
 
 @pytest.mark.parametrize("given, told", [
-    ([], ["-n", "auto", "-m", "not lab"]),
+    ([], ["-n", "auto", "-m", "not lab and not slow"]),
     (["-m", "lab"], ["-n", "auto", "-m", "lab"]),
-    (["-n", "1"], ["-m", "not lab", "-n", "1"]),
-    (["-p", "no:xdist"], ["-m", "not lab", "-p", "no:xdist"]),
-    (["--pdb"], ["-m", "not lab", "--pdb"]),
+    (["-n", "1"], ["-m", "not lab and not slow", "-n", "1"]),
+    (["-p", "no:xdist"], ["-m", "not lab and not slow", "-p", "no:xdist"]),
+    (["--pdb"], ["-m", "not lab and not slow", "--pdb"]),
 ])
-def test_dev_test_leaves_the_lab_out_and_runs_a_worker_per_core_unless_told(given, told, tmp_path):
+def test_dev_test_leaves_the_lab_and_the_slow_tests_out_and_runs_a_worker_per_core_unless_told(given, told, tmp_path):
     """``./dev test``'s rules, run by bash on a copy of ``dev`` whose python prints the arguments pytest gets."""
     (tmp_path / "pyproject.toml").write_text("")
     bin_ = tmp_path / ".venv" / "bin"

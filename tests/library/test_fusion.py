@@ -123,6 +123,7 @@ def written(path):
     return run, {q: [d for _, d in ranks] for q, ranks in order.items()}
 
 
+@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
 def test_rrf_of_three_mq2008_runs_through_the_command_equals_ranx(mq2008_runs, tmp_path, capsys):
     paths, _ = mq2008_runs
     out = tmp_path / "rrf.run"
@@ -146,6 +147,7 @@ def test_rrf_of_three_mq2008_runs_through_the_command_equals_ranx(mq2008_runs, t
     assert assert_same_fused(ours, theirs) <= TOL
 
 
+@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
 @pytest.mark.parametrize("method", ["combmnz", "wsum", "isr", "bordafuse"])
 def test_other_methods_on_the_mq2008_runs_equal_ranx(mq2008_runs, method):
     """Score-based methods on every query; rank-based ones where ranx ranks each input as trec_eval does."""
@@ -187,6 +189,7 @@ def small_runs(draw, n_runs=None, every_query=False, same_documents=False, n_doc
     return runs
 
 
+@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
 @pytest.mark.parametrize("method", [m for m in FUSION_METHODS if m not in ("condorcet", "w_condorcet")])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
@@ -239,6 +242,7 @@ def test_condorcet_equals_ranx_where_the_majorities_are_a_total_order(method, da
     assert_same_fused(ours, ranx_fused(runs, method, "none", params))
 
 
+@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
 def test_condorcet_with_documents_some_runs_lack_equals_ranx():
     """a beats b (two runs to one: the run that lacks b ranks a above it) and c, b beats c (the run that lacks
     c ranks b above it): a total order, with missing documents."""
