@@ -30,6 +30,8 @@ from structrank.metrics.trec import _ranked
 from test_compare import _runs as noisy_mq2008_runs
 
 ranx = pytest.importorskip("ranx", reason="ranx is the reference of run fusion (the test extra)")
+# every comparison with ranx is marked slow: ranx's fusion takes long a call, and longer on a fresh machine, where
+# it compiles its numba code first; `./dev test -m slow` and CI run them, the README's `./dev test` does not
 
 pytestmark = NO_OPEN_FILES
 
@@ -123,7 +125,7 @@ def written(path):
     return run, {q: [d for _, d in ranks] for q, ranks in order.items()}
 
 
-@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
+@pytest.mark.slow
 def test_rrf_of_three_mq2008_runs_through_the_command_equals_ranx(mq2008_runs, tmp_path, capsys):
     paths, _ = mq2008_runs
     out = tmp_path / "rrf.run"
@@ -147,7 +149,7 @@ def test_rrf_of_three_mq2008_runs_through_the_command_equals_ranx(mq2008_runs, t
     assert assert_same_fused(ours, theirs) <= TOL
 
 
-@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["combmnz", "wsum", "isr", "bordafuse"])
 def test_other_methods_on_the_mq2008_runs_equal_ranx(mq2008_runs, method):
     """Score-based methods on every query; rank-based ones where ranx ranks each input as trec_eval does."""
@@ -189,7 +191,7 @@ def small_runs(draw, n_runs=None, every_query=False, same_documents=False, n_doc
     return runs
 
 
-@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
+@pytest.mark.slow
 @pytest.mark.parametrize("method", [m for m in FUSION_METHODS if m not in ("condorcet", "w_condorcet")])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
@@ -225,6 +227,7 @@ def majority_order(runs, qid, weights):
     return order
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["condorcet", "w_condorcet"])
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
@@ -242,7 +245,7 @@ def test_condorcet_equals_ranx_where_the_majorities_are_a_total_order(method, da
     assert_same_fused(ours, ranx_fused(runs, method, "none", params))
 
 
-@pytest.mark.slow  # ranx's fusion is slow a call: `./dev test -m slow` and CI run it, the README's command does not
+@pytest.mark.slow
 def test_condorcet_with_documents_some_runs_lack_equals_ranx():
     """a beats b (two runs to one: the run that lacks b ranks a above it) and c, b beats c (the run that lacks
     c ranks b above it): a total order, with missing documents."""
@@ -261,6 +264,7 @@ def test_condorcet_in_a_cycle_keeps_the_order_of_first_appearance():
     assert fuse(runs[1:] + runs[:1], "condorcet") == {"1": {"b": 3.0, "c": 2.0, "a": 1.0}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("norm", NORMALIZATIONS)
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
@@ -310,6 +314,7 @@ def mq2008_noisy(data_root):
     return noisy_mq2008_runs()
 
 
+@pytest.mark.slow
 def test_weights_chosen_on_qrels_are_ranx_s(mq2008_noisy):
     from ranx.fusion_optimization.optimize_weights import get_possible_weights, get_trial_configs
 

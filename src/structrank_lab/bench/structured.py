@@ -234,7 +234,8 @@ def format_qp(figures) -> list:
     if versus:
         base = np.median(versus["ranksvm C=1"])
         lines.append(f"  MQ2008 Fold1 train, fit seconds, median of {len(versus['ranksvm C=1'])} interleaved rounds (range), "
-                     "ratio to RankSVM at C = 1 (liblinear; svm_rank_learn is not on this machine); bar: at most 1x")
+                     "ratio to RankSVM at C = 1 (liblinear; svm_rank_learn, a whole process, is in the start-up section); "
+                     "bar: at most 1x")
         for label, values in versus.items():
             ratio = np.median(values) / base
             lines.append(f"    {label:<15} {np.median(values):7.3f} s ({min(values):.3f}-{max(values):.3f})  {ratio:5.2f}x"
