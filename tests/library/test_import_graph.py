@@ -83,3 +83,15 @@ def test_the_evaluate_command_starts_numba_without_scipys_linear_algebra(tmp_pat
     library = (f"from structrank.metrics import evaluate_run\n"
                f"evaluate_run({str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r})")
     assert imported_after(library, ("scipy.linalg",)) != []  # a library user's process keeps numba's own start
+
+
+def test_evaluate_and_predict_on_a_letor_file_do_not_load_scikit_learn(tmp_path):
+    """Reading a labelled file (structrank.labelled) tells LETOR from question-candidate text through the QA readers;
+    their package must not load the QA features' scikit-learn, seconds of start-up for every evaluate."""
+    (tmp_path / "d.txt").write_text("1 qid:1 1:0.5\n0 qid:1 1:0.1\n")
+    (tmp_path / "s.txt").write_text("0.9\n0.1\n")
+    command = (f"from structrank.cli import main\n"
+               f"assert main(['evaluate', '--data', {str(tmp_path / 'd.txt')!r}, '--scores', "
+               f"{str(tmp_path / 's.txt')!r}, '--metric', 'map']) == 0")
+    assert imported_after(command, ("sklearn", "scipy.stats")) == []
+    assert imported_after("import structrank.qa as qa\nqa.tokenize('a b')", ("sklearn",)) != []  # loaded when used

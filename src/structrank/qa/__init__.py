@@ -11,7 +11,6 @@
   not imported here, so that nothing above needs torch.
 """
 
-from structrank.qa.features import QAFeaturizer, question_type, tokenize
 from structrank.qa.readers import (
     QAData,
     cap_candidates,
@@ -38,3 +37,15 @@ __all__ = [
     "read_wikiqa",
     "tokenize",
 ]
+
+#: the features module's names, imported when first used: it loads scikit-learn, which the readers (and so
+#: ``structrank evaluate`` and ``predict`` on a LETOR file, through structrank.labelled) never need
+_FEATURES = ("QAFeaturizer", "question_type", "tokenize")
+
+
+def __getattr__(name):
+    if name in _FEATURES:
+        from structrank.qa import features  # deferred: scikit-learn loads only when a features name is used
+
+        return getattr(features, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -46,7 +46,6 @@ from structrank.data.letor import read_bytes
 from structrank.data.letor import parse_score
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.paths import data_dir
-from structrank.qa.features import tokenize
 from structrank.qa.readers import QAData
 
 #: The labels of RELC_RELEVANCE2RELQ; only Good counts as relevant.
@@ -474,6 +473,9 @@ def comment_features(thread: Thread) -> np.ndarray:
     users = [c.user_id for c in thread.comments]
     per_user = {u: users.count(u) for u in set(users)}
     asker = per_user.get(thread.user_id, 0)
+    # deferred: the features module loads scikit-learn, which reading a pairs file (structrank evaluate) never needs
+    from structrank.qa.features import tokenize
+
     question_tokens = len(tokenize(thread.question_text))
     n = len(thread.comments)
     rows = []
