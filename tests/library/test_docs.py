@@ -68,6 +68,17 @@ def test_every_public_module_has_an_api_page():
         assert f".. automodule:: {name}" in (SITE / "api" / f"{name}.rst").read_text()
 
 
+def test_every_public_name_is_in_its_module_s_dir():
+    """autodoc finds a module's members through ``dir()``: a name loaded lazily (PEP 562's module
+    ``__getattr__``) needs the module's ``__dir__`` to list it, else the API reference misses it."""
+    for name in PUBLIC_MODULES:
+        try:
+            module = _module(name)
+        except pytest.skip.Exception:
+            continue
+        assert set(module.__all__) <= set(dir(module)), (name, sorted(set(module.__all__) - set(dir(module))))
+
+
 def test_every_module_with_all_is_public_or_inside_a_public_package():
     """A module that declares ``__all__`` is in PUBLIC_MODULES, or a package in it re-exports it."""
     src = ROOT / "src"

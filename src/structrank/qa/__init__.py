@@ -49,3 +49,8 @@ def __getattr__(name):
 
         return getattr(features, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    # the lazy names too: autodoc (the API reference) and completion find a module's members through dir()
+    return sorted(set(globals()) | set(_FEATURES))
