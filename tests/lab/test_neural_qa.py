@@ -21,13 +21,13 @@ TEXT = pytest.mark.extra("text")
 # -- the plan --------------------------------------------------------------------------------------------------------
 
 
-def test_the_plan_runs_every_seed_of_wikiqa_then_trec_qa_then_semeval_s_seeds_in_turn():
+def test_the_plan_runs_wikiqa_and_trec_qa_seed_by_seed_then_semeval_s_seeds_in_turn():
     specs = plan()
     assert len(specs) == len(DATASETS) * (len(REFERENCE_ROWS) + 3 * len(FINE_TUNED)) == 69
     assert len(set(specs)) == len(specs)
     order = [(s.dataset, s.seed) for s in specs]
     blocks = list(dict.fromkeys(order))
-    assert blocks == [("wikiqa", 0), ("wikiqa", 1), ("wikiqa", 2), ("trec13", 0), ("trec13", 1), ("trec13", 2),
+    assert blocks == [("wikiqa", 0), ("trec13", 0), ("wikiqa", 1), ("trec13", 1), ("wikiqa", 2), ("trec13", 2),
                       ("semeval2016", 0), ("semeval2016", 1), ("semeval2016", 2)]
     first = [s.model for s in specs if (s.dataset, s.seed) == ("wikiqa", 0)]
     assert first == [COSINE, LSP_AP, *FINE_TUNED] and FINE_TUNED[0] == CRF_KL  # the cheap rows without a seed first

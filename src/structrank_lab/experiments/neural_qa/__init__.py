@@ -13,8 +13,8 @@ test, Holm), the run times, a figure of dev MAP by epoch per loss, and its targe
 targets, and haponchyk2018's claims on LSP-AP against the pointwise SVM asked again with a fine-tuned encoder
 (``haponchyk2018.claims.neural_claims``).
 
-The runs are resumable (the store skips the finished ones) and ordered so that seed 0 of every row runs on WikiQA,
-then TREC QA, then SemEval, before seeds 1 and 2. ``--quick``: the first few questions of each split, one epoch,
+The runs are resumable (the store skips the finished ones) and ordered so that WikiQA and TREC QA, where the
+targets are judged, get seed 0 of every row, then seed 1, then seed 2, before SemEval's seeds. ``--quick``: the first few questions of each split, one epoch,
 one seed; the environment variable ``STRUCTRANK_NEURAL_QA_ENCODER`` names another encoder folder (the tests' tiny
 BERT).
 

@@ -16,12 +16,13 @@ from structrank_lab.experiments.runner import RunSpec, SpecRun, run_experiment
 
 
 def plan(quick=False) -> list:
-    """One run per (data set, row, seed): on WikiQA, then TREC QA (``FIRST``: the targets are judged there), seed 0
-    of every row (the frozen cosine and the feature LSP-AP, which have no seed, before the fine-tunings), then seeds 1
-    and 2; then SemEval's seed 0, 1 and 2 in turn. ``quick``: seed 0 only."""
+    """One run per (data set, row, seed): seed 0 of every row on WikiQA, then on TREC QA (``FIRST``: the targets are
+    judged there, so both get a first verdict before either gets a further seed), then seed 1 on each, then seed 2;
+    then SemEval's seed 0, 1 and 2 in turn. The frozen cosine and the feature LSP-AP, which have no seed, come before
+    a data set's seed-0 fine-tunings. ``quick``: seed 0 only."""
     budget = {"budget": "quick" if quick else "full"}
     seeds = QUICK_SEEDS if quick else SEEDS
-    order = [(dataset, seed) for dataset in FIRST for seed in seeds]
+    order = [(dataset, seed) for seed in seeds for dataset in FIRST]
     order += [(dataset, seed) for seed in seeds for dataset in DATASETS if dataset not in FIRST]
     specs = []
     for dataset, seed in order:
