@@ -11,6 +11,8 @@
   not imported here, so that nothing above needs torch.
 """
 
+import importlib
+
 from structrank.qa.readers import (
     QAData,
     cap_candidates,
@@ -38,19 +40,17 @@ __all__ = [
     "tokenize",
 ]
 
-#: the features module's names, imported when first used: it loads scikit-learn, which the readers (and so
-#: ``structrank evaluate`` and ``predict`` on a LETOR file, through structrank.labelled) never need
-_FEATURES = ("QAFeaturizer", "question_type", "tokenize")
+#: the features module's names, imported when first used (as structrank.data's and structrank.learners' lazy
+#: names): it loads scikit-learn, which the readers (and so ``structrank evaluate`` and ``predict`` on a LETOR file,
+#: through structrank.labelled) never need
+_LAZY = {"QAFeaturizer": "features", "question_type": "features", "tokenize": "features"}
 
 
 def __getattr__(name):
-    if name in _FEATURES:
-        from structrank.qa import features  # deferred: scikit-learn loads only when a features name is used
-
-        return getattr(features, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"structrank.qa.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'structrank.qa' has no attribute {name!r}")
 
 
-def __dir__():
-    # the lazy names too: autodoc (the API reference) and completion find a module's members through dir()
-    return sorted(set(globals()) | set(_FEATURES))
+def __dir__():  # the lazy names too (PEP 562): tab completion and autodoc see them
+    return sorted({*globals(), *__all__})

@@ -14,8 +14,8 @@ targets, and haponchyk2018's claims on LSP-AP against the pointwise SVM asked ag
 (``haponchyk2018.claims.neural_claims``).
 
 The runs are resumable (the store skips the finished ones) and ordered so that WikiQA and TREC QA, where the
-targets are judged, get seed 0 of every row, then seed 1, then seed 2, before SemEval's seeds. ``--quick``: the first few questions of each split, one epoch,
-one seed; the environment variable ``STRUCTRANK_NEURAL_QA_ENCODER`` names another encoder folder (the tests' tiny
+targets are judged, get seed 0 of every row, then seed 1, then seed 2, before SemEval's seeds. ``--quick``: the
+first few questions of each split, one epoch, one seed; the environment variable ``STRUCTRANK_NEURAL_QA_ENCODER`` names another encoder folder (the tests' tiny
 BERT).
 
 The package, by concern: ``design`` (data sets, rows, seeds, budget, targets), ``data`` (the splits), ``runs`` (one
