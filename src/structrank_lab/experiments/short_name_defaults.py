@@ -148,6 +148,23 @@ def page(sections: list[str], command: str) -> str:
     return head + "\n" + "\n\n".join(sections) + "\n"
 
 
+def heldout_spec(spec: str, parser: argparse.ArgumentParser) -> tuple[str, Path, Path]:
+    """(name, train, test) of a ``--heldout NAME=TRAIN,TEST``; anything else ends the command with one line."""
+    name, _, files = spec.partition("=")
+    train, _, test = files.partition(",")
+    if not (name and train and test):
+        parser.error(f"--heldout {spec!r}: give NAME=TRAIN,TEST")
+    return name, Path(train), Path(test)
+
+
+def write_page(out: str, module: str, argv, text_of) -> int:
+    """Write ``text_of(command)`` to ``out`` atomically, ``command`` being ``python -m MODULE ARGV`` as run."""
+    command = shlex.join(["python", "-m", module, *(argv if argv is not None else sys.argv[1:])])
+    write_text_atomic(out, text_of(command))
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m structrank_lab.experiments.short_name_defaults",
                                      description=__doc__.split("\n\n")[0])
@@ -155,24 +172,15 @@ def main(argv=None) -> int:
     parser.add_argument("--heldout", action="append", default=[], metavar="NAME=TRAIN,TEST",
                         help="a held-out data set: its name, training file and test file (repeatable)")
     args = parser.parse_args(argv)
-    sets = []
-    for spec in args.heldout:
-        name, _, files = spec.partition("=")
-        train, _, test = files.partition(",")
-        if not (name and train and test):
-            parser.error(f"--heldout {spec!r}: give NAME=TRAIN,TEST")
-        sets.append((name, Path(train), Path(test)))
+    sets = [heldout_spec(spec, parser) for spec in args.heldout]
     sections = []
     with tempfile.TemporaryDirectory() as folder:
         train, test = graded_set(Path(folder))
         for name, tr, te in [(f"graded 0-4, made here (make_ranking_dataset, seed {GRADED_SEED})", train, test), *sets]:
             print(f"{name}:", file=sys.stderr)
             sections.append(dataset_section(name, run_dataset(tr, te)))
-    command = shlex.join(["python", "-m", "structrank_lab.experiments.short_name_defaults",
-                          *(argv if argv is not None else sys.argv[1:])])
-    write_text_atomic(args.out, page(sections, command))
-    print(f"wrote {args.out}", file=sys.stderr)
-    return 0
+    return write_page(args.out, "structrank_lab.experiments.short_name_defaults", argv,
+                      lambda command: page(sections, command))
 
 
 if __name__ == "__main__":

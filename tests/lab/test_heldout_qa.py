@@ -1,0 +1,80 @@
+"""The held-out answer-selection page (structrank_lab.experiments.heldout_qa): its verdict rule, a section built
+from given per-question values, steps kept in the work folder, and the feature path run end to end through the CLI
+on a small TSV made here (the cross-encoder's fine-tuning is the command's, on the user's data)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from structrank_lab.experiments import heldout_qa as hq
+
+
+def test_well_above_needs_the_whole_interval_past_the_bar():
+    bar = hq.WELL_ABOVE
+    assert hq.verdict(bar + 0.001, bar + 0.05) == "holds"
+    assert hq.verdict(bar - 0.001, bar + 0.05) == "inconclusive"
+    assert hq.verdict(-0.05, bar - 0.001) == "does not hold"
+
+
+def _tsv(path, n_questions, rng):
+    """Questions whose correct candidate repeats the question's words, the others not."""
+    lines = []
+    for q in range(n_questions):
+        words = [f"w{q}x{i}" for i in range(4)]
+        lines.append(f"what is {' '.join(words)} ?\t{' '.join(words)} is a thing .\t1")
+        for c in range(4):
+            lines.append(f"what is {' '.join(words)} ?\tsomething else entirely {rng.integers(1000)} .\t0")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _results(shift, n=40):
+    rng = np.random.default_rng(0)
+    base = {str(q): 0.5 + 0.4 * rng.random() for q in range(n)}
+    def values(d):
+        return {m: {q: min(1.0, v + d + 0.002 * (int(q) % 3)) for q, v in base.items()} for m in hq.METRICS}
+    return {"lsp-ap (features)": {"values": values(0.0), "train_seconds": 3.0, "predict_seconds": 1.0},
+            "xenc-crf-kl": {"values": values(shift), "train_seconds": 1800.0, "predict_seconds": 60.0}}
+
+
+def test_a_section_pairs_each_cross_encoder_with_lsp_ap(tmp_path):
+    rng = np.random.default_rng(1)
+    train, test = _tsv(tmp_path / "tr.tsv", 6, rng), _tsv(tmp_path / "te.tsv", 5, rng)
+    far = hq.dataset_section("D", train, test, _results(0.06))
+    assert "6 questions / 30 pairs" in far and "5 questions / 25 pairs" in far
+    row = next(line for line in far.splitlines() if line.startswith("| xenc-crf-kl | +"))
+    assert row.endswith("**holds** |") and "| 40 |" in row
+    near = hq.dataset_section("D", train, test, _results(0.0))
+    row = next(line for line in near.splitlines() if line.startswith("| xenc-crf-kl | +"))
+    assert row.endswith("**does not hold** |")
+
+
+def test_a_step_kept_in_the_work_folder_is_not_run_again(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(hq, "structrank", lambda *args: calls.append(args))
+    output = tmp_path / "model"
+    first = hq._step(tmp_path, "train-x", output, "train", "x")
+    assert len(calls) == 1 and first >= 0
+    assert json.loads((tmp_path / "train-x.seconds.json").read_text())["command"] == "structrank train x"
+    output.write_text("done")  # the command wrote its output: the step is kept
+    assert hq._step(tmp_path, "train-x", output, "train", "x") == first and len(calls) == 1
+
+
+def test_a_bad_heldout_spec_is_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        hq.main(["--out", "x.md", "--heldout", "only-a-name"])
+    assert stop.value.code == 2 and "give NAME=TRAIN,TEST" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_feature_path_runs_through_the_cli_and_writes_the_page(tmp_path):
+    rng = np.random.default_rng(2)
+    train, test = _tsv(tmp_path / "tr.tsv", 30, rng), _tsv(tmp_path / "te.tsv", 12, rng)
+    out = tmp_path / "page.md"
+    assert hq.main(["--out", str(out), "--heldout", f"tiny={train},{test}", "--models", "",
+                    "--work", str(tmp_path / "work")]) == 0
+    text = out.read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| lsp-ap (features) |"))
+    assert float(row.split("|")[2]) > 0.9  # the correct candidate repeats the question: the features find it
+    assert (tmp_path / "work" / "tiny" / "train-lsp-ap.seconds.json").exists()
