@@ -34,8 +34,10 @@ def _results(shift, n=40):
     base = {str(q): 0.5 + 0.4 * rng.random() for q in range(n)}
     def values(d):
         return {m: {q: min(1.0, v + d + 0.002 * (int(q) % 3)) for q, v in base.items()} for m in hq.METRICS}
-    return {"lsp-ap (features)": {"values": values(0.0), "train_seconds": 3.0, "predict_seconds": 1.0},
-            "xenc-crf-kl": {"values": values(shift), "train_seconds": 1800.0, "predict_seconds": 60.0}}
+    return {"lsp-ap (features)": {"values": values(0.0), "train": {"seconds": 3.0, "cores": 1},
+                                  "predict": {"seconds": 1.0}},
+            "xenc-crf-kl": {"values": values(shift), "train": {"seconds": 1800.0, "cores": 2},
+                            "predict": {"seconds": 60.0, "cores": 2}}}
 
 
 def test_a_section_pairs_each_cross_encoder_with_lsp_ap(tmp_path):
@@ -45,6 +47,7 @@ def test_a_section_pairs_each_cross_encoder_with_lsp_ap(tmp_path):
     assert "6 questions / 30 pairs" in far and "5 questions / 25 pairs" in far
     row = next(line for line in far.splitlines() if line.startswith("| xenc-crf-kl | +"))
     assert row.endswith("**holds** |") and "| 40 |" in row
+    assert "| 1800 (2 cores) | 60 (2 cores) |" in far and "| 3 (1 core) | 1 |" in far  # no cores recorded: none said
     near = hq.dataset_section("D", train, test, _results(0.0))
     row = next(line for line in near.splitlines() if line.startswith("| xenc-crf-kl | +"))
     assert row.endswith("**does not hold** |")
@@ -55,7 +58,7 @@ def test_a_step_kept_in_the_work_folder_is_not_run_again(tmp_path, monkeypatch):
     monkeypatch.setattr(hq, "structrank", lambda *args: calls.append(args))
     output = tmp_path / "model"
     first = hq._step(tmp_path, "train-x", output, "train", "x")
-    assert len(calls) == 1 and first >= 0
+    assert len(calls) == 1 and first["seconds"] >= 0 and first["cores"] >= 1
     assert json.loads((tmp_path / "train-x.seconds.json").read_text())["command"] == "structrank train x"
     output.write_text("done")  # the command wrote its output: the step is kept
     assert hq._step(tmp_path, "train-x", output, "train", "x") == first and len(calls) == 1
@@ -78,3 +81,13 @@ def test_the_feature_path_runs_through_the_cli_and_writes_the_page(tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("| lsp-ap (features) |"))
     assert float(row.split("|")[2]) > 0.9  # the correct candidate repeats the question: the features find it
     assert (tmp_path / "work" / "tiny" / "train-lsp-ap.seconds.json").exists()
+    # LSP-AP's values are keyed as the TSV's own evaluation keys them, so a cross-encoder pairs with it
+    lsp = hq._features_model(train, test, tmp_path / "work" / "tiny")["values"]["map"]
+    assert list(lsp) == list(hq._evaluate(test, tmp_path / "work" / "tiny" / "lsp-ap.scores")["map"])
+
+
+def test_featurized_questions_are_renamed_as_the_tsv_names_them(tmp_path):
+    test = _tsv(tmp_path / "te.tsv", 3, np.random.default_rng(3))
+    renamed = hq.by_tsv_question({"map": {"1": 0.5, "2": 1.0, "3": 0.25}}, test)
+    order = list(dict.fromkeys(hq.read_qa_tsv(test).qid.tolist()))
+    assert renamed == {"map": {order[0]: 0.5, order[1]: 1.0, order[2]: 0.25}}

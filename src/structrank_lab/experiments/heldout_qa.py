@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 import tempfile
@@ -39,17 +40,18 @@ METRICS = ("map", "mrr", "p@1")
 WELL_ABOVE = 0.02
 
 
-def _step(work: Path, name: str, output: Path, *args: str) -> float:
-    """Run ``structrank ARGS`` unless ``output`` and its timing file are in ``work``; its seconds (the whole process
-    a user waits for), recorded in ``work/NAME.seconds.json``."""
+def _step(work: Path, name: str, output: Path, *args: str) -> dict:
+    """Run ``structrank ARGS`` unless ``output`` and its timing file are in ``work``: {"seconds": the whole process a
+    user waits for, "cores": the cores it could run on}, recorded in ``work/NAME.seconds.json``."""
     timing = work / f"{name}.seconds.json"
     if output.exists() and timing.exists():
-        return float(json.loads(timing.read_text())["seconds"])
+        return json.loads(timing.read_text())
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     start = time.perf_counter()
     structrank(*args)
-    seconds = time.perf_counter() - start
-    write_text_atomic(timing, json.dumps({"seconds": seconds, "command": shlex.join(["structrank", *args])}))
-    return seconds
+    done = {"seconds": time.perf_counter() - start, "cores": cores, "command": shlex.join(["structrank", *args])}
+    write_text_atomic(timing, json.dumps(done))
+    return done
 
 
 def _evaluate(data: Path, scores: Path) -> dict:
@@ -69,30 +71,43 @@ def _features_model(train: Path, test: Path, work: Path) -> dict:
     _step(work, "featurize-test", featurized[1], "featurize", "qa", "--input", str(test), "--state", str(state),
           "--out", str(featurized[1]), "--quiet")
     model, scores = work / f"{FEATURES}.npz", work / f"{FEATURES}.scores"
-    train_s = _step(work, f"train-{FEATURES}", model, "train", FEATURES, "--train", str(featurized[0]),
+    fit = _step(work, f"train-{FEATURES}", model, "train", FEATURES, "--train", str(featurized[0]),
                     "--out", str(model), "--quiet")
-    predict_s = _step(work, f"predict-{FEATURES}", scores, "predict", "--model", str(model),
+    predict = _step(work, f"predict-{FEATURES}", scores, "predict", "--model", str(model),
                       "--data", str(featurized[1]), "--out", str(scores), "--quiet")
-    return {"values": _evaluate(featurized[1], scores), "train_seconds": train_s, "predict_seconds": predict_s}
+    values = by_tsv_question(_evaluate(featurized[1], scores), test)
+    return {"values": values, "train": fit, "predict": predict}
+
+
+def by_tsv_question(values: dict, tsv: Path) -> dict:
+    """``values`` of a featurized file ({metric: {qid: value}}, featurize's integer qids 1, 2, ... in question order)
+    keyed by the questions' ids as the TSV's own evaluation names them, so that the two pair question by question."""
+    order = list(dict.fromkeys(read_qa_tsv(tsv).qid.tolist()))
+    return {m: {order[int(q) - 1]: v for q, v in by_query.items()} for m, by_query in values.items()}
 
 
 def _text_model(name: str, train: Path, test: Path, work: Path) -> dict:
     model, scores = work / name, work / f"{name}.scores"
-    train_s = _step(work, f"train-{name}", model, "train", name, "--train", str(train), "--out", str(model), "--quiet")
-    predict_s = _step(work, f"predict-{name}", scores, "predict", "--model", str(model), "--data", str(test),
+    fit = _step(work, f"train-{name}", model, "train", name, "--train", str(train), "--out", str(model), "--quiet")
+    predict = _step(work, f"predict-{name}", scores, "predict", "--model", str(model), "--data", str(test),
                       "--out", str(scores), "--quiet")
-    return {"values": _evaluate(test, scores), "train_seconds": train_s, "predict_seconds": predict_s}
+    return {"values": _evaluate(test, scores), "train": fit, "predict": predict}
 
 
 def run_dataset(train: Path, test: Path, work: Path, models=MODELS) -> dict:
-    """{model: {"values": {metric: {qid: value}}, "train_seconds", "predict_seconds"}} on one data set, LSP-AP first."""
+    """{model: {"values": {metric: {qid: value}}, "train", "predict": each step's timing}} on one data set, LSP-AP first."""
     work.mkdir(parents=True, exist_ok=True)
     out = {f"{FEATURES} (features)": _features_model(train, test, work)}
     for name in models:
         out[name] = _text_model(name, train, test, work)
     for name, r in out.items():
-        print(f"  {name}: MAP {_mean(r['values']['map']):.4f} (train {r['train_seconds']:.0f} s)", file=sys.stderr)
+        print(f"  {name}: MAP {_mean(r['values']['map']):.4f} (train {r['train']['seconds']:.0f} s)", file=sys.stderr)
     return out
+
+
+def _timed(step: dict) -> str:
+    cores = step.get("cores")
+    return f"{step['seconds']:.0f}" + ("" if cores is None else f" ({cores} core{'' if cores == 1 else 's'})")
 
 
 def _mean(values: dict) -> float:
@@ -118,11 +133,11 @@ def dataset_section(name: str, train: Path, test: Path, results: dict) -> str:
     """Markdown: each model's test values and seconds, and each cross-encoder model against LSP-AP (paired)."""
     baseline = next(iter(results))
     lines = [f"## {name}", "", f"- train: `{train.name}`, {_size(train)}; test: `{test.name}`, {_size(test)}.", "",
-             "| model | MAP | MRR | P@1 | train seconds (the whole process) | predict seconds |",
+             "| model | MAP | MRR | P@1 | train seconds (the whole process, its cores) | predict seconds |",
              "|---|---|---|---|---|---|"]
     for model, r in results.items():
         lines.append(f"| {model} | " + " | ".join(f"{_mean(r['values'][m]):.4f}" for m in METRICS)
-                     + f" | {r['train_seconds']:.0f} | {r['predict_seconds']:.0f} |")
+                     + f" | {_timed(r['train'])} | {_timed(r['predict'])} |")
     lines += ["", f"| model | MAP - {baseline} (points) | 95% interval (points) | t-test p | randomisation p | "
               f"questions | well above (interval above +{100 * WELL_ABOVE:.0f}) |", "|---|---|---|---|---|---|---|"]
     for model in list(results)[1:]:
