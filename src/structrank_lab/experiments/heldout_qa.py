@@ -30,7 +30,7 @@ import numpy as np
 from structrank.atomic import write_text_atomic
 from structrank.metrics.compare import against_baseline
 from structrank.qa import read_qa_tsv
-from structrank_lab.experiments.short_name_defaults import heldout_spec, structrank, write_page
+from structrank_lab.experiments.cli_pages import heldout_spec, structrank, write_page
 
 FEATURES = "lsp-ap"
 MODELS = ("xenc-crf-kl",)
@@ -72,9 +72,9 @@ def _features_model(train: Path, test: Path, work: Path) -> dict:
           "--out", str(featurized[1]), "--quiet")
     model, scores = work / f"{FEATURES}.npz", work / f"{FEATURES}.scores"
     fit = _step(work, f"train-{FEATURES}", model, "train", FEATURES, "--train", str(featurized[0]),
-                    "--out", str(model), "--quiet")
+                "--out", str(model), "--quiet")
     predict = _step(work, f"predict-{FEATURES}", scores, "predict", "--model", str(model),
-                      "--data", str(featurized[1]), "--out", str(scores), "--quiet")
+                    "--data", str(featurized[1]), "--out", str(scores), "--quiet")
     values = by_tsv_question(_evaluate(featurized[1], scores), test)
     return {"values": values, "train": fit, "predict": predict}
 
@@ -90,12 +90,13 @@ def _text_model(name: str, train: Path, test: Path, work: Path) -> dict:
     model, scores = work / name, work / f"{name}.scores"
     fit = _step(work, f"train-{name}", model, "train", name, "--train", str(train), "--out", str(model), "--quiet")
     predict = _step(work, f"predict-{name}", scores, "predict", "--model", str(model), "--data", str(test),
-                      "--out", str(scores), "--quiet")
+                    "--out", str(scores), "--quiet")
     return {"values": _evaluate(test, scores), "train": fit, "predict": predict}
 
 
 def run_dataset(train: Path, test: Path, work: Path, models=MODELS) -> dict:
-    """{model: {"values": {metric: {qid: value}}, "train", "predict": each step's timing}} on one data set, LSP-AP first."""
+    """{model: {"values": {metric: {qid: value}}, "train", "predict": each step's timing}} on one data set,
+    LSP-AP first."""
     work.mkdir(parents=True, exist_ok=True)
     out = {f"{FEATURES} (features)": _features_model(train, test, work)}
     for name in models:

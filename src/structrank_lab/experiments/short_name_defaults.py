@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from structrank.atomic import write_text_atomic
 from structrank.data import make_ranking_dataset, read_letor, write_letor
 from structrank.metrics.compare import against_baseline
+from structrank_lab.experiments.cli_pages import heldout_spec, structrank, write_page
 
 #: short name -> (its metric, the two formulations it chooses between)
 SHORT_NAMES = {"svm-ndcg": ("ndcg@10", ("svm-ndcg-ideal", "svm-ndcg-latent")),
@@ -49,14 +47,6 @@ def graded_set(folder: Path, seed: int = GRADED_SEED) -> tuple[Path, Path]:
     write_letor(paths[0], data.take_queries(np.arange(240)))
     write_letor(paths[1], data.take_queries(np.arange(240, data.n_queries)))
     return paths
-
-
-def structrank(*args: str) -> subprocess.CompletedProcess:
-    """``structrank ARGS`` as a user runs it (its own process); a failure names the command and its last words."""
-    done = subprocess.run([sys.executable, "-m", "structrank", *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"structrank {' '.join(args[:2])} ended with exit {done.returncode}: {done.stderr[-500:]}")
-    return done
 
 
 def _evaluate(test: Path, scores: Path) -> dict:
@@ -146,23 +136,6 @@ def page(sections: list[str], command: str) -> str:
             "test queries). The rule the defaults follow is in docs/LOSSES.md; OHSUMED and MQ2008 with C chosen on "
             "vali are in own-metric's report (docs/RESULTS.md).\n")
     return head + "\n" + "\n\n".join(sections) + "\n"
-
-
-def heldout_spec(spec: str, parser: argparse.ArgumentParser) -> tuple[str, Path, Path]:
-    """(name, train, test) of a ``--heldout NAME=TRAIN,TEST``; anything else ends the command with one line."""
-    name, _, files = spec.partition("=")
-    train, _, test = files.partition(",")
-    if not (name and train and test):
-        parser.error(f"--heldout {spec!r}: give NAME=TRAIN,TEST")
-    return name, Path(train), Path(test)
-
-
-def write_page(out: str, module: str, argv, text_of) -> int:
-    """Write ``text_of(command)`` to ``out`` atomically, ``command`` being ``python -m MODULE ARGV`` as run."""
-    command = shlex.join(["python", "-m", module, *(argv if argv is not None else sys.argv[1:])])
-    write_text_atomic(out, text_of(command))
-    print(f"wrote {out}", file=sys.stderr)
-    return 0
 
 
 def main(argv=None) -> int:
