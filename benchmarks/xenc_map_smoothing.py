@@ -1,25 +1,29 @@
-"""How xenc-map's hinge is set (issue 40): a sweep of the MAP hinge's perturbed smoothing on WikiQA, chosen on dev.
+"""How xenc-map's hinge is set (issues 40 and 61): candidates of the MAP hinge for the cross-encoder on WikiQA, chosen
+on dev.
 
 Each candidate fine-tunes ``CrossEncoderRanker(loss="map")`` with the budget of ``structrank reproduce neural-qa``
 (its ``BUDGET``, seed 0) on WikiQA train as neural-qa reads it (the questions with a correct and an incorrect
-candidate), keeps its epoch by dev MAP, and is measured on test (trec convention). The candidates are smoothing
-values of the MAP hinge with phi_po (SVM-map's map; 0 is the exact subgradient) and, with ``--positional``, the
-positional map LSP-AP trains with, at each scale of its loss given (``scale * Delta`` in the hinge: the margin it asks
-of the scores before it goes silent on a question, in the head's logit units). The choice reads dev MAP only: a
-candidate replaces the exact hinge when its dev MAP is at least ``DEV_MARGIN`` above it (WikiQA dev's questions are
-few: the paper's hinge stays unless dev shows a clear gain). Test MAP is printed beside it, with the paired test of
-each candidate's test questions against the exact hinge's.
+candidate), changed in one setting, keeps its epoch by dev MAP, and is measured on test (trec convention). The
+settings tried: the smoothing of phi_po's hinge (``--values``; 0 is the exact subgradient, the first row every other
+is compared with), LSP-AP's positional map at scales of its loss (``--positional``), AdamW's learning rate
+(``--learning-rates``), the questions per optimiser step (``--questions-per-step``) and a pairwise term beside the
+MAP hinge (``--mix``: SVM-combo of the MAP and AUC hinges, each question's more violated of the two). The choice reads
+dev MAP only: a candidate replaces the exact hinge when its dev MAP is at least ``DEV_MARGIN`` above it (WikiQA dev's
+questions are few: the paper's hinge stays unless dev shows a clear gain). Test MAP is printed beside it, with the
+paired test of each candidate's test questions against the exact hinge's (paired by question id).
 
 A candidate's result is kept in ``--state`` (a JSON file of aggregates) as soon as it is measured, so an interrupted
 sweep resumes where it stopped.
 
-With ``--store`` (the folder of ``structrank reproduce neural-qa``), the page also reads that store's seed-0
-``MAP hinge`` runs on TREC QA and SemEval-2016 (the same budget; phi_po's exact hinge and any candidate neural-qa ran
-as its default) and checks the WikiQA choice on their dev sets: the candidate stays chosen only if its dev MAP over
-the exact hinge's, averaged over the data sets where both ran, is still ``DEV_MARGIN`` or more.
+With ``--store`` (the folder of ``structrank reproduce neural-qa``, or the folder its runs are kept in,
+results/neural-qa), the exact hinge's WikiQA row is neural-qa's own seed-0 run of the MAP hinge when the store holds
+it (the same fine-tuning: it is not run again), and the page also reads that store's seed-0 ``MAP hinge`` runs on
+TREC QA and SemEval-2016 (the same budget; phi_po's exact hinge and any loss option neural-qa ran as its default) and
+checks the WikiQA choice on their dev sets: the candidate stays chosen only if its dev MAP over the exact hinge's,
+averaged over the data sets where both ran, is still ``DEV_MARGIN`` or more.
 
-    python benchmarks/xenc_map_smoothing.py --out docs/XENC_MAP_SMOOTHING.md --state /tmp/xenc_map_smoothing.json \
-        [--values 0,0.3,1] [--positional 1,4] [--store STORE] [--threads 2]
+    python benchmarks/xenc_map_smoothing.py --out docs/XENC_MAP_DEV.md --state STATE [--values 0,0.3,1] \
+        [--positional 1,4] [--learning-rates 1e-4] [--questions-per-step 2] [--mix] [--store STORE] [--threads 2]
 """
 
 from __future__ import annotations
@@ -42,17 +46,35 @@ from structrank.metrics.significance import paired_test
 DATASET, CONVENTION, SEED = "wikiqa", "trec", 0
 #: the dev MAP gain over the exact hinge a candidate needs to replace it (the page states the rule)
 DEV_MARGIN = 0.01
+#: the pairwise term ``--mix`` puts beside the MAP hinge: SVM-combo's components (each question's more violated one)
+MIX = {"loss": "combo", "loss_params": {"components": ["map", "auc"]}}
 
 
-def candidates(values, positional=()) -> list:
-    """[(label, loss_params, smoothing)]: phi_po at each smoothing value, then the positional map unsmoothed at each
-    (inference, scale of its loss) in ``positional``: the paper's greedy (LSP-AP) or the exact search (LSP-AP*)."""
-    out = [(f"phi_po, smoothing {v:g}", None, v) for v in values]
+def candidates(values, positional=(), learning_rates=(), questions_per_step=(), mix=False) -> list:
+    """[(label, setting)]: ``setting`` the CrossEncoderRanker options the candidate changes from neural-qa's MAP hinge
+    ({} for the exact hinge). phi_po at each smoothing value; the positional map unsmoothed at each (inference, scale of
+    its loss) in ``positional``: the paper's greedy (LSP-AP) or the exact search (LSP-AP*); phi_po's exact hinge at
+    each learning rate and each number of questions per step; with ``mix``, SVM-combo of the MAP and AUC hinges."""
+    out = [(f"phi_po, smoothing {v:g}", {"smoothing": float(v)} if v else {}) for v in values]
     for inference, c in positional:
         name = "positional (LSP-AP's map)" if inference == "greedy" else "positional, exact inference (LSP-AP*)"
         params = {"feature_map": "positional", "scale": c, **({"inference": "exact"} if inference == "exact" else {})}
-        out.append((f"{name}, scale {c:g}", params, 0.0))
+        out.append((f"{name}, scale {c:g}", {"loss_params": params}))
+    out += [(f"phi_po, learning rate {rate:g}", {"learning_rate": float(rate)}) for rate in learning_rates]
+    out += [(f"phi_po, {n} questions per step", {"batch_size": int(n)}) for n in questions_per_step]
+    if mix:
+        out.append(("phi_po with a pairwise term (SVM-combo of the MAP and AUC hinges)", MIX))
     return out
+
+
+def trained(setting) -> str:
+    """What a setting trains, as one comparable text: the loss, its options, the smoothing, the learning rate and the
+    questions per step, each of neural-qa's MAP hinge where the setting leaves it."""
+    full = {"loss": "map", "loss_params": None, "smoothing": 0.0, "learning_rate": BUDGET["learning_rate"],
+            "batch_size": BUDGET["batch_size"], **setting}
+    full = {**full, "loss_params": full["loss_params"] or None, "smoothing": float(full["smoothing"]),
+            "learning_rate": float(full["learning_rate"]), "batch_size": int(full["batch_size"])}
+    return json.dumps(full, sort_keys=True)
 
 
 def same_curves(rows, results) -> list:
@@ -68,24 +90,43 @@ def same_curves(rows, results) -> list:
     return out
 
 
+def store_at(folder, scratch) -> Path:
+    """The SQLite file of ``folder``: a reproduction's ``results.sqlite``, or one made in ``scratch`` from the runs
+    kept in ``folder`` (results/neural-qa)."""
+    from structrank_lab.experiments.kept_runs import folder_store, read_runs
+
+    path = Path(folder) / "results.sqlite"
+    if path.is_file():
+        return path
+    if not read_runs(folder):
+        raise SystemExit(f"--store {folder}: no results.sqlite and no kept runs there (the folder of structrank "
+                         "reproduce neural-qa, or results/neural-qa)")
+    made = Path(scratch) / "results.sqlite"
+    folder_store(folder, made).close()
+    return made
+
+
 def from_store(folder, settings) -> dict:
     """{data set: {candidate: measured}} of the unsmoothed candidates that neural-qa's store ran as its ``MAP hinge``
-    row at seed 0 on the data sets other than WikiQA (the run's key holds the row's ``loss_params``)."""
+    row at seed 0 (the run's key holds the row's ``loss_params``; candidates that change anything else are not
+    neural-qa's runs)."""
+    import tempfile
+
     from structrank_lab.experiments.neural_qa.design import EXPERIMENT, MAP_HINGE
     from structrank_lab.experiments.run_key import RunKey
     from structrank_lab.experiments.store import ResultStore
 
-    path = Path(folder) / "results.sqlite"
-    if not path.is_file():
-        raise SystemExit(f"--store {folder}: no results.sqlite there (the folder of structrank reproduce neural-qa)")
-    keys = {RunKey(EXPERIMENT, dataset, "test", 0, SEED, MAP_HINGE,
-                   {"budget": "full", **({"loss_params": loss_params} if loss_params else {})}): (dataset, label)
-            for dataset in DATASETS if dataset != DATASET
-            for label, (loss_params, smoothing) in settings.items() if not smoothing}
     runs = {}
-    with ResultStore(path) as store:
-        for row in store.rows(keys):  # one pass over the store
-            runs.setdefault(RunKey.from_record(row), []).append(row)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = store_at(folder, scratch)
+        keys = {RunKey(EXPERIMENT, dataset, "test", 0, SEED, MAP_HINGE,
+                       {"budget": "full", **({"loss_params": setting["loss_params"]} if setting else {})}):
+                (dataset, label)
+                for dataset in DATASETS
+                for label, setting in settings.items() if set(setting) <= {"loss_params"}}
+        with ResultStore(path) as store:
+            for row in store.rows(keys):  # one pass over the store
+                runs.setdefault(RunKey.from_record(row), []).append(row)
     out = {}
     for key, (dataset, label) in keys.items():
         if key in runs:
@@ -94,7 +135,7 @@ def from_store(folder, settings) -> dict:
 
 
 def recorded(rows) -> dict:
-    """A neural-qa run's long rows as ``measure`` returns a fine-tuning (test questions in the order of their ids)."""
+    """A neural-qa run's long rows as ``measure`` returns a fine-tuning (each test question's AP by its id)."""
     from structrank_lab.experiments.neural_qa.design import CURVE_PREFIX
     from structrank_lab.experiments.report import QUERY_PREFIX
 
@@ -103,28 +144,40 @@ def recorded(rows) -> dict:
     def starting(prefix, suffix=""):
         return [value[m] for m in sorted(m for m in value if m.startswith(prefix) and m.endswith(suffix))]
 
+    suffix = f":{DEV_METRIC}"
+    per_query = {m[len(QUERY_PREFIX):-len(suffix)]: v for m, v in value.items()
+                 if m.startswith(QUERY_PREFIX) and m.endswith(suffix)}
     return {"curve": starting(CURVE_PREFIX), "epoch": int(value["chosen:epoch"]), "dev": value["dev:map"],
-            "test": value["test:map"], "per_query": starting(QUERY_PREFIX, ":map"),
+            "test": value["test:map"], "per_query": per_query,
             "epoch_seconds": starting("time:epoch:"), "seconds": value["time:wall"],
-            "dev_questions": int(value["count:dev_questions"]), "test_questions": int(value["count:test_questions"])}
+            "dev_questions": int(value["count:dev_questions"]), "test_questions": int(value["count:test_questions"]),
+            "source": "store"}
 
 
-def measure(loss_params, smoothing, threads) -> dict:
-    """One fine-tuning's dev curve, chosen epoch, dev and test MAP, each test question's AP and its seconds."""
+def measure(setting, threads) -> dict:
+    """One fine-tuning's dev curve, chosen epoch, dev and test MAP, each test question's AP (by its id) and its
+    seconds."""
     # deferred: the text extra (torch, transformers) loads only to run
     from structrank.learners import CrossEncoderRanker
 
     tic = time.perf_counter()
     train, dev, test = splits(DATASET)
-    model = CrossEncoderRanker(loss="map", loss_params=loss_params, smoothing=smoothing, dev_metric=DEV_METRIC,
-                               convention=CONVENTION, n_threads=threads, random_state=SEED, progress=False, **BUDGET)
+    model = CrossEncoderRanker(**{"loss": "map", "dev_metric": DEV_METRIC, "convention": CONVENTION,
+                                  "n_threads": threads, "random_state": SEED, "progress": False, **BUDGET, **setting})
     model.fit(train, eval_set=dev)
     result = evaluate(test.labels, model.predict(test), test.qid, [DEV_METRIC], CONVENTION, docids=test.docids)
+    per_query = {str(q): float(v) for q, v in zip(result.qids, result.per_query[DEV_METRIC])}
     return {"curve": [float(v) for v in model.dev_curve_], "epoch": int(model.best_epoch_),
             "dev": float(model.dev_curve_[list(model.dev_epochs_).index(model.best_epoch_)]),
-            "test": float(result.metrics[DEV_METRIC]), "per_query": [float(v) for v in result.per_query[DEV_METRIC]],
+            "test": float(result.metrics[DEV_METRIC]), "per_query": per_query,
             "epoch_seconds": [float(s) for s in model.epoch_seconds_], "seconds": time.perf_counter() - tic,
             "dev_questions": int(dev.n_queries), "test_questions": int(test.n_queries)}
+
+
+def paired(a, b):
+    """The paired test of two rows' test questions, over the question ids both measured."""
+    common = sorted(set(a["per_query"]) & set(b["per_query"]))
+    return paired_test([a["per_query"][q] for q in common], [b["per_query"][q] for q in common])
 
 
 def table(rows, results, exact, kept) -> list:
@@ -138,7 +191,7 @@ def table(rows, results, exact, kept) -> list:
         if label == exact or exact not in results:
             versus = "—"
         else:
-            t = paired_test(r["per_query"], results[exact]["per_query"])
+            t = paired(r, results[exact])
             versus = f"{t.mean_diff:+.4f} ({t.ci_low:+.4f}, {t.ci_high:+.4f}), {t.t_p:.3f}"
         mark = " (kept)" if label == kept else ""
         times = " / ".join(f"{s:.0f}" for s in r["epoch_seconds"])
@@ -159,8 +212,8 @@ def checked_elsewhere(chosen, exact, results, others) -> tuple:
 
 
 def page(rows, results, command, seconds, settings, others=None) -> str:
-    """The page; ``settings``: {row: (loss_params, smoothing)}; ``others``: {data set: {row: measured}} of
-    neural-qa's runs (``from_store``)."""
+    """The page; ``settings``: {row: the options it changes}; ``others``: {data set other than WikiQA: {row:
+    measured}} of neural-qa's runs (``from_store``)."""
     others = others or {}
     exact = rows[0]
     best = max(rows, key=lambda label: results[label]["dev"])
@@ -173,10 +226,14 @@ def page(rows, results, command, seconds, settings, others=None) -> str:
              f"Generated by `{command}` at commit {commit} ({platform.python_version()}, {seconds / 60:.1f} min of "
              "fine-tuning over the candidates measured).", "",
              f"Each row fine-tunes all-MiniLM-L6-v2 on the MAP hinge with neural-qa's budget ({BUDGET}, seed {SEED}) "
-             f"on WikiQA train, its epoch kept by dev MAP ({first['dev_questions']} dev questions), then measured on "
-             f"test ({first['test_questions']} questions, trec convention). The choice reads the dev column only. The "
-             f"paired test compares each row's test questions with the first row's ({exact}).", "",
+             "changed in the one setting its label names, on WikiQA train, its epoch kept by dev MAP "
+             f"({first['dev_questions']} dev questions), then measured on test ({first['test_questions']} questions, "
+             "trec convention). The choice reads the dev column only. The paired test compares each row's test "
+             f"questions with the first row's ({exact}), by question id.", "",
              *table(rows, results, exact, kept)]
+    if first.get("source") == "store":
+        lines += ["", f"The first row ({exact}) is neural-qa's own seed-0 run of its `SVM-map hinge` row, read from its "
+                  "store (the same fine-tuning: not run again here)."]
     for label, earlier in same_curves(rows, results):
         lines += ["", f"{label} repeats {earlier} epoch for epoch (dev MAP by epoch and test MAP equal): the option "
                   "that sets them apart changed nothing in these runs."]
@@ -204,7 +261,8 @@ def page(rows, results, command, seconds, settings, others=None) -> str:
                   f"{said}; mean {mean:+.4f}, " + ("so it stays chosen." if kept == chosen
                                                   else "under the point, so the exact hinge is kept.")]
     lines.append(f"The kept candidate ({kept}) has WikiQA test MAP {results[kept]['test']:.4f}, "
-                 f"{'at least' if results[kept]['test'] >= TARGET_MAP else 'below'} issue 40's {TARGET_MAP:.2f}.")
+                 f"{'at least' if results[kept]['test'] >= TARGET_MAP else 'below'} neural-qa's target "
+                 f"{TARGET_MAP:.2f}.")
     trained = default_candidate(settings)
     lines.append("`structrank train xenc-map` trains by default (`learners.registry.XENC_DEFAULTS`) "
                  + (f"the kept candidate ({kept})." if trained == kept
@@ -213,10 +271,11 @@ def page(rows, results, command, seconds, settings, others=None) -> str:
 
 
 def default_candidate(settings) -> str | None:
-    """The candidate whose (loss_params, smoothing) xenc-map's registry defaults are, or None."""
+    """The candidate xenc-map's registry defaults train (``trained``), or None."""
     defaults = MODELS["xenc-map"].defaults
-    trains = (defaults.get("loss_params") or None, float(defaults.get("smoothing", 0.0)))
-    return next((label for label, setting in settings.items() if setting == trains), None)
+    trains = trained({k: v for k, v in defaults.items() if k in ("loss", "loss_params", "smoothing",
+                                                                  "learning_rate", "batch_size")})
+    return next((label for label, setting in settings.items() if trained(setting) == trains), None)
 
 
 def main(argv=None):
@@ -227,8 +286,12 @@ def main(argv=None):
     parser.add_argument("--positional", nargs="?", const="1", default="",
                         help="the positional map at these scales of its loss (comma-separated; alone: 1), each "
                              "with the paper's greedy inference or, written exact:SCALE, the exact search")
-    parser.add_argument("--store", help="the folder of structrank reproduce neural-qa: its seed-0 MAP hinge runs on "
-                                        "the other data sets check the WikiQA choice")
+    parser.add_argument("--learning-rates", default="", help="AdamW's learning rates to try (comma-separated)")
+    parser.add_argument("--questions-per-step", default="", help="questions per optimiser step to try (comma-separated)")
+    parser.add_argument("--mix", action="store_true", help="try SVM-combo of the MAP and AUC hinges (a pairwise term)")
+    parser.add_argument("--store", help="the folder of structrank reproduce neural-qa or of its kept runs: its seed-0 "
+                                        "MAP hinge runs give the exact hinge's WikiQA row and check the WikiQA choice "
+                                        "on the other data sets")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = parser.parse_args(argv)
     values = [float(v) for v in args.values.split(",")]
@@ -240,18 +303,29 @@ def main(argv=None):
               for c in args.positional.split(",") if c]
     if any(c <= 0 or inference not in ("greedy", "exact") for inference, c in scales):
         parser.error(f"--positional: each entry is SCALE or exact:SCALE with SCALE > 0, got {args.positional!r}")
-    rows = candidates(values, scales)
+    rates = [float(v) for v in args.learning_rates.split(",") if v]
+    steps = [int(v) for v in args.questions_per_step.split(",") if v]
+    if any(v <= 0 for v in (*rates, *steps)):
+        parser.error("--learning-rates and --questions-per-step take positive values")
+    rows = candidates(values, scales, rates, steps, args.mix)
     command = (f"python benchmarks/xenc_map_smoothing.py --out {args.out} --state STATE --values {args.values}"
-               + (f" --positional {args.positional}" if scales else "") + (" --store STORE" if args.store else ""))
-    for label, loss_params, smoothing in [*rows[1:], rows[0]]:  # the exact hinge last: the candidates first
+               + (f" --positional {args.positional}" if scales else "")
+               + (f" --learning-rates {args.learning_rates}" if rates else "")
+               + (f" --questions-per-step {args.questions_per_step}" if steps else "")
+               + (" --mix" if args.mix else "") + (" --store STORE" if args.store else ""))
+    settings = dict(rows)
+    others = from_store(args.store, settings) if args.store else {}
+    exact = rows[0][0]
+    if exact not in results and exact in others.get(DATASET, {}):
+        results[exact] = others[DATASET][exact]  # neural-qa ran it: the same fine-tuning
+    others.pop(DATASET, None)
+    for label, setting in [*rows[1:], rows[0]]:  # the exact hinge last: the candidates first
         if label not in results:
-            results[label] = measure(loss_params, smoothing, args.threads)
+            results[label] = measure(setting, args.threads)
             write_text_atomic(state, json.dumps(results))
             print(f"{label}: dev {results[label]['dev']:.4f}, test {results[label]['test']:.4f}, "
                   f"{results[label]['seconds']:.0f} s", flush=True)
-    labels = [label for label, _, _ in rows]
-    settings = {label: (loss_params, float(smoothing)) for label, loss_params, smoothing in rows}
-    others = from_store(args.store, settings) if args.store else {}
+    labels = [label for label, _ in rows]
     text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings, others)
     write_text_atomic(args.out, text)
     print(text)
