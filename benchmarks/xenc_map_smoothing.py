@@ -232,8 +232,10 @@ def page(rows, results, command, seconds, settings, others=None) -> str:
              f"questions with the first row's ({exact}), by question id.", "",
              *table(rows, results, exact, kept)]
     if first.get("source") == "store":
-        lines += ["", f"The first row ({exact}) is neural-qa's own seed-0 run of its `SVM-map hinge` row, read from its "
-                  "store (the same fine-tuning: not run again here)."]
+        lines += ["", f"The first row ({exact}) is neural-qa's own seed-0 run of its `SVM-map hinge` row, read from "
+                  "its store (the same fine-tuning: not run again here). Its epoch seconds are the grid's, which at "
+                  "times ran another fine-tuning beside it: compare the other rows' seconds with each other, not with "
+                  "its."]
     for label, earlier in same_curves(rows, results):
         lines += ["", f"{label} repeats {earlier} epoch for epoch (dev MAP by epoch and test MAP equal): the option "
                   "that sets them apart changed nothing in these runs."]
@@ -260,9 +262,8 @@ def page(rows, results, command, seconds, settings, others=None) -> str:
                   f"hinge, averaged over the data sets where both ran, is still at least {DEV_MARGIN}. Its gains: "
                   f"{said}; mean {mean:+.4f}, " + ("so it stays chosen." if kept == chosen
                                                   else "under the point, so the exact hinge is kept.")]
-    lines.append(f"The kept candidate ({kept}) has WikiQA test MAP {results[kept]['test']:.4f}, "
-                 f"{'at least' if results[kept]['test'] >= TARGET_MAP else 'below'} neural-qa's target "
-                 f"{TARGET_MAP:.2f}.")
+    lines += ["", f"The kept candidate ({kept}) has WikiQA test MAP {results[kept]['test']:.4f}, "
+              f"{'at least' if results[kept]['test'] >= TARGET_MAP else 'below'} neural-qa's target {TARGET_MAP:.2f}."]
     trained = default_candidate(settings)
     lines.append("`structrank train xenc-map` trains by default (`learners.registry.XENC_DEFAULTS`) "
                  + (f"the kept candidate ({kept})." if trained == kept
@@ -287,7 +288,8 @@ def main(argv=None):
                         help="the positional map at these scales of its loss (comma-separated; alone: 1), each "
                              "with the paper's greedy inference or, written exact:SCALE, the exact search")
     parser.add_argument("--learning-rates", default="", help="AdamW's learning rates to try (comma-separated)")
-    parser.add_argument("--questions-per-step", default="", help="questions per optimiser step to try (comma-separated)")
+    parser.add_argument("--questions-per-step", default="",
+                        help="questions per optimiser step to try (comma-separated)")
     parser.add_argument("--mix", action="store_true", help="try SVM-combo of the MAP and AUC hinges (a pairwise term)")
     parser.add_argument("--store", help="the folder of structrank reproduce neural-qa or of its kept runs: its seed-0 "
                                         "MAP hinge runs give the exact hinge's WikiQA row and check the WikiQA choice "
