@@ -13,7 +13,7 @@ import numpy as np
 
 from structrank_lab.experiments.claims import CHECK, UNTESTABLE, Claim, check, judged_claim, not_run
 from structrank_lab.experiments.haponchyk2018.claims import neural_claims
-from structrank_lab.experiments.neural_qa.design import (BCE, DATASETS, EXPERIMENT, FINE_TUNED, FIRST, LOSSES, MAP_HINGE,
+from structrank_lab.experiments.neural_qa.design import (BCE, DATASETS, EXPERIMENT, FINE_TUNED, FIRST, MAP_HINGE,
                                                      MARGIN_POINTS, MAX_RUN_SECONDS, METRICS, PEERS, STRUCTURED,
                                                      TARGET_CORES, TARGET_MAP)
 from structrank_lab.experiments.neural_qa.recorded import (best_on_dev, longest_run, means, seed_count, threads, verdict,
