@@ -41,7 +41,7 @@ from structrank_lab.experiments.neural_qa.data import splits
 from structrank_lab.experiments.neural_qa.design import BUDGET, DATASETS, DEV_METRIC, TARGET_MAP
 from structrank.learners.registry import MODELS
 from structrank.metrics import evaluate
-from structrank.metrics.significance import paired_test
+from structrank.metrics.significance import paired_test, per_query_pairs
 
 DATASET, CONVENTION, SEED = "wikiqa", "trec", 0
 #: the dev MAP gain over the exact hinge a candidate needs to replace it (the page states the rule)
@@ -176,8 +176,8 @@ def measure(setting, threads) -> dict:
 
 def paired(a, b):
     """The paired test of two rows' test questions, over the question ids both measured."""
-    common = sorted(set(a["per_query"]) & set(b["per_query"]))
-    return paired_test([a["per_query"][q] for q in common], [b["per_query"][q] for q in common])
+    _, ours, theirs = per_query_pairs(a["per_query"], b["per_query"])
+    return paired_test(ours, theirs)
 
 
 def table(rows, results, exact, kept) -> list:
