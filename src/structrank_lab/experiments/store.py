@@ -36,6 +36,7 @@ import functools
 import json
 import os
 import sqlite3
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -147,7 +148,7 @@ class ResultStore:
         conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
                                check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        self._enter_wal(conn)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -170,6 +171,21 @@ class ResultStore:
             raise
         self._conn, self._pid = conn, os.getpid()
         return conn
+
+    def _enter_wal(self, conn: sqlite3.Connection) -> None:
+        # Two processes opening a new store at once may both try to switch it to WAL; SQLite then
+        # answers "database is locked" at once, without waiting the busy timeout (it would deadlock),
+        # so we wait and try again ourselves, up to the same timeout.
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    conn.close()
+                    raise
+                time.sleep(0.02)
 
     def close(self) -> None:
         """Close the connection (it is opened again when the store is used)."""
