@@ -34,3 +34,14 @@ def test_every_folder_the_results_page_reads_is_in_the_repository_with_its_runs(
         runs = read_runs(ROOT / store)
         assert runs, f"{store}: no kept runs"
         assert {run["key"].experiment for run in runs} == {Path(store).name}, store
+
+
+def test_the_reproductions_whose_report_quotes_a_wall_time_keep_it_beside_their_runs():
+    """The page's wall times come from the kept folders (reproduce --keep writes wall_time.json there), not from a
+    file copied by hand; the reports that quote one are volkovs2011's, jagarlamudi2012's and croce2016's."""
+    import json
+
+    for name in ("volkovs2011", "jagarlamudi2012", "croce2016"):
+        timing = json.loads((ROOT / "results" / name / "wall_time.json").read_text())
+        assert sorted(timing) == ["jobs", "runs", "seconds"] and timing["seconds"] > 0, name
+        assert timing["runs"] <= len(read_runs(ROOT / "results" / name)), name

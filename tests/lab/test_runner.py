@@ -328,3 +328,24 @@ def test_killed_experiment_resumes_without_redoing_finished_runs(tmp_path):
             ResultStore(clean / "runs.sqlite") as uninterrupted:
         assert len(resumed) == 8
         assert without_seconds(resumed.rows()) == without_seconds(uninterrupted.rows())
+
+
+def test_the_wall_time_of_a_call_that_ran_every_run_is_kept_beside_the_runs_and_read_back(tmp_path):
+    """reproduce --keep: the call that runs everything keeps its wall time in the kept folder; a call into a fresh
+    folder that reads every run from it quotes that time, and so does a page made from the folder alone."""
+    from structrank_lab.experiments.kept_runs import folder_store
+    from structrank_lab.experiments.runner import run_experiment, wall_time
+
+    kept, specs = tmp_path / "kept", make_specs(n_folds=2, seeds=(0,))
+    run_experiment(tmp_path / "a", specs, fake_run, kept=kept)
+    first = wall_time(tmp_path / "a")
+    assert first["runs"] == len(specs) and first["seconds"] > 0
+    assert wall_time(kept) == first
+    counter = CallCounter()
+    run_experiment(tmp_path / "b", specs, counter, kept=kept)
+    assert counter.calls == [] and wall_time(tmp_path / "b") == first
+    store = folder_store(kept, tmp_path / "page" / "results.sqlite")
+    assert len(store) == len(specs) and wall_time(tmp_path / "page") == first
+    store.close()
+    run_experiment(tmp_path / "c", specs, fake_run)  # without a kept folder nothing is copied anywhere
+    assert wall_time(kept) == first

@@ -16,7 +16,8 @@ touch the same file), tab-separated lines:
     finished_at	<ISO time>
     <metric>	<convention>	<value>        (one line per measured value; repr of the float, "nan" for NaN)
 
-A file is written atomically; a damaged one is named (file, line, field) when read.
+A file is written atomically; a damaged one is named (file, line, field) when read. Beside the runs,
+``wall_time.json`` holds the wall time of the last ``reproduce --keep`` call that ran every run of the experiment.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import math
 import re
 from pathlib import Path
 
-from structrank.atomic import write_text_atomic
+from structrank.atomic import write_bytes_atomic, write_text_atomic
 from structrank.errors import DataFormatError
 from structrank_lab.experiments.run_key import RunKey, canonical_params
 from structrank_lab.experiments.store import ResultStore
@@ -35,6 +36,8 @@ from structrank_lab.experiments.store import ResultStore
 MAGIC = "#structrank-kept-run"
 VERSION = 1
 SUFFIX = ".tsv"
+#: the whole reproduction's wall time, kept beside its runs (``runner.run_experiment``)
+WALL_TIME = "wall_time.json"
 
 
 def run_file_name(key: RunKey) -> str:
@@ -134,9 +137,13 @@ def export_run(store, folder, key: RunKey) -> Path:
 
 def folder_store(folder, path):
     """A result store at ``path`` (a new SQLite file) holding the kept runs of ``folder``: what ``structrank results``
-    reads a kept folder through."""
+    reads a kept folder through. The folder's ``wall_time.json`` (the wall time of the ``reproduce --keep`` call that
+    ran all its runs) is copied beside the store, where the reports look for it."""
     store = ResultStore(path)
     import_runs(store, folder)
+    timing = Path(folder) / WALL_TIME
+    if timing.is_file():
+        write_bytes_atomic(Path(path).parent / WALL_TIME, timing.read_bytes())
     return store
 
 

@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterable
 
 from tqdm.auto import tqdm
 
-from structrank.atomic import write_text_atomic
+from structrank.atomic import write_bytes_atomic, write_text_atomic
 from structrank.data import letor_folds, letor_root
 from structrank.errors import StructRankError
 from structrank_lab.experiments.report import write_report
@@ -367,7 +367,8 @@ def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None
     runs the store keeps. When every run was done by this call, its wall time goes to
     ``out/wall_time.json`` ({"seconds", "runs", "jobs"}) for the report to quote. ``kept``: a folder of kept runs
     (``experiments.kept_runs``, the repository's copy of a costly experiment's runs), read into the store first
-    and written as each run finishes.
+    and written as each run finishes; the wall time of a call that ran every run is kept there too, and copied
+    to ``out`` by a call that did not.
     """
     out = Path(out)
     specs = _unique(specs)
@@ -394,7 +395,13 @@ def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None
     seconds = time.perf_counter() - start
     print(f"{desc or 'runs'}: {todo} runs done in {seconds:.0f} s", file=sys.stderr)
     if todo == len(specs):
-        write_text_atomic(out / "wall_time.json", json.dumps({"seconds": seconds, "runs": todo, "jobs": n_jobs}))
+        timing = json.dumps({"seconds": seconds, "runs": todo, "jobs": n_jobs})
+        write_text_atomic(out / "wall_time.json", timing)
+        if kept is not None:  # kept beside the runs, so a page made from the folder quotes it
+            write_text_atomic(Path(kept) / "wall_time.json", timing)
+    elif kept is not None and (Path(kept) / "wall_time.json").is_file():
+        # the runs came from the kept folder: the wall time is that of the call that ran them all
+        write_bytes_atomic(out / "wall_time.json", (Path(kept) / "wall_time.json").read_bytes())
     return rows
 
 
