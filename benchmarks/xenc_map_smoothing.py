@@ -90,41 +90,28 @@ def same_curves(rows, results) -> list:
     return out
 
 
-def store_at(folder, scratch) -> Path:
-    """The SQLite file of ``folder``: a reproduction's ``results.sqlite``, or one made in ``scratch`` from the runs
-    kept in ``folder`` (results/neural-qa)."""
-    from structrank_lab.experiments.kept_runs import folder_store, read_runs
-
-    path = Path(folder) / "results.sqlite"
-    if path.is_file():
-        return path
-    if not read_runs(folder):
-        raise SystemExit(f"--store {folder}: no results.sqlite and no kept runs there (the folder of structrank "
-                         "reproduce neural-qa, or results/neural-qa)")
-    made = Path(scratch) / "results.sqlite"
-    folder_store(folder, made).close()
-    return made
-
-
 def from_store(folder, settings) -> dict:
     """{data set: {candidate: measured}} of the unsmoothed candidates that neural-qa's store ran as its ``MAP hinge``
     row at seed 0 (the run's key holds the row's ``loss_params``; candidates that change anything else are not
     neural-qa's runs)."""
     import tempfile
 
+    from structrank_lab.experiments.kept_runs import open_runs
     from structrank_lab.experiments.neural_qa.design import EXPERIMENT, MAP_HINGE
     from structrank_lab.experiments.run_key import RunKey
-    from structrank_lab.experiments.store import ResultStore
 
     runs = {}
     with tempfile.TemporaryDirectory() as scratch:
-        path = store_at(folder, scratch)
         keys = {RunKey(EXPERIMENT, dataset, "test", 0, SEED, MAP_HINGE,
                        {"budget": "full", **({"loss_params": setting["loss_params"]} if setting else {})}):
                 (dataset, label)
                 for dataset in DATASETS
                 for label, setting in settings.items() if set(setting) <= {"loss_params"}}
-        with ResultStore(path) as store:
+        try:
+            store = open_runs(folder, scratch)
+        except FileNotFoundError as exc:
+            raise SystemExit(f"--store {exc} (the folder of structrank reproduce neural-qa, or results/neural-qa)")
+        with store:
             for row in store.rows(keys):  # one pass over the store
                 runs.setdefault(RunKey.from_record(row), []).append(row)
     out = {}

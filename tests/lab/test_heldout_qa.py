@@ -87,7 +87,15 @@ def test_the_feature_path_runs_through_the_cli_and_writes_the_page(tmp_path):
 
 
 def test_featurized_questions_are_renamed_as_the_tsv_names_them(tmp_path):
+    """The names come from featurize's "question = ID" comments, not from the order of the integer qids."""
     test = _tsv(tmp_path / "te.tsv", 3, np.random.default_rng(3))
-    renamed = hq.by_tsv_question({"map": {"1": 0.5, "2": 1.0, "3": 0.25}}, test)
     order = list(dict.fromkeys(hq.read_qa_tsv(test).qid.tolist()))
-    assert renamed == {"map": {order[0]: 0.5, order[1]: 1.0, order[2]: 0.25}}
+    featurized = tmp_path / "te.svm"
+    numbered = {1: order[2], 2: order[0], 3: order[1]}  # not the TSV's order
+    featurized.write_text("".join(f"0 qid:{q} 1:0.5 #docid = d{q} question = {'_'.join(name.split())}\n"
+                                  for q, name in numbered.items()))
+    renamed = hq.by_tsv_question({"map": {"1": 0.5, "2": 1.0, "3": 0.25}}, featurized, test)
+    assert renamed == {"map": {order[2]: 0.5, order[0]: 1.0, order[1]: 0.25}}
+    featurized.write_text("0 qid:1 1:0.5 #docid = d1 question = elsewhere\n")
+    with pytest.raises(hq.StructRankError, match="'elsewhere' is not a question of"):
+        hq.by_tsv_question({"map": {"1": 0.5}}, featurized, test)

@@ -349,3 +349,19 @@ def test_the_wall_time_of_a_call_that_ran_every_run_is_kept_beside_the_runs_and_
     store.close()
     run_experiment(tmp_path / "c", specs, fake_run)  # without a kept folder nothing is copied anywhere
     assert wall_time(kept) == first
+
+
+def test_runs_open_from_a_store_file_an_out_folder_or_a_kept_folder_and_nothing_else(tmp_path):
+    from structrank_lab.experiments.kept_runs import open_runs
+    from structrank_lab.experiments.runner import run_experiment
+
+    specs = make_specs(n_folds=1, seeds=(0,))
+    run_experiment(tmp_path / "out", specs, fake_run, kept=tmp_path / "kept")
+    places = [tmp_path / "out" / "results.sqlite", tmp_path / "out", tmp_path / "kept"]
+    for number, place in enumerate(places):
+        with open_runs(place, tmp_path / f"scratch-{number}") as store:
+            assert without_seconds(store.rows()) == without_seconds(ResultStore(places[0]).rows()), place
+    assert not (tmp_path / "scratch-0").exists() and (tmp_path / "scratch-2" / "results.sqlite").is_file()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="empty: no result store"):
+        open_runs(tmp_path / "empty", tmp_path / "scratch-3")

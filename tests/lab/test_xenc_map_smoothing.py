@@ -158,7 +158,7 @@ def test_the_store_s_seed_0_map_hinge_runs_are_read_for_the_candidates_they_ran(
     assert run["dev"] == 0.82 and run["curve"] == pytest.approx([0.80, 0.82]) and run["epoch"] == 2
     assert run["per_query"] == {"q0": 1.0, "q1": 1.0, "q2": 0.25} and run["epoch_seconds"] == [300.0, 310.0]
     assert run["dev_questions"] == 60 and run["test_questions"] == 3
-    with pytest.raises(SystemExit, match="no results.sqlite and no kept runs"):
+    with pytest.raises(SystemExit, match="no result store .results.sqlite. and no kept runs"):
         sweep.from_store(tmp_path / "nowhere", settings)
 
 

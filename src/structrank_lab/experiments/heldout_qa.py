@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -28,6 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from structrank.atomic import write_text_atomic
+from structrank.data import read_letor
+from structrank.errors import StructRankError
 from structrank.metrics.compare import against_baseline
 from structrank.qa import read_qa_tsv
 from structrank_lab.experiments.cli_pages import heldout_spec, structrank, write_page
@@ -75,15 +78,27 @@ def _features_model(train: Path, test: Path, work: Path) -> dict:
                 "--out", str(model), "--quiet")
     predict = _step(work, f"predict-{FEATURES}", scores, "predict", "--model", str(model),
                     "--data", str(featurized[1]), "--out", str(scores), "--quiet")
-    values = by_tsv_question(_evaluate(featurized[1], scores), test)
+    values = by_tsv_question(_evaluate(featurized[1], scores), featurized[1], test)
     return {"values": values, "train": fit, "predict": predict}
 
 
-def by_tsv_question(values: dict, tsv: Path) -> dict:
-    """``values`` of a featurized file ({metric: {qid: value}}, featurize's integer qids 1, 2, ... in question order)
-    keyed by the questions' ids as the TSV's own evaluation names them, so that the two pair question by question."""
-    order = list(dict.fromkeys(read_qa_tsv(tsv).qid.tolist()))
-    return {m: {order[int(q) - 1]: v for q, v in by_query.items()} for m, by_query in values.items()}
+def by_tsv_question(values: dict, featurized: Path, tsv: Path) -> dict:
+    """``values`` of a featurized file ({metric: {qid: value}}, featurize's integer qids) keyed by the questions' ids
+    as the TSV's own evaluation names them, so that the two pair question by question. Each integer qid is named by
+    the ``question = ID`` comment featurize writes on its rows (white space in an ID joined by ``_``)."""
+    data = read_letor(featurized)
+    named = {}
+    for qid, comment in zip(data.qid.tolist(), data.comments):
+        found = re.search(r"question = (\S+)", str(comment))
+        if found is None:
+            raise StructRankError(f"{featurized}: qid {qid} has no 'question = ID' comment (not written by "
+                                  "structrank featurize qa)")
+        named.setdefault(str(qid), found.group(1))
+    by_name = {"_".join(q.split()): q for q in read_qa_tsv(tsv).qid.tolist()}
+    missing = sorted(set(named.values()) - set(by_name))
+    if missing:
+        raise StructRankError(f"{featurized}: question {missing[0]!r} is not a question of {tsv}")
+    return {m: {by_name[named[q]]: v for q, v in by_query.items()} for m, by_query in values.items()}
 
 
 def _text_model(name: str, train: Path, test: Path, work: Path) -> dict:

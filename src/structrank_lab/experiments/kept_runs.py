@@ -147,4 +147,17 @@ def folder_store(folder, path):
     return store
 
 
-__all__ = ["export_run", "folder_store", "import_runs", "read_run", "read_runs", "run_file_name", "write_run"]
+def open_runs(path, scratch) -> ResultStore:
+    """The runs at ``path`` as a result store: a ``results.sqlite`` file, a ``reproduce`` out folder holding one, or a
+    folder of kept runs (read into a new store in ``scratch``, an empty folder the caller removes afterwards)."""
+    path = Path(path)
+    if path.is_file():
+        return ResultStore(path)
+    if (path / "results.sqlite").is_file():
+        return ResultStore(path / "results.sqlite")
+    if path.is_dir() and any(path.glob(f"*{SUFFIX}")):
+        return folder_store(path, Path(scratch) / "results.sqlite")
+    raise FileNotFoundError(f"{path}: no result store (results.sqlite) and no kept runs (*{SUFFIX}) there")
+
+
+__all__ = ["export_run", "folder_store", "open_runs", "import_runs", "read_run", "read_runs", "run_file_name", "write_run"]
