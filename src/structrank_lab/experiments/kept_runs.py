@@ -160,4 +160,5 @@ def open_runs(path, scratch) -> ResultStore:
     raise FileNotFoundError(f"{path}: no result store (results.sqlite) and no kept runs (*{SUFFIX}) there")
 
 
-__all__ = ["export_run", "folder_store", "open_runs", "import_runs", "read_run", "read_runs", "run_file_name", "write_run"]
+__all__ = ["export_run", "folder_store", "import_runs", "open_runs", "read_run", "read_runs", "run_file_name",
+           "write_run"]
