@@ -50,7 +50,7 @@ from structrank.errors import StructRankError
 from structrank_lab.experiments.report import write_report
 from structrank_lab.experiments.identity import data_identity, identity_change, run_identity
 from structrank_lab.experiments.run_key import RunKey, _measurement
-from structrank_lab.experiments.kept_runs import export_run, import_runs
+from structrank_lab.experiments.kept_runs import WALL_TIME, export_run, import_runs
 from structrank_lab.experiments.store import ResultStore
 
 #: A run to do is fully described by its key: the parameters say everything the run needs.
@@ -328,7 +328,7 @@ def letor_roots(names: Iterable[str], data_dir=None, only: str | None = None) ->
 #: what ``reproduce`` writes into its folder and ``--fresh`` discards: the store and the files made
 #: from its runs, and the caches the experiments compute from the data (features, kernel columns)
 RESULT_FILES = ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
-                "results.csv", "wall_time.json", "prepare_time.json")
+                "results.csv", WALL_TIME, "prepare_time.json")
 CACHE_FOLDERS = ("data", "features")
 
 
@@ -396,19 +396,19 @@ def run_experiment(out, specs, run_fn, n_jobs=1, desc=None, data=(), inputs=None
     print(f"{desc or 'runs'}: {todo} runs done in {seconds:.0f} s", file=sys.stderr)
     if todo == len(specs):
         timing = json.dumps({"seconds": seconds, "runs": todo, "jobs": n_jobs})
-        write_text_atomic(out / "wall_time.json", timing)
+        write_text_atomic(out / WALL_TIME, timing)
         if kept is not None:  # kept beside the runs, so a page made from the folder quotes it
-            write_text_atomic(Path(kept) / "wall_time.json", timing)
-    elif kept is not None and (Path(kept) / "wall_time.json").is_file():
+            write_text_atomic(Path(kept) / WALL_TIME, timing)
+    elif kept is not None and (Path(kept) / WALL_TIME).is_file():
         # the runs came from the kept folder: the wall time is that of the call that ran them all
-        write_bytes_atomic(out / "wall_time.json", (Path(kept) / "wall_time.json").read_bytes())
+        write_bytes_atomic(out / WALL_TIME, (Path(kept) / WALL_TIME).read_bytes())
     return rows
 
 
 def wall_time(out) -> dict | None:
     """What :func:`run_experiment` wrote to ``out/wall_time.json``, or None."""
     try:
-        return json.loads((Path(out) / "wall_time.json").read_text())
+        return json.loads((Path(out) / WALL_TIME).read_text())
     except (OSError, ValueError):
         return None
 
