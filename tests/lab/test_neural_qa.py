@@ -137,6 +137,10 @@ def test_the_targets_say_plainly_when_they_do_not_hold_or_are_inside_the_noise()
     assert targets[-1].verdict == FAILS and "longest: 40.0 min" in targets[-1].ours
     # on more than two threads the run-time target is not answered
     assert _targets(_store(threads=4.0))[-1].verdict == UNTESTABLE
+    # on one thread (the grid's runs, two at a time) a run within the budget answers for 2 cores, one over it does not
+    assert _targets(_store(threads=1.0))[-1].verdict == HOLDS
+    over = _targets(_store(threads=1.0, wall=2400.0))[-1]
+    assert over.verdict == UNTESTABLE and "longest: 40.0 min" in over.ours and "used 1 thread(s)" in over.why, over.why
     # 0.82 against the 0.80 target over 30 questions, the best peer a point above: the intervals allow both
     unsure = _targets(_store(lifts=(0.12, 0.11, -0.01), peers=(0.0, 0.02, 0.03, 0.13)))
     assert unsure[0].verdict == INCONCLUSIVE and f"best on dev: {MAP_HINGE} 0.8200" in unsure[0].ours
