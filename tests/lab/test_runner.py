@@ -365,3 +365,31 @@ def test_runs_open_from_a_store_file_an_out_folder_or_a_kept_folder_and_nothing_
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="empty: no result store"):
         open_runs(tmp_path / "empty", tmp_path / "scratch-3")
+
+
+def test_kept_runs_read_back_in_one_transaction_keep_the_time_each_finished(tmp_path):
+    from structrank_lab.experiments.kept_runs import import_runs, write_run
+    from structrank_lab.experiments.run_key import RunKey
+
+    kept = tmp_path / "kept"
+    keys = [RunKey("e", "d", model=f"m{i}") for i in range(3)]
+    for i, key in enumerate(keys):
+        write_run(kept, key, [("map", "trec", 0.5 + i / 10)], seconds=1.0 + i,
+                  finished_at=f"2026-01-0{i + 1}T00:00:00+00:00", identity="abc")
+    store = ResultStore(tmp_path / "r.sqlite")
+    assert store.record(keys[0], [("map", "trec", 0.5)], seconds=1.0, identity="abc")  # already held: not read again
+    assert import_runs(store, kept) == 2 and store.completed_keys() == set(keys)
+    assert [store.finished_at(key) for key in keys[1:]] == ["2026-01-02T00:00:00+00:00", "2026-01-03T00:00:00+00:00"]
+    assert sorted(r["value"] for r in store.rows()) == [0.5, 0.6, 0.7]
+    # one malformed run among several: nothing of the batch is recorded
+    other = ResultStore(tmp_path / "s.sqlite")
+    with pytest.raises(ValueError, match="measured nothing"):
+        other.record_runs([{"key": keys[0], "rows": [("map", "trec", 0.5)], "seconds": 1.0},
+                           {"key": keys[1], "rows": [], "seconds": 1.0}])
+    assert other.completed_keys() == set()
+    # a run recorded before with the same identity stays as it was; another identity replaces it
+    assert other.record_runs([{"key": keys[0], "rows": [("map", "trec", 0.5)], "seconds": 1.0, "identity": "x"}]) == 1
+    assert other.record_runs([{"key": keys[0], "rows": [("map", "trec", 0.9)], "seconds": 1.0, "identity": "x"},
+                              {"key": keys[1], "rows": [("map", "trec", 0.1)], "seconds": 1.0, "identity": "x"}]) == 1
+    assert other.record_runs([{"key": keys[0], "rows": [("map", "trec", 0.8)], "seconds": 1.0, "identity": "y"}]) == 1
+    assert sorted(r["value"] for r in other.rows()) == [0.1, 0.8]

@@ -119,13 +119,10 @@ def read_runs(folder) -> list:
 
 
 def import_runs(store, folder) -> int:
-    """Record into ``store`` the kept runs of ``folder`` it does not hold; how many were recorded."""
+    """Record into ``store`` the kept runs of ``folder`` it does not hold, each with the time it finished, in one
+    transaction; how many were recorded."""
     held = store.completed_keys()
-    added = 0
-    for run in read_runs(folder):
-        if run["key"] not in held and store.record(run["key"], run["rows"], run["seconds"], run["identity"]):
-            added += 1
-    return added
+    return store.record_runs(run for run in read_runs(folder) if run["key"] not in held)
 
 
 def export_run(store, folder, key: RunKey) -> Path:

@@ -293,38 +293,66 @@ class ResultStore:
             When ``rows`` is empty, malformed, or names a (metric, convention) twice; nothing is
             recorded then.
         """
-        key = _as_key(key)
-        measured = [_measurement(row) for row in rows]
-        if not measured:
-            raise ValueError(f"run {key.label()} measured nothing; a run needs at least one value")
-        pairs = [(m, c) for m, c, _ in measured]
-        if len(set(pairs)) != len(pairs):
-            raise ValueError(f"run {key.label()} measured a (metric, convention) twice: {pairs}")
-        finished = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        return self.record_runs([{"key": key, "rows": rows, "seconds": seconds, "identity": identity}]) == 1
+
+    @_named_errors
+    def record_runs(self, runs: Iterable) -> int:
+        """Record several finished runs in one transaction: what reading a folder of kept runs back needs, where
+        a transaction per run would cost a disk sync per run.
+
+        Parameters
+        ----------
+        runs : iterable of mappings
+            Each with ``key``, ``rows``, ``seconds`` and optionally ``identity`` and ``finished_at`` (an ISO time;
+            by default now), as :meth:`record` takes them.
+
+        Returns
+        -------
+        int
+            How many were recorded; a run already recorded with the same identity is left as it is.
+
+        Raises
+        ------
+        ValueError
+            When a run's rows are empty, malformed, or name a (metric, convention) twice; nothing is
+            recorded then.
+        """
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        checked = []
+        for run in runs:
+            key = _as_key(run["key"])
+            measured = [_measurement(row) for row in run["rows"]]
+            if not measured:
+                raise ValueError(f"run {key.label()} measured nothing; a run needs at least one value")
+            pairs = [(m, c) for m, c, _ in measured]
+            if len(set(pairs)) != len(pairs):
+                raise ValueError(f"run {key.label()} measured a (metric, convention) twice: {pairs}")
+            checked.append((key, measured, float(run["seconds"]), run.get("identity"), run.get("finished_at") or now))
         conn = self._connect()
         # IMMEDIATE takes the write lock now, so the existence check and the insert cannot be
         # interleaved with another process's insert of the same key.
         conn.execute("BEGIN IMMEDIATE")
+        recorded = 0
         try:
-            if identity is not None:  # a run made from something else is replaced (its values go by CASCADE)
-                conn.execute("DELETE FROM runs WHERE experiment=? AND dataset=? AND split=? AND fold=? AND seed=?"
-                             " AND model=? AND params=? AND identity IS NOT ?", (*key.as_tuple(), identity))
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO runs (experiment, dataset, split, fold, seed, model, params,"
-                " seconds, finished_at, identity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*key.as_tuple(), float(seconds), finished, identity))
-            if cursor.rowcount == 0:
-                conn.execute("ROLLBACK")
-                return False
-            run_id = cursor.lastrowid
-            conn.executemany(
-                "INSERT INTO measurements (run_id, metric, convention, value) VALUES (?, ?, ?, ?)",
-                [(run_id, m, c, v) for m, c, v in measured])
+            for key, measured, seconds, identity, finished in checked:
+                if identity is not None:  # a run made from something else is replaced (its values go by CASCADE)
+                    conn.execute("DELETE FROM runs WHERE experiment=? AND dataset=? AND split=? AND fold=? AND seed=?"
+                                 " AND model=? AND params=? AND identity IS NOT ?", (*key.as_tuple(), identity))
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO runs (experiment, dataset, split, fold, seed, model, params,"
+                    " seconds, finished_at, identity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*key.as_tuple(), seconds, finished, identity))
+                if cursor.rowcount == 0:  # recorded before with this identity: the first finished result is kept
+                    continue
+                conn.executemany(
+                    "INSERT INTO measurements (run_id, metric, convention, value) VALUES (?, ?, ?, ?)",
+                    [(cursor.lastrowid, m, c, v) for m, c, v in measured])
+                recorded += 1
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        return True
+        return recorded
 
     # -- reading -------------------------------------------------------------------------------
 
