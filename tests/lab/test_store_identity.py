@@ -19,8 +19,8 @@ from structrank.data import make_ranking_dataset, write_letor
 from structrank.errors import StructRankError
 from structrank_lab.experiments import ResultStore, RunSpec
 from structrank_lab.experiments import identity as identity_module
-from structrank_lab.experiments import store as store_module
 from structrank_lab.experiments.runner import claim_folder, run_experiment
+from structrank_lab.experiments.store_schema import SCHEMA
 from structrank_lab.experiments.identity import inputs_digest, run_identity
 
 
@@ -183,7 +183,7 @@ def test_runs_of_a_store_older_than_run_identities_are_run_again_once(toy, tmp_p
 def test_a_version_1_store_opens_and_its_runs_have_no_identity(tmp_path):
     path = tmp_path / "results.sqlite"
     with sqlite3.connect(path) as db:  # the schema of version 1
-        db.executescript(store_module._SCHEMA.replace(
+        db.executescript(SCHEMA.replace(
             "    identity    TEXT,                -- run_identity(): what the run read and which experiment made it\n",
             ""))
         db.execute("pragma user_version = 1")

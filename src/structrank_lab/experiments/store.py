@@ -44,43 +44,13 @@ from typing import Iterable, Mapping
 from structrank.atomic import atomic_open
 from structrank.errors import StructRankError
 from structrank_lab.experiments.run_key import RunKey, _as_key, _measurement
+from structrank_lab.experiments.store_schema import ensure_schema
 
 #: Columns of ``results.csv`` and of every record :meth:`ResultStore.rows` returns, in order.
 COLUMNS = (
     "experiment", "dataset", "split", "fold", "seed", "model", "params",
     "metric", "convention", "value", "seconds",
 )
-
-#: 2: ``runs.identity`` (a run's ``run_identity``; NULL in a run that version 1 recorded)
-_SCHEMA_VERSION = 2
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id      INTEGER PRIMARY KEY,
-    experiment  TEXT NOT NULL,
-    dataset     TEXT NOT NULL,
-    split       TEXT NOT NULL,
-    fold        NOT NULL,            -- no type: an int fold stays an int, a named fold a str
-    seed        INTEGER NOT NULL,
-    model       TEXT NOT NULL,
-    params      TEXT NOT NULL,       -- canonical JSON (sorted keys), part of the identity
-    seconds     REAL NOT NULL,
-    finished_at TEXT NOT NULL,
-    identity    TEXT,                -- run_identity(): what the run read and which experiment made it
-    UNIQUE (experiment, dataset, split, fold, seed, model, params)
-);
-CREATE TABLE IF NOT EXISTS meta (     -- the store's owner: experiment name, data identity (JSON)
-    name  TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS measurements (
-    run_id     INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-    metric     TEXT NOT NULL,
-    convention TEXT NOT NULL,
-    value      REAL,                 -- NULL stands for NaN (SQLite stores no NaN)
-    PRIMARY KEY (run_id, metric, convention)
-);
-"""
-
 
 def _data_folder(name: str) -> str:
     """The folder (or the file given alone) a :func:`data_files` name belongs to."""
@@ -152,18 +122,7 @@ class ResultStore:
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, 1, _SCHEMA_VERSION):
-                raise StructRankError(
-                    f"{self.path}: result store schema version {version}, expected "
-                    f"{_SCHEMA_VERSION}; move the old file away to start afresh")
-            # One statement at a time: executescript() would COMMIT our transaction early.
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            if version == 1:  # its runs have no identity (NULL): a resume runs them again
-                conn.execute("ALTER TABLE runs ADD COLUMN identity TEXT")
-            conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            ensure_schema(conn, self.path)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
