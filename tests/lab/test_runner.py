@@ -84,6 +84,19 @@ def test_run_key_identity_ignores_param_order_and_numpy_types():
         RunKey("e", "d")  # no model
 
 
+def test_params_of_a_stored_row_is_a_fresh_dict_each_call(store):
+    # the parsed text is cached (a report reads it row by row): a caller's change must not reach the next call
+    from structrank_lab.experiments.run_key import params_of
+    store.record(RunKey("e", "d", model="m", params={"C": 1.0, "loss": "map"}), [("map", "trec", 0.5)], seconds=1)
+    row = next(iter(store.rows()))
+    assert isinstance(row["params"], str)
+    first = params_of(row)
+    first["C"] = 99.0
+    del first["loss"]
+    assert params_of(row) == {"C": 1.0, "loss": "map"}
+    assert params_of({"params": {"C": 2}}) == {"C": 2}
+
+
 def test_store_round_trip_survives_reopening(tmp_path, store):
     key = RunKey("e", "MQ2008", fold="Fold1", seed=3, model="svm-map", params={"C": 0.5})
     other = RunKey("e", "MQ2008", fold=0, model="svm-map")

@@ -285,10 +285,11 @@ def write_results_markdown(store, path, title: str, command: str, std: bool = Tr
     custom = defaultdict(list)  # experiments that lay out their own report (tables and figures)
     beside = {}  # experiment -> the folder of its store (where reproduce left wall_time.json)
     for one in stores:
+        folder_of_store = Path(one.path).parent
         for record in one.rows():
             if record["experiment"] in REPORTS:
                 custom[record["experiment"]].append(record)
-                beside[record["experiment"]] = Path(one.path).parent
+                beside[record["experiment"]] = folder_of_store
                 continue
             groups[(record["experiment"], record["dataset"], record["split"],
                     record["convention"])].append(record)

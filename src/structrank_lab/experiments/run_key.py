@@ -6,6 +6,7 @@ runs by them.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -25,8 +26,14 @@ def _jsonable(obj):
 
 def params_of(row: Mapping) -> dict:
     """The parameters of a recorded row (``ResultStore.rows`` gives their canonical JSON text; a row built by hand
-    may hold the dict)."""
-    return row["params"] if isinstance(row["params"], Mapping) else json.loads(row["params"])
+    may hold the dict). A new dict each call (a shallow copy): the caller may change its items."""
+    return row["params"] if isinstance(row["params"], Mapping) else dict(_parsed_params(row["params"]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_params(text: str) -> dict:
+    # A store holds a row per measurement, many per run with the same text: reports ask for it row by row.
+    return json.loads(text)
 
 
 def canonical_params(params: Mapping[str, Any] | str | None) -> str:
