@@ -52,6 +52,7 @@ from structrank_lab.experiments.identity import data_identity, identity_change, 
 from structrank_lab.experiments.run_key import RunKey, _measurement
 from structrank_lab.experiments.kept_runs import WALL_TIME, export_run, import_runs
 from structrank_lab.experiments.store import ResultStore
+from structrank_lab.experiments.termination import sigterm_as_exit
 
 #: A run to do is fully described by its key: the parameters say everything the run needs.
 RunSpec = RunKey
@@ -245,17 +246,20 @@ def run_all(
     log = progress and not os.environ.get("TQDM_DISABLE") and not _is_terminal(sys.stderr)
     start, finished = time.perf_counter(), 0
     try:
-        for outcome in _outcomes(run_fn, todo, n_jobs, backend):
-            if outcome.error is not None:
-                raise RunFailedError(outcome.spec, outcome.detail, outcome.error) from outcome.error
-            store.record(outcome.spec, outcome.rows, outcome.seconds, identities.get(outcome.spec))
-            if kept is not None:
-                export_run(store, kept, outcome.spec)
-            bar.update(1)
-            finished += 1
-            if log:
-                print(run_line(desc, len(specs) - len(todo) + finished, len(specs), outcome.spec, outcome.seconds,
-                               (time.perf_counter() - start) / finished), file=sys.stderr, flush=True)
+        # closed on any way out (a failed run, Ctrl-C, SIGTERM): closing it ends joblib's workers
+        with sigterm_as_exit(), contextlib.closing(_outcomes(run_fn, todo, n_jobs, backend)) as outcomes:
+            for outcome in outcomes:
+                if outcome.error is not None:
+                    raise RunFailedError(outcome.spec, outcome.detail, outcome.error) from outcome.error
+                store.record(outcome.spec, outcome.rows, outcome.seconds, identities.get(outcome.spec))
+                if kept is not None:
+                    export_run(store, kept, outcome.spec)
+                bar.update(1)
+                finished += 1
+                if log:
+                    print(run_line(desc, len(specs) - len(todo) + finished, len(specs), outcome.spec,
+                                   outcome.seconds, (time.perf_counter() - start) / finished),
+                          file=sys.stderr, flush=True)
     finally:
         bar.close()
     return store.rows(specs)
