@@ -68,25 +68,18 @@ def best_on_dev(rows, dataset, candidates):
     return max(present, key=dev.get) if present else None
 
 
-def wall_seconds(rows, tuned_only=True) -> dict:
-    """{(data set, row): [each run's wall seconds]} (``tuned_only``: the fine-tuned rows)."""
-    out: dict = {}
+def timed_runs(rows, models) -> dict:
+    """{(data set, row): [(wall seconds, torch threads or None when not recorded, seed)]} of the rows ``models``."""
+    seconds, threads = {}, {}
     for r in rows:
-        if r["metric"] == "time:wall" and (not tuned_only or r["model"] in FINE_TUNED):
-            out.setdefault((r["dataset"], r["model"]), []).append(float(r["value"]))
+        if r["model"] in models and r["metric"] in ("time:wall", "run:threads"):
+            key = (r["dataset"], r["model"], int(r["seed"]))
+            (seconds if r["metric"] == "time:wall" else threads)[key] = float(r["value"])
+    out: dict = {}
+    for (dataset, model, seed), wall in sorted(seconds.items()):
+        used = threads.get((dataset, model, seed))
+        out.setdefault((dataset, model), []).append((wall, None if used is None else int(used), seed))
     return out
-
-
-def longest_run(rows, models):
-    """(seconds, data set, row, seed) of the longest run of the rows ``models``, or None."""
-    runs = [(float(r["value"]), r["dataset"], r["model"], int(r["seed"])) for r in rows
-            if r["metric"] == "time:wall" and r["model"] in models]
-    return max(runs) if runs else None
-
-
-def threads(rows) -> list:
-    """The torch thread counts the runs recorded."""
-    return sorted({int(r["value"]) for r in rows if r["metric"] == "run:threads"})
 
 
 def seed_count(rows, dataset, row) -> int:
