@@ -140,7 +140,7 @@ def test_the_targets_say_plainly_when_they_do_not_hold_or_are_inside_the_noise()
     # on one thread (the grid's runs, two at a time) a run within the budget answers for 2 cores, one over it does not
     assert _targets(_store(threads=1.0))[-1].verdict == HOLDS
     over = _targets(_store(threads=1.0, wall=2400.0))[-1]
-    assert over.verdict == UNTESTABLE and "longest: 40.0 min" in over.ours and "used 1 thread," in over.why, over.why
+    assert over.verdict == UNTESTABLE and "longest: 40.0 min" in over.ours and "min on 1 thread" in over.why, over.why
     # 0.82 against the 0.80 target over 30 questions, the best peer a point above: the intervals allow both
     unsure = _targets(_store(lifts=(0.12, 0.11, -0.01), peers=(0.0, 0.02, 0.03, 0.13)))
     assert unsure[0].verdict == INCONCLUSIVE and f"best on dev: {MAP_HINGE} 0.8200" in unsure[0].ours
@@ -182,7 +182,7 @@ def test_the_run_time_target_judges_each_loss_on_each_data_set_by_its_runs_on_tw
         timed(rows, "semeval2016", NDCG_HINGE, seed, 2000.0, 1.0)
     target = _targets(rows)[-1]
     assert target.verdict == UNTESTABLE, target.why
-    assert "Not answered for 2 cores: SemEval-2016 cQA NDCG hinge (its runs used 1 thread, the longest 50.0 min)" \
+    assert "Not answered for 2 cores: SemEval-2016 cQA NDCG hinge (its longest run 50.0 min on 1 thread)." \
         in target.why, target.why
     timed(rows, "semeval2016", NDCG_HINGE, 2, 1700.0, 2.0)  # a run on 2 threads within the budget answers it
     target = _targets(rows)[-1]
