@@ -132,25 +132,21 @@ def _threads(n) -> str:
     return "threads not recorded" if n is None else f"{n} thread{'s' * (n != 1)}"
 
 
-def _wall(run) -> float:
-    return run[0]
-
-
-def _run_wall(run_and_pair) -> float:
-    return run_and_pair[0][0]
+def _seconds(run) -> float:
+    return run.seconds
 
 
 def _answer(timed) -> tuple:
     """What the runs of one structured loss on one data set say of the budget on the target's cores: ("over" or
     "within", the run that says it), or (None, the longest run) when none of them answers."""
-    on_target = [t for t in timed if t[1] == TARGET_CORES]
+    on_target = [t for t in timed if t.threads == TARGET_CORES]
     if on_target:
-        longest = max(on_target, key=_wall)
-        return ("over" if longest[0] > MAX_RUN_SECONDS else "within"), longest
+        longest = max(on_target, key=_seconds)
+        return ("over" if longest.seconds > MAX_RUN_SECONDS else "within"), longest
     # a run on fewer threads (the grid runs several at a time, one thread each) answers for the target's cores only
     # within the budget: over it, it was measured under a harder condition than the target's
-    fewer = [t for t in timed if t[1] is not None and t[1] < TARGET_CORES and t[0] <= MAX_RUN_SECONDS]
-    return ("within", max(fewer, key=_wall)) if fewer else (None, max(timed, key=_wall))
+    fewer = [t for t in timed if t.threads is not None and t.threads < TARGET_CORES and t.seconds <= MAX_RUN_SECONDS]
+    return ("within", max(fewer, key=_seconds)) if fewer else (None, max(timed, key=_seconds))
 
 
 def run_time_target(rows) -> Claim:
@@ -158,39 +154,41 @@ def run_time_target(rows) -> Claim:
                                         f"{MAX_RUN_SECONDS / 60:g} minutes of wall time on {TARGET_CORES} cores")
     evidence = "neural-qa's target"
     # the target is a structured loss's run; the peers' runs are in the run-time table
-    runs = timed_runs(rows, STRUCTURED)
-    if not runs:
+    every = timed_runs(rows, STRUCTURED)
+    if not every:
         return _as_check(not_run(SOURCE, where, wording, evidence, "the fine-tuning runs"))
-    every = [(run, pair) for pair, timed in runs.items() for run in timed]
-    (seconds, used, seed), (dataset, row) = max(every, key=_run_wall)
+    longest = max(every, key=_seconds)
     per_dataset = []
     for name in DATASETS:
-        found = [(run, r) for run, (d, r) in every if d == name]
+        found = [run for run in every if run.dataset == name]
         if found:
-            (top, top_used, _), top_row = max(found, key=_run_wall)
-            per_dataset.append(f"{DATASETS[name][0]} {top / 60:.1f} min ({top_row}, {_threads(top_used)})")
-    ours = (f"longest: {seconds / 60:.1f} min ({DATASETS[dataset][0]}, {row}, seed {seed}, {_threads(used)}); longest "
-            "per data set: " + ", ".join(per_dataset))
-    on_target = [(run, pair) for run, pair in every if run[1] == TARGET_CORES]
+            top = max(found, key=_seconds)
+            per_dataset.append(f"{DATASETS[name][0]} {top.seconds / 60:.1f} min ({top.row}, {_threads(top.threads)})")
+    ours = (f"longest: {longest.seconds / 60:.1f} min ({DATASETS[longest.dataset][0]}, {longest.row}, seed "
+            f"{longest.seed}, {_threads(longest.threads)}); longest per data set: " + ", ".join(per_dataset))
+    on_target = [run for run in every if run.threads == TARGET_CORES]
     if on_target:
-        (top, _, top_seed), (top_dataset, top_row) = max(on_target, key=_run_wall)
+        top = max(on_target, key=_seconds)
         ours += (f"; on {TARGET_CORES} threads, {len(on_target)} run{'s' * (len(on_target) != 1)}, longest "
-                 f"{top / 60:.1f} min ({DATASETS[top_dataset][0]}, {top_row}, seed {top_seed})")
-    used_all = sorted({run[1] for run, _ in every if run[1] is not None})
+                 f"{top.seconds / 60:.1f} min ({DATASETS[top.dataset][0]}, {top.row}, seed {top.seed})")
+    used_all = sorted({run.threads for run in every if run.threads is not None})
     why = (f"A setup check (a budget, not a comparison). Wall time of the whole run: reading, the fine-tuning with its "
            f"dev evaluation after each epoch, and the test prediction; torch's threads: {', '.join(map(str, used_all))}. "
            f"The structured losses' runs count ({', '.join(STRUCTURED)}); the peers' are in the run-time table. Each "
            f"structured loss on each data set is answered by its runs on {TARGET_CORES} threads (the longest), else by "
            f"a run on fewer threads within the budget (a harder condition met); runs on more threads, and runs on "
            f"fewer over the budget, do not answer.")
-    answers = {pair: _answer(timed) for pair, timed in runs.items()}
-    over = [f"{DATASETS[d][0]} {r} ({run[0] / 60:.1f} min, seed {run[2]})"
-            for (d, r), (said, run) in answers.items() if said == "over"]
+    by_loss: dict = {}
+    for run in every:
+        by_loss.setdefault((run.dataset, run.row), []).append(run)
+    answers = [_answer(timed) for timed in by_loss.values()]
+    over = [f"{DATASETS[run.dataset][0]} {run.row} ({run.seconds / 60:.1f} min, seed {run.seed})"
+            for said, run in answers if said == "over"]
     if over:
         return check(SOURCE, where, wording, evidence, ours, False,
                      why + f" Over the budget on {TARGET_CORES} threads: " + "; ".join(over) + ".")
-    unanswered = [f"{DATASETS[d][0]} {r} (its longest run {run[0] / 60:.1f} min on {_threads(run[1])})"
-                  for (d, r), (said, run) in answers.items() if said is None]
+    unanswered = [f"{DATASETS[run.dataset][0]} {run.row} (its longest run {run.seconds / 60:.1f} min on "
+                  f"{_threads(run.threads)})" for said, run in answers if said is None]
     if unanswered:
         return Claim(SOURCE, where, wording, evidence, ours, UNTESTABLE,
                      why + f" Not answered for {TARGET_CORES} cores: " + "; ".join(unanswered) + ".", kind=CHECK)

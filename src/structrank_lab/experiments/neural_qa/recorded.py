@@ -3,6 +3,8 @@ the paired tests over test questions, which the report and the claims share."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from structrank_lab.experiments.neural_qa.design import ALPHA, CURVE_PREFIX, DATASETS, FINE_TUNED, PEERS, ROWS, STRUCTURED
@@ -68,18 +70,25 @@ def best_on_dev(rows, dataset, candidates):
     return max(present, key=dev.get) if present else None
 
 
-def timed_runs(rows, models) -> dict:
-    """{(data set, row): [(wall seconds, torch threads or None when not recorded, seed)]} of the rows ``models``."""
+class Timed(NamedTuple):
+    """One run's wall time and torch threads (None when not recorded)."""
+
+    seconds: float
+    threads: int | None
+    seed: int
+    dataset: str
+    row: str
+
+
+def timed_runs(rows, models) -> list:
+    """[Timed] of every run of the rows ``models``."""
     seconds, threads = {}, {}
     for r in rows:
         if r["model"] in models and r["metric"] in ("time:wall", "run:threads"):
             key = (r["dataset"], r["model"], int(r["seed"]))
             (seconds if r["metric"] == "time:wall" else threads)[key] = float(r["value"])
-    out: dict = {}
-    for (dataset, model, seed), wall in sorted(seconds.items()):
-        used = threads.get((dataset, model, seed))
-        out.setdefault((dataset, model), []).append((wall, None if used is None else int(used), seed))
-    return out
+    return [Timed(wall, None if (dataset, model, seed) not in threads else int(threads[dataset, model, seed]), seed,
+                  dataset, model) for (dataset, model, seed), wall in sorted(seconds.items())]
 
 
 def seed_count(rows, dataset, row) -> int:
