@@ -14,7 +14,8 @@ from structrank_lab.experiments.neural_qa.claims import paired_text, targets
 from structrank_lab.experiments.neural_qa.design import (ALPHA, BUDGET, COSINE, DATASETS, DEV_METRIC, ENCODER_ENV, FINE_TUNED,
                                                      LSP_AP, MAP_HINGE, METRICS, PEERS, QUICK_BUDGET, QUICK_QUESTIONS,
                                                      SEEDS, SEMEVAL_WITH_2015, STRUCTURED)
-from structrank_lab.experiments.neural_qa.recorded import against, curves, datasets, seed_count, values, verdict
+from structrank_lab.experiments.neural_qa.recorded import (against, curves, datasets, seed_count, timed_runs, values,
+                                                       verdict)
 from structrank_lab.experiments.report import markdown_table
 from structrank_lab.experiments.run_key import params_of as _params
 from structrank_lab.experiments.runner import wall_time
@@ -128,12 +129,21 @@ def paired_section(rows, dataset) -> str | None:
 
 
 def times_table(rows, out=None) -> str | None:
+    """Seconds of the fine-tuning runs, one table row per data set, loss and torch thread count, so that a mean never
+    mixes runs on one thread with runs on two."""
+    runs = {}
+    for t in timed_runs(rows, FINE_TUNED):
+        runs.setdefault((t.dataset, t.row, t.threads), []).append(t.seed)
+    label_of = {(d, row, seed): f"{DATASETS[d][0]} · {row} · {_threads_text(threads)} ({_seeds_text(seeds)})"
+                for (d, row, threads), seeds in runs.items() for seed in seeds}
     part = []
     for r in rows:
         if r["model"] not in FINE_TUNED or not r["metric"].startswith("time:") or r["value"] is None:
             continue
         name = r["metric"][len("time:"):]
-        label = f"{DATASETS[r['dataset']][0]} · {r['model']}"
+        label = label_of.get((r["dataset"], r["model"], int(r["seed"])))
+        if label is None:  # a run without a recorded wall time
+            continue
         if name.startswith("epoch:"):
             part.append({"model": label, "metric": "train s per epoch", "value": r["value"]})
         elif name in ("predict", "wall"):
@@ -143,10 +153,14 @@ def times_table(rows, out=None) -> str | None:
                 part.append({"model": label, "metric": "wall min", "value": r["value"] / 60})
     if not part:
         return None
-    order = [f"{DATASETS[d][0]} · {row}" for d in DATASETS for row in FINE_TUNED]
+    rank = {(d, row): i for i, (d, row) in enumerate((d, row) for d in DATASETS for row in FINE_TUNED)}
+    order = [label_of[d, row, seeds[0]] for (d, row, threads), seeds in
+             sorted(runs.items(), key=lambda item: (rank.get(item[0][:2], len(rank)), item[0][2] or 0))]
     note = ("Seconds of each fine-tuning run (mean ± sd over the seeds; one epoch's: over every epoch of every seed): "
             "the training of one epoch (dev evaluation excluded), the test prediction, and the whole run's wall time "
-            "(reading, fine-tuning with the dev evaluations, prediction).")
+            "(reading, fine-tuning with the dev evaluations, prediction). One row per data set, loss and torch's "
+            "threads for the run (`run:threads`), with the seeds it averages; a wall time includes whatever else the "
+            "machine ran beside the run.")
     text = note + "\n\n" + markdown_table(part, std=True, fmt="{:.1f}", row_order=order,
                                            column_order=["train s per epoch", "test prediction s", "wall s", "wall min"])
     timing = wall_time(out) if out is not None else None
@@ -154,6 +168,14 @@ def times_table(rows, out=None) -> str | None:
         text += (f"\n\nThe whole reproduction ({timing['runs']} runs, --jobs {timing['jobs']}) took "
                  f"{timing['seconds'] / 3600:.2f} hours of wall time.")
     return text
+
+
+def _threads_text(threads) -> str:
+    return "threads not recorded" if threads is None else f"{threads} thread{'s' if threads != 1 else ''}"
+
+
+def _seeds_text(seeds) -> str:
+    return f"seed{'s' if len(seeds) > 1 else ''} {', '.join(str(s) for s in sorted(seeds))}"
 
 
 def curve_figure(rows, out, link_prefix="") -> str | None:
