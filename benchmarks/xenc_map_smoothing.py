@@ -90,10 +90,10 @@ def same_curves(rows, results) -> list:
     return out
 
 
-def from_store(folder, settings) -> dict:
-    """{data set: {candidate: measured}} of the unsmoothed candidates that neural-qa's store ran as its ``MAP hinge``
-    row at seed 0 (the run's key holds the row's ``loss_params``; candidates that change anything else are not
-    neural-qa's runs)."""
+def from_store(folder, settings, row=None) -> dict:
+    """{data set: {candidate: measured}} of the unsmoothed candidates that neural-qa's store ran as its ``row`` (by
+    default its ``MAP hinge``) at seed 0 (the run's key holds the row's ``loss_params``; candidates that change
+    anything else are not neural-qa's runs)."""
     import tempfile
 
     from structrank_lab.experiments.kept_runs import open_runs
@@ -102,7 +102,7 @@ def from_store(folder, settings) -> dict:
 
     runs = {}
     with tempfile.TemporaryDirectory() as scratch:
-        keys = {RunKey(EXPERIMENT, dataset, "test", 0, SEED, MAP_HINGE,
+        keys = {RunKey(EXPERIMENT, dataset, "test", 0, SEED, row or MAP_HINGE,
                        {"budget": "full", **({"loss_params": setting["loss_params"]} if setting else {})}):
                 (dataset, label)
                 for dataset in DATASETS
@@ -159,6 +159,17 @@ def measure(setting, threads) -> dict:
             "test": float(result.metrics[DEV_METRIC]), "per_query": per_query,
             "epoch_seconds": [float(s) for s in model.epoch_seconds_], "seconds": time.perf_counter() - tic,
             "dev_questions": int(dev.n_queries), "test_questions": int(test.n_queries)}
+
+
+def measure_missing(rows, results, state, threads) -> None:
+    """Fine-tune each of ``rows`` ([(label, setting)], in this order) that ``results`` lacks, writing ``results`` to
+    the ``state`` file after each (a stopped sweep resumes from it)."""
+    for label, setting in rows:
+        if label not in results:
+            results[label] = measure(setting, threads)
+            write_text_atomic(state, json.dumps(results))
+            print(f"{label}: dev {results[label]['dev']:.4f}, test {results[label]['test']:.4f}, "
+                  f"{results[label]['seconds']:.0f} s", flush=True)
 
 
 def paired(a, b):
@@ -308,12 +319,7 @@ def main(argv=None):
     if exact not in results and exact in others.get(DATASET, {}):
         results[exact] = others[DATASET][exact]  # neural-qa ran it: the same fine-tuning
     others.pop(DATASET, None)
-    for label, setting in [*rows[1:], rows[0]]:  # the exact hinge last: the candidates first
-        if label not in results:
-            results[label] = measure(setting, args.threads)
-            write_text_atomic(state, json.dumps(results))
-            print(f"{label}: dev {results[label]['dev']:.4f}, test {results[label]['test']:.4f}, "
-                  f"{results[label]['seconds']:.0f} s", flush=True)
+    measure_missing([*rows[1:], rows[0]], results, state, args.threads)  # the exact hinge last: the candidates first
     labels = [label for label, _ in rows]
     text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings, others)
     write_text_atomic(args.out, text)

@@ -1,0 +1,68 @@
+"""benchmarks/xenc_crf_kl_dev.py's candidates and page: which setting the dev rule keeps and what xenc-crf-kl trains by
+default (the sweep itself fine-tunes on WikiQA and runs outside the suite)."""
+
+import importlib.util
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(_BENCHMARKS))  # the sweep reads its sibling xenc_map_smoothing.py as its own script does
+_SPEC = importlib.util.spec_from_file_location("xenc_crf_kl_dev", _BENCHMARKS / "xenc_crf_kl_dev.py")
+sweep = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(sweep)
+
+CANDIDATES = sweep.candidates([1.0, 0.1], learning_rates=[1e-4], questions_per_step=[8])
+ROWS = [label for label, _ in CANDIDATES]
+SETTINGS = dict(CANDIDATES)
+
+
+def _results(devs, tests):
+    per_query = [[0.5, 1.0, 0.25, 1.0], [1.0, 1.0, 0.5, 1.0], [0.5, 1.0, 0.25, 1.0], [0.25, 0.5, 0.25, 1.0]]
+    return {label: {"curve": [dev - 0.01, dev], "epoch": 2, "dev": dev, "test": test,
+                    "per_query": {f"q{i}": v for i, v in enumerate(values)},
+                    "epoch_seconds": [100.0, 101.0], "seconds": 300.0, "dev_questions": 122, "test_questions": 4}
+            for label, dev, test, values in zip(ROWS, devs, tests, per_query)}
+
+
+def test_each_candidate_changes_one_setting_of_neural_qas_crf_kl():
+    assert ROWS == ["KL, temperature 1, neural-qa's CRF-KL", "KL, temperature 0.1", "KL, learning rate 0.0001",
+                    "KL, 8 questions per step"]
+    assert SETTINGS[ROWS[0]] == {"loss": "crf-kl"}
+    assert SETTINGS[ROWS[1]] == {"loss": "crf-kl", "loss_params": {"crf_param": 0.1}}
+    assert SETTINGS[ROWS[2]] == {"loss": "crf-kl", "learning_rate": 1e-4}
+    assert SETTINGS[ROWS[3]] == {"loss": "crf-kl", "batch_size": 8}
+    # the temperature reaches the loss the ranker builds
+    from structrank.losses import get_loss
+
+    assert get_loss("crf-kl", **SETTINGS[ROWS[1]]["loss_params"]).param == 0.1
+
+
+@pytest.mark.parametrize("devs, kept, sentence", [
+    ((0.79, 0.795, 0.77, 0.70), ROWS[0], "+0.0050 against neural-qa's setting: under the rule's point"),
+    ((0.79, 0.81, 0.77, 0.70), ROWS[1], "+0.0200 against neural-qa's setting: the rule picks it."),
+    ((0.79, 0.78, 0.76, 0.70), ROWS[0], "No candidate's dev MAP is above neural-qa's setting's"),
+])
+def test_a_candidate_replaces_neural_qas_setting_only_a_point_above_it_on_dev(devs, kept, sentence):
+    text = sweep.page(ROWS, _results(devs, (0.78, 0.81, 0.7, 0.6)), "cmd", 600.0, SETTINGS)
+    assert f"| {kept} (kept) |" in text and text.count("(kept)") == 1
+    assert sentence in text
+    assert ("at least neural-qa's target 0.80" in text) == (kept == ROWS[1])
+    assert "| +0.1875 (" in text  # the temperature row's test questions against the first row's, by id
+
+
+def test_the_page_says_what_xenc_crf_kl_trains_by_default(monkeypatch):
+    results = _results((0.79, 0.81, 0.77, 0.70), (0.78, 0.81, 0.7, 0.6))
+    spec = sweep.MODELS["xenc-crf-kl"]
+
+    def trains(defaults):
+        monkeypatch.setitem(sweep.MODELS, "xenc-crf-kl", replace(spec, defaults={"loss": "crf-kl", **defaults}))
+        return sweep.page(ROWS, results, "cmd", 600.0, SETTINGS)
+
+    said = "trains by default (`learners.registry.XENC_DEFAULTS`) "
+    assert f"{said}{ROWS[0]}, not the kept candidate." in trains({})
+    assert f"{said}{ROWS[0]}, not the kept candidate." in trains({"learning_rate": sweep.BUDGET["learning_rate"]})
+    assert f"{said}the kept candidate ({ROWS[1]})." in trains({"loss_params": {"crf_param": 0.1}})
+    assert f"{said}none of these candidates." in trains({"loss_params": {"crf_param": 0.5}})
