@@ -62,7 +62,9 @@ def map_target(rows) -> Claim:
                         f"The structured loss with the best dev MAP, its test questions' MAP (trec_eval's rules, each "
                         f"the mean over the seeds run) against {TARGET_MAP:.2f}: holds when the whole interval lies at "
                         f"or above it, does not hold when the whole interval lies below it"
-                        + (f"; beside them {', '.join(others)}." if others else "."))
+                        + (f"; beside them {', '.join(others)}" if others else "")
+                        + " (what was tried on dev to raise CRF-KL, the KL target's temperature, its learning rate and "
+                        "questions per step: docs/XENC_CRF_KL_DEV.md).")
 
 
 def at_least(rows, dataset, baseline) -> Claim:
