@@ -5,7 +5,8 @@ Each candidate fine-tunes ``CrossEncoderRanker(loss="crf-kl")`` with the budget 
 is measured on test (trec convention), as ``xenc_map_smoothing.py`` does for the MAP hinge (its ``measure``, ``table``
 and ``DEV_MARGIN`` rule). The settings tried: the KL target's temperature T (``--temperatures``: q(y) ~ exp(-(1 -
 NDCG(y)) / T) over each 6-document subset's rankings; the first value is neural-qa's, the row every other is compared
-with), AdamW's learning rate (``--learning-rates``) and the questions per optimiser step (``--questions-per-step``).
+with), AdamW's learning rate (``--learning-rates``), the questions per optimiser step (``--questions-per-step``) and the
+epochs (``--epochs``; the learning-rate schedule spans them, the epoch kept by dev MAP as ever).
 The choice reads dev MAP only: a candidate replaces the first row when its dev MAP is at least ``DEV_MARGIN`` above it.
 
 Each candidate's result is kept in ``--state`` (a JSON file of aggregates, results/xenc-crf-kl-dev.json in a
@@ -14,7 +15,8 @@ checkout) as soon as it is measured, so an interrupted sweep resumes and the pag
 on WikiQA (the same fine-tuning: not run again).
 
     python benchmarks/xenc_crf_kl_dev.py --out docs/XENC_CRF_KL_DEV.md --state results/xenc-crf-kl-dev.json \
-        --temperatures 1,0.3,0.1 [--learning-rates 1e-4] [--questions-per-step 8] [--store results/neural-qa]
+        --temperatures 1,0.3,0.1 [--learning-rates 1e-4] [--questions-per-step 8] [--epochs 5] \
+        [--store results/neural-qa]
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from structrank_lab.experiments.neural_qa.design import BUDGET, CRF_KL, TARGET_M
 LOSS = "crf-kl"
 
 
-def candidates(temperatures, learning_rates=(), questions_per_step=()) -> list:
+def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=()) -> list:
     """[(label, setting)]: ``setting`` the CrossEncoderRanker options of the candidate (the loss and the options it
     changes from neural-qa's CRF-KL row; the first temperature's row is that row itself)."""
     first = temperatures[0]
@@ -46,13 +48,14 @@ def candidates(temperatures, learning_rates=(), questions_per_step=()) -> list:
     out = [(f"KL, temperature {t:g}" + (", neural-qa's CRF-KL" if t == first else ""), at(t)) for t in temperatures]
     out += [(f"KL, learning rate {rate:g}", {**at(first), "learning_rate": float(rate)}) for rate in learning_rates]
     out += [(f"KL, {n} questions per step", {**at(first), "batch_size": int(n)}) for n in questions_per_step]
+    out += [(f"KL, {n} epochs", {**at(first), "epochs": int(n)}) for n in epochs]
     return out
 
 
 def default_candidate(settings) -> str | None:
     """The candidate whose options ``structrank train xenc-crf-kl`` trains by default, or None."""
     defaults = MODELS[f"xenc-{LOSS}"].defaults
-    keys = ("loss_params", "learning_rate", "batch_size")
+    keys = ("loss_params", "learning_rate", "batch_size", "epochs")
     wanted = {k: defaults[k] for k in keys if k in defaults and defaults[k] not in (None, BUDGET.get(k))}
     return next((label for label, setting in settings.items()
                  if {k: v for k, v in setting.items() if k in keys} == wanted), None)
@@ -104,19 +107,23 @@ def main(argv=None):
     parser.add_argument("--temperatures", default="1,0.3,0.1", help="KL temperatures; the first is neural-qa's")
     parser.add_argument("--learning-rates", default="", help="AdamW's learning rates to try (comma-separated)")
     parser.add_argument("--questions-per-step", default="", help="questions per optimiser step (comma-separated)")
+    parser.add_argument("--epochs", default="", help="epochs to try (comma-separated; the schedule spans them)")
     parser.add_argument("--store", help="neural-qa's store or kept runs: its seed-0 CRF-KL run is the first row")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = parser.parse_args(argv)
     temperatures = [float(v) for v in args.temperatures.split(",") if v]
     rates = [float(v) for v in args.learning_rates.split(",") if v]
     steps = [int(v) for v in args.questions_per_step.split(",") if v]
-    if not temperatures or any(v <= 0 for v in (*temperatures, *rates, *steps)):
-        parser.error("--temperatures (at least one), --learning-rates and --questions-per-step take positive values")
-    rows = candidates(temperatures, rates, steps)
+    epochs = [int(v) for v in args.epochs.split(",") if v]
+    if not temperatures or any(v <= 0 for v in (*temperatures, *rates, *steps, *epochs)):
+        parser.error("--temperatures (at least one), --learning-rates, --questions-per-step and --epochs take "
+                     "positive values")
+    rows = candidates(temperatures, rates, steps, epochs)
     settings = dict(rows)
     command = (f"python benchmarks/xenc_crf_kl_dev.py --out {args.out} --state {args.state} "
                f"--temperatures {args.temperatures}" + (f" --learning-rates {args.learning_rates}" if rates else "")
                + (f" --questions-per-step {args.questions_per_step}" if steps else "")
+               + (f" --epochs {args.epochs}" if epochs else "")
                + (f" --store {args.store}" if args.store else ""))
     state = Path(args.state)
     results = json.loads(state.read_text()) if state.exists() else {}
