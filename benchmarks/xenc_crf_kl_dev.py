@@ -80,7 +80,9 @@ def page(rows, results, command, seconds, settings) -> str:
              *table(rows, results, first_label, kept)]
     if first.get("source") == "store":
         lines += ["", f"The first row is neural-qa's own seed-0 run of its `{CRF_KL}` row, read from its kept runs "
-                  "(the same fine-tuning: not run again here); its seconds are the grid's, measured under other load."]
+                  "(the same fine-tuning: not run again here)."]
+    lines += ["", "Epoch seconds are as each fine-tuning measured them, on the torch threads the sweep was given and beside "
+              "whatever else the machine ran: they are not a benchmark (docs/BENCH_CROSS_ENCODER.md is)."]
     for label, earlier in same_curves(rows, results):
         lines += ["", f"{label} repeats {earlier} epoch for epoch: the option that sets them apart changed nothing."]
     lines += ["", f"The rule: a candidate replaces neural-qa's setting only if its dev MAP is at least {DEV_MARGIN} (a "
