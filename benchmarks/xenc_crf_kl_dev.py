@@ -32,6 +32,7 @@ from xenc_map_smoothing import DATASET, DEV_MARGIN, SEED, from_store, measure_mi
 
 from structrank.atomic import write_text_atomic
 from structrank.learners.registry import MODELS
+from structrank.losses import get_loss
 from structrank_lab.experiments.neural_qa.design import BUDGET, CRF_KL, TARGET_MAP
 
 LOSS = "crf-kl"
@@ -50,6 +51,11 @@ def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=()
     out += [(f"KL, {n} questions per step", {**at(first), "batch_size": int(n)}) for n in questions_per_step]
     out += [(f"KL, {n} epochs", {**at(first), "epochs": int(n)}) for n in epochs]
     return out
+
+
+def default_temperature() -> float:
+    """CRF-KL's temperature when no option names one: what neural-qa's CRF-KL row trains."""
+    return get_loss(LOSS).param
 
 
 def default_candidate(settings) -> str | None:
@@ -120,6 +126,9 @@ def main(argv=None):
     if not temperatures or any(v <= 0 for v in (*temperatures, *rates, *steps, *epochs)):
         parser.error("--temperatures (at least one), --learning-rates, --questions-per-step and --epochs take "
                      "positive values")
+    if temperatures[0] != default_temperature():
+        parser.error(f"--temperatures must start with {default_temperature():g}, CRF-KL's default (neural-qa's row, the "
+                     "first row the others are compared with)")
     rows = candidates(temperatures, rates, steps, epochs)
     settings = dict(rows)
     command = (f"python benchmarks/xenc_crf_kl_dev.py --out {args.out} --state {args.state} "

@@ -69,3 +69,12 @@ def test_the_page_says_what_xenc_crf_kl_trains_by_default(monkeypatch):
     assert f"{said}the kept candidate ({ROWS[1]})." in trains({"loss_params": {"crf_param": 0.1}})
     assert f"{said}none of these candidates." in trains({"loss_params": {"crf_param": 0.5}})
     assert f"{said}{ROWS[4]}, not the kept candidate." in trains({"epochs": 5})
+
+
+def test_the_first_temperature_must_be_the_one_neural_qa_trains(tmp_path, capsys):
+    """The first row stands for neural-qa's CRF-KL (no temperature option): another first value would train the
+    default under another label."""
+    assert sweep.default_temperature() == 1.0
+    with pytest.raises(SystemExit):
+        sweep.main(["--out", str(tmp_path / "p.md"), "--state", str(tmp_path / "s.json"), "--temperatures", "0.3,1"])
+    assert "--temperatures must start with 1, CRF-KL's default" in capsys.readouterr().err
