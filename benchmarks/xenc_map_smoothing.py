@@ -209,14 +209,20 @@ def checked_elsewhere(chosen, exact, results, others) -> tuple:
     return (chosen if sum(gains.values()) / len(gains) >= DEV_MARGIN else exact), gains
 
 
+def dev_rule(rows, results) -> tuple:
+    """(the row with the best dev MAP, its dev gain over the first row, the row the rule keeps): the best replaces the
+    first row only when its gain is at least ``DEV_MARGIN``."""
+    best = max(rows, key=lambda label: results[label]["dev"])
+    gain = results[best]["dev"] - results[rows[0]]["dev"]
+    return best, gain, (best if gain >= DEV_MARGIN else rows[0])
+
+
 def page(rows, results, command, seconds, settings, others=None) -> str:
     """The page; ``settings``: {row: the options it changes}; ``others``: {data set other than WikiQA: {row:
     measured}} of neural-qa's runs (``from_store``)."""
     others = others or {}
     exact = rows[0]
-    best = max(rows, key=lambda label: results[label]["dev"])
-    gain = results[best]["dev"] - results[exact]["dev"]
-    chosen = best if gain >= DEV_MARGIN else exact
+    best, gain, chosen = dev_rule(rows, results)
     kept, gains = checked_elsewhere(chosen, exact, results, others)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     first = results[exact]
