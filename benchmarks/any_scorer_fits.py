@@ -1,6 +1,6 @@
 """Quick any-scorer fits: python benchmarks/any_scorer_fits.py MODEL [--data MQ2008,OHSUMED] [--folds 1,2] [--set k=v ...] [--grid JSON]
 Mirrors experiments.any_scorer._run: select_on_vali over the ModelSpec grid, then test metrics."""
-import argparse, json, sys, time, dataclasses
+import argparse, json, time, dataclasses
 import numpy as np
 from structrank_lab.experiments import any_scorer as A
 from structrank.data import letor_folds, letor_root

@@ -314,11 +314,11 @@ def main(argv=None):
     if any(v <= 0 for v in (*rates, *steps)):
         parser.error("--learning-rates and --questions-per-step take positive values")
     rows = candidates(values, scales, rates, steps, args.mix)
-    command = (f"python benchmarks/xenc_map_smoothing.py --out {args.out} --state STATE --values {args.values}"
+    command = (f"python benchmarks/xenc_map_smoothing.py --out {args.out} --state {args.state} --values {args.values}"
                + (f" --positional {args.positional}" if scales else "")
                + (f" --learning-rates {args.learning_rates}" if rates else "")
                + (f" --questions-per-step {args.questions_per_step}" if steps else "")
-               + (" --mix" if args.mix else "") + (" --store STORE" if args.store else ""))
+               + (" --mix" if args.mix else "") + (f" --store {args.store}" if args.store else ""))
     settings = dict(rows)
     others = from_store(args.store, settings) if args.store else {}
     exact = rows[0][0]
