@@ -13,7 +13,7 @@ import pytest
 from structrank_lab.experiments.claims import CHECK, FAILS, HOLDS, INCONCLUSIVE, REPLICATION, UNTESTABLE
 from structrank_lab.experiments.neural_qa.design import (BCE, COSINE, CRF_KL, DATASETS, EXPERIMENT, FINE_TUNED,
                                                      LAMBDALOSS, LISTNET, LOSSES, LSP_AP, MAP_HINGE, NDCG_HINGE, PEERS,
-                                                     RANKNET, REFERENCE_ROWS, STRUCTURED)
+                                                     RANKNET, REFERENCE_ROWS, STRUCTURED, TRANSFERRED)
 from structrank_lab.experiments.neural_qa.plan import plan
 
 TEXT = pytest.mark.extra("text")
@@ -24,20 +24,26 @@ TEXT = pytest.mark.extra("text")
 
 def test_the_plan_runs_wikiqa_and_trec_qa_seed_by_seed_then_semeval_s_seeds_in_turn():
     specs = plan()
-    assert len(specs) == len(DATASETS) * (len(REFERENCE_ROWS) + 3 * len(FINE_TUNED)) == 69
+    grid, transfer = specs[:-3 * len(TRANSFERRED)], specs[-3 * len(TRANSFERRED):]
+    assert len(grid) == len(DATASETS) * (len(REFERENCE_ROWS) + 3 * len(FINE_TUNED)) == 69
     assert len(set(specs)) == len(specs)
-    order = [(s.dataset, s.seed) for s in specs]
+    order = [(s.dataset, s.seed) for s in grid]
     blocks = list(dict.fromkeys(order))
     assert blocks == [("wikiqa", 0), ("trec13", 0), ("wikiqa", 1), ("trec13", 1), ("wikiqa", 2), ("trec13", 2),
                       ("semeval2016", 0), ("semeval2016", 1), ("semeval2016", 2)]
-    first = [s.model for s in specs if (s.dataset, s.seed) == ("wikiqa", 0)]
+    # the transfer rows last, seed by seed, on WikiQA, each the best of its side (a structured loss, a peer)
+    assert [(s.dataset, s.seed, s.model) for s in transfer] == [("wikiqa", seed, row) for seed in (0, 1, 2)
+                                                                for row in TRANSFERRED]
+    assert sorted(TRANSFERRED.values()) == sorted([CRF_KL, LAMBDALOSS])
+    first = [s.model for s in grid if (s.dataset, s.seed) == ("wikiqa", 0)]
     assert first == [COSINE, LSP_AP, *FINE_TUNED] and FINE_TUNED[0] == CRF_KL  # the cheap rows without a seed first
-    assert [s.model for s in specs if (s.dataset, s.seed) == ("trec13", 1)] == list(FINE_TUNED)
+    assert [s.model for s in grid if (s.dataset, s.seed) == ("trec13", 1)] == list(FINE_TUNED)
     assert set(FINE_TUNED) == {*STRUCTURED, *PEERS} and {LOSSES[r] for r in PEERS} == {"bce", "ranknet", "listnet",
                                                                                       "lambdaloss"}
     assert all(s.params["budget"] == "full" and s.experiment == EXPERIMENT for s in specs)
     quick = plan(quick=True)
-    assert {s.seed for s in quick} == {0} and len(quick) == len(DATASETS) * (len(REFERENCE_ROWS) + len(FINE_TUNED))
+    assert {s.seed for s in quick} == {0}
+    assert len(quick) == len(DATASETS) * (len(REFERENCE_ROWS) + len(FINE_TUNED)) + len(TRANSFERRED)
     assert all(s.params["budget"] == "quick" for s in quick)
 
 
@@ -49,8 +55,9 @@ def test_each_fine_tuned_row_trains_the_options_of_its_xenc_model(monkeypatch):
     from structrank.learners.registry import MODELS
 
     for spec in plan():
-        if spec.model in LOSSES:
-            model = MODELS[f"xenc-{LOSSES[spec.model]}"]
+        row = TRANSFERRED.get(spec.model, spec.model)  # a transfer row trains its loss's options
+        if row in LOSSES:
+            model = MODELS[f"xenc-{LOSSES[row]}"]
             assert spec.params.get("loss_params") == model.defaults.get("loss_params")
         else:
             assert "loss_params" not in spec.params
@@ -84,14 +91,17 @@ def _runs(dataset, model, seeds, per_query, wall=600.0, threads=2.0, metrics=Non
 
 
 def _store(base=0.70, lifts=(0.12, 0.11, 0.10), wall=1200.0, threads=2.0, wiki_metrics=None, peers=(0.0, 0.02, 0.03,
-                                                                                                0.04)):
+                                                                                                0.04),
+           transfer=(0.13, 0.06)):
     """Every data set: BCE at ``base`` on 30 questions, the other peers (RankNet, ListNet, LambdaLoss) ``peers`` above
     it, the structured losses (the MAP hinge, the NDCG hinge, CRF-KL) ``lifts`` above (a question-wise spread, so that
-    the paired tests have a variance), three seeds."""
+    the paired tests have a variance), three seeds; on WikiQA the transfer rows (CRF-KL's, LambdaLoss's) ``transfer``
+    above (none when None)."""
     spread = np.linspace(-0.1, 0.1, 30)
     rows = []
     for dataset in DATASETS:
-        for model, lift in (*zip((BCE, RANKNET, LISTNET, LAMBDALOSS), peers), *zip(STRUCTURED, lifts)):
+        moved = zip(TRANSFERRED, transfer) if transfer is not None and dataset == "wikiqa" else ()
+        for model, lift in (*zip((BCE, RANKNET, LISTNET, LAMBDALOSS), peers), *zip(STRUCTURED, lifts), *moved):
             noise = 0.01 * np.sin(np.arange(30) * (1 + lift))
             per_query = base + lift + spread + noise - noise.mean()  # mean base + lift, inside [0, 1]
             metrics = (wiki_metrics or {}).get(model) if dataset == "wikiqa" else None
@@ -111,10 +121,15 @@ def _targets(rows):
 
 def test_the_targets_hold_on_values_that_meet_them():
     targets = _targets(_store(base=0.75))
-    assert len(targets) == 1 + 2 + 1 + len(DATASETS) + 1 and all(c.verdict == HOLDS for c in targets), \
+    assert len(targets) == 1 + 2 + 2 + 1 + len(DATASETS) + 1 and all(c.verdict == HOLDS for c in targets), \
         [(c.claim, c.verdict, c.ours) for c in targets if c.verdict != HOLDS]
-    assert [c.kind for c in targets] == [REPLICATION] * (1 + 2 + 1 + len(DATASETS)) + [CHECK]
-    wiki, best_wiki, best_trec, hinge = targets[:4]
+    assert [c.kind for c in targets] == [REPLICATION] * (1 + 2 + 2 + 1 + len(DATASETS)) + [CHECK]
+    wiki, best_wiki, best_trec, transfer_wiki, transfer_best, hinge = targets[:6]
+    # with TREC QA first: CRF-KL's transfer row (0.88) against 0.80, and against LambdaLoss's (0.81), each alone
+    first = [row for row in TRANSFERRED if TRANSFERRED[row] == CRF_KL][0]
+    assert "with TREC QA first" in transfer_wiki.claim and f"best on dev: {first} 0.8800" in transfer_wiki.ours
+    assert transfer_wiki.interval.startswith("+8.00 [") and transfer_best.interval.startswith("+7.00 [")
+    assert MAP_HINGE not in transfer_wiki.ours + transfer_best.ours  # the rows without transfer are not compared
     assert f"best on dev: {MAP_HINGE} 0.8700" in wiki.ours and "(3 seeds)" in wiki.ours
     assert "n = 30 questions" in wiki.interval and wiki.interval.startswith("+7.00 [")  # 0.87 against 0.80
     # the page that says what was tried on dev to raise CRF-KL is named, and is in the repository
@@ -135,7 +150,7 @@ def test_the_targets_say_plainly_when_they_do_not_hold_or_are_inside_the_noise()
     targets = _targets(_store(base=0.62, lifts=(0.12, 0.01, -0.05), wall=2400.0, peers=(0.0, 0.02, 0.03, 0.20)))
     assert targets[0].verdict == FAILS and f"best on dev: {MAP_HINGE} 0.7400" in targets[0].ours, targets[0].ours
     assert targets[1].verdict == FAILS and targets[1].interval.startswith("-8.00 [")
-    assert targets[3].verdict == FAILS and LAMBDALOSS in targets[3].ours  # the MAP hinge 8 points below the best
+    assert targets[5].verdict == FAILS and LAMBDALOSS in targets[5].ours  # the MAP hinge 8 points below the best
     versus_bce = [c for c in targets if c.claim.endswith(f"at least as well as {BCE} (MAP)")]
     assert all(c.verdict == FAILS and f"{CRF_KL} − {BCE}: -5.00 [" in c.interval for c in versus_bce)
     assert targets[-1].verdict == FAILS and "longest: 40.0 min" in targets[-1].ours
@@ -149,6 +164,16 @@ def test_the_targets_say_plainly_when_they_do_not_hold_or_are_inside_the_noise()
     unsure = _targets(_store(lifts=(0.12, 0.11, -0.01), peers=(0.0, 0.02, 0.03, 0.13)))
     assert unsure[0].verdict == INCONCLUSIVE and f"best on dev: {MAP_HINGE} 0.8200" in unsure[0].ours
     assert unsure[1].verdict == INCONCLUSIVE and unsure[1].interval.startswith("-1.00 [")
+
+
+def test_the_transfer_targets_wait_for_the_transfer_rows_and_judge_them_alone():
+    targets = _targets(_store(base=0.75, transfer=None))
+    transfer = [c for c in targets if "with TREC QA first" in c.claim]
+    assert len(transfer) == 2 and all(c.verdict == UNTESTABLE for c in transfer)
+    # CRF-KL's transfer row 0.82 against 0.80 over 30 questions: inside the noise; LambdaLoss's 3 points below it
+    transfer = [c for c in _targets(_store(base=0.70, transfer=(0.12, 0.09))) if "with TREC QA first" in c.claim]
+    assert transfer[0].verdict == INCONCLUSIVE and transfer[1].verdict == HOLDS
+    assert transfer[1].interval.startswith("+3.00 [")
 
 
 def test_the_run_time_target_counts_the_structured_losses_runs():
@@ -237,7 +262,10 @@ def test_the_report_lays_out_the_hand_made_runs(tmp_path):
     sections = dict(report_sections(rows, tmp_path))
     table = sections["WikiQA: test MAP, MRR and P@1 (trec), mean ± sd over the seeds"]
     lines = [line for line in table.splitlines() if line.startswith("| ")][1:]
-    assert [line.split("|")[1].strip() for line in lines] == [*FINE_TUNED, COSINE, LSP_AP]
+    assert [line.split("|")[1].strip() for line in lines] == [*FINE_TUNED, *TRANSFERRED, COSINE, LSP_AP]
+    # the hand-made best on dev is the MAP hinge, not CRF-KL: the page says the transfer rows' losses are not both it
+    assert "TANDA" in sections["Setup"]
+    assert f"best on WikiQA dev are {MAP_HINGE} and {LAMBDALOSS}: not both the transfer rows'" in sections["Setup"]
     assert f"| {BCE} | 0.7000 ± 0.0000 | 0.7000 ± 0.0000 | 0.7000 ± 0.0000 | 0.7000 ± 0.0000 | 2, 2, 2 | 3 |" in table
     assert "| LSP-AP (features) | 0.6000 | 0.6000 | 0.6000 |" in table and table.endswith("| — | — |")
     paired = sections["SemEval-2016 cQA: the structured losses against sentence-transformers' losses, paired over test "
@@ -310,7 +338,11 @@ def test_quick_reproduction_records_every_row_on_every_data_set(quick_run):
     assert len(records) == len(rows) and {r["experiment"] for r in records} == {EXPERIMENT}
     runs = {(r["dataset"], r["model"], r["seed"]) for r in records}
     expected = {(d, m, "0") for d in DATASETS for m in (*REFERENCE_ROWS, *FINE_TUNED)}
-    assert runs == expected
+    assert runs == expected | {("wikiqa", m, "0") for m in TRANSFERRED}
+    for model in TRANSFERRED:  # the first fine-tuning, on TREC QA, is recorded beside the WikiQA one
+        mine = {r["metric"]: r for r in records if r["model"] == model}
+        assert {"transfer:dev:map", "transfer:epoch", "time:transfer", "curve:001", "dev:map"} <= set(mine), model
+        assert mine["count:transfer_questions"]["value"] == mine["count:train_questions"]["value"]  # 16 each
     for dataset in DATASETS:
         convention = DATASETS[dataset][1]
         for model in (*REFERENCE_ROWS, *FINE_TUNED):
@@ -355,7 +387,7 @@ def test_a_second_quick_run_reuses_the_stored_runs_and_a_new_machine_the_kept_on
     assert "neural-qa: 0 runs done" in done.stderr
     assert (out / "results.csv").read_text() == before
     kept = sorted((out / "kept").glob("*.tsv"))
-    assert len(kept) == len(DATASETS) * (len(REFERENCE_ROWS) + len(FINE_TUNED))
+    assert len(kept) == len(DATASETS) * (len(REFERENCE_ROWS) + len(FINE_TUNED)) + len(TRANSFERRED)
     fresh = tmp_path / "fresh"
     done = subprocess.run([sys.executable, "-m", "structrank", "reproduce", EXPERIMENT, "--quick", "--out", str(fresh),
                            "--keep", str(out / "kept")], env=env, capture_output=True, text=True, timeout=600)

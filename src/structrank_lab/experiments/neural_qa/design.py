@@ -54,8 +54,18 @@ LOSSES = {CRF_KL: "crf-kl", MAP_HINGE: "map", NDCG_HINGE: "ndcg", LISTNET: "list
 STRUCTURED = (MAP_HINGE, NDCG_HINGE, CRF_KL)
 PEERS = (BCE, RANKNET, LISTNET, LAMBDALOSS)  # sentence-transformers' own losses, in the same trainer
 FINE_TUNED = tuple(LOSSES)
+#: transfer, then adapt (TANDA, Garg et al. 2020): on ``TRANSFER_TO`` only, a row's loss fine-tuned first on
+#: ``TRANSFER_FROM``'s training questions (its epoch kept by that data set's dev MAP), then, from that model, on the
+#: target's as every row. The rows with the best mean dev MAP of each group on WikiQA without transfer (the targets'
+#: "best" rows, docs/NEURAL_QA.md), so that the structured and sentence-transformers' side meet with the same transfer.
+#: Kept apart from ``FINE_TUNED``: every other comparison is between rows from the same encoder.
+TRANSFER_FROM, TRANSFER_TO = "trec13", "wikiqa"
+TRANSFERRED = {f"{CRF_KL}, TREC QA first": CRF_KL, f"{LAMBDALOSS}, TREC QA first": LAMBDALOSS}
+TRANSFERRED_STRUCTURED = tuple(row for row, base in TRANSFERRED.items() if base in STRUCTURED)
+TRANSFERRED_PEERS = tuple(row for row, base in TRANSFERRED.items() if base in PEERS)
+TUNED = (*FINE_TUNED, *TRANSFERRED)  # every fine-tuned row (tables, run times, dev curves)
 REFERENCE_ROWS = (COSINE, LSP_AP)  # one run each per data set: neither has a seed
-ROWS = (*FINE_TUNED, *REFERENCE_ROWS)
+ROWS = (*TUNED, *REFERENCE_ROWS)
 #: the data sets whose every seed runs first (the targets are judged on them); SemEval's seeds follow
 FIRST = ("wikiqa", "trec13")
 #: every fine-tuned row keeps its epoch by dev MAP (the loss's own metric would pick NDCG's or the CRF's epoch by

@@ -8,7 +8,8 @@ from pathlib import Path
 from structrank_lab.experiments.neural_qa.data import folders
 from structrank_lab.experiments.neural_qa.design import (BUDGET, DATASETS, DEFAULT_ENCODER, DEV_METRIC, EXPERIMENT, FIRST,
                                                      FINE_TUNED, LOSSES, QUICK_BUDGET, QUICK_SEEDS, REFERENCE_ROWS,
-                                                     SEEDS, SEMEVAL_WITH_2015, encoder_override, n_threads)
+                                                     SEEDS, SEMEVAL_WITH_2015, TRANSFER_FROM, TRANSFER_TO, TRANSFERRED,
+                                                     encoder_override, n_threads)
 from structrank_lab.experiments.neural_qa.report import report_sections
 from structrank_lab.experiments.neural_qa.runs import run
 from structrank_lab.experiments.report import write_report
@@ -19,7 +20,7 @@ def plan(quick=False) -> list:
     """One run per (data set, row, seed): seed 0 of every row on WikiQA, then on TREC QA (``FIRST``: the targets are
     judged there, so both get a first verdict before either gets a further seed), then seed 1 on each, then seed 2;
     then SemEval's seed 0, 1 and 2 in turn. The frozen cosine and the feature LSP-AP, which have no seed, come before
-    a data set's seed-0 fine-tunings. ``quick``: seed 0 only."""
+    a data set's seed-0 fine-tunings. Last the transfer rows (``TRANSFERRED``), seed by seed. ``quick``: seed 0 only."""
     budget = {"budget": "quick" if quick else "full"}
     seeds = QUICK_SEEDS if quick else SEEDS
     order = [(dataset, seed) for seed in seeds for dataset in FIRST]
@@ -28,6 +29,8 @@ def plan(quick=False) -> list:
     for dataset, seed in order:
         rows = [*REFERENCE_ROWS, *FINE_TUNED] if seed == 0 else list(FINE_TUNED)
         specs += [RunSpec(EXPERIMENT, dataset, "test", 0, seed, row, {**budget, **row_params(row)}) for row in rows]
+    specs += [RunSpec(EXPERIMENT, TRANSFER_TO, "test", 0, seed, row, {**budget, **row_params(row)})
+              for seed in seeds for row in TRANSFERRED]
     return specs
 
 
@@ -38,8 +41,14 @@ def row_params(row) -> dict:
     # deferred: the model registry loads scikit-learn, which planning a run does not otherwise need
     from structrank.learners.registry import MODELS
 
+    row = TRANSFERRED.get(row, row)
     defaults = MODELS[f"xenc-{LOSSES[row]}"].defaults if row in LOSSES else {}
     return {"loss_params": defaults["loss_params"]} if "loss_params" in defaults else {}
+
+
+def read_by(spec, sources) -> list:
+    """The data folders a run reads: its data set's, and a transfer row's first data set's before it."""
+    return [sources[TRANSFER_FROM]] * (spec.model in TRANSFERRED) + [sources[spec.dataset]]
 
 
 def configuration(quick, encoder) -> dict:
@@ -77,7 +86,7 @@ def reproduce(out, data_dir=None, quick=False, n_jobs=1, keep=None):
     threads = n_threads(n_jobs)
     keep = kept_folder(quick, encoder) if keep is None else Path(keep)
     rows = run_experiment(out, specs, SpecRun(run, None if data_dir is None else str(data_dir), encoder, threads),
-                          n_jobs, EXPERIMENT, data=list(sources.values()), inputs=lambda spec: [sources[spec.dataset]],
+                          n_jobs, EXPERIMENT, data=list(sources.values()), inputs=lambda spec: read_by(spec, sources),
                           config=configuration(quick, encoder), kept=keep)
     write_report(out / "report.md", report_sections(rows, out),
                  title="Cross-encoders fine-tuned on structured losses (neural-qa)")

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from structrank_lab.experiments.neural_qa.design import ALPHA, CURVE_PREFIX, DATASETS, FINE_TUNED, PEERS, ROWS, STRUCTURED
+from structrank_lab.experiments.neural_qa.design import ALPHA, CURVE_PREFIX, DATASETS, PEERS, ROWS, STRUCTURED, TUNED
 from structrank_lab.experiments.report import per_query
 from structrank.metrics.compare import against_baseline
 
@@ -39,7 +39,7 @@ def curves(rows, dataset) -> dict:
         if r["dataset"] == dataset and r["metric"].startswith(CURVE_PREFIX) and r["value"] is not None:
             points.setdefault(r["model"], {}).setdefault(int(r["metric"][len(CURVE_PREFIX):]), []).append(r["value"])
     return {row: (np.array(sorted(points[row])), np.array([np.mean(points[row][e]) for e in sorted(points[row])]))
-            for row in FINE_TUNED if row in points}
+            for row in TUNED if row in points}
 
 
 def paired(rows, dataset, baseline, systems=STRUCTURED, metric="map") -> list:

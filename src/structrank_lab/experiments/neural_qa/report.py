@@ -11,10 +11,11 @@ import numpy as np
 
 from structrank_lab.experiments.claims import claims_section
 from structrank_lab.experiments.neural_qa.claims import paired_text, targets
-from structrank_lab.experiments.neural_qa.design import (ALPHA, BUDGET, COSINE, DATASETS, DEV_METRIC, ENCODER_ENV, FINE_TUNED,
+from structrank_lab.experiments.neural_qa.design import (ALPHA, BUDGET, COSINE, DATASETS, DEV_METRIC, ENCODER_ENV,
                                                      LSP_AP, MAP_HINGE, METRICS, PEERS, QUICK_BUDGET, QUICK_QUESTIONS,
-                                                     SEEDS, SEMEVAL_WITH_2015, STRUCTURED)
-from structrank_lab.experiments.neural_qa.recorded import (against, curves, datasets, seed_count, timed_runs, values,
+                                                     SEEDS, SEMEVAL_WITH_2015, STRUCTURED, TRANSFER_FROM,
+                                                     TRANSFER_TO, TRANSFERRED, TUNED)
+from structrank_lab.experiments.neural_qa.recorded import (against, best_on_dev, curves, datasets, seed_count, timed_runs, values,
                                                        verdict)
 from structrank_lab.experiments.report import markdown_table
 from structrank_lab.experiments.run_key import params_of as _params
@@ -51,6 +52,17 @@ def _counts(rows, dataset) -> str:
                      for split in ("train", "dev", "test") if f"{split}_questions" in found)
 
 
+def _transfer_choice(rows) -> str:
+    """Whether the transfer rows are still the rows with the best mean dev MAP of their side without transfer."""
+    bests = [best_on_dev(rows, TRANSFER_TO, side) for side in (STRUCTURED, PEERS)]
+    if None in bests:
+        return ""
+    bases = list(TRANSFERRED.values())
+    return (f" Without transfer the best on {DATASETS[TRANSFER_TO][0]} dev are {bests[0]} and {bests[1]}: "
+            + ("the transfer rows' losses." if sorted(bests) == sorted(bases)
+               else f"not both the transfer rows' ({', '.join(bases)})."))
+
+
 def setup(rows) -> str:
     quick, budget = _budget(rows)
     lines = [
@@ -66,6 +78,11 @@ def setup(rows) -> str:
         "phi_po with the exact loss-augmented search; CRF-KL forwards only the 6-document subsets it takes its gradient "
         f"on); sentence-transformers' own: {', '.join(PEERS)} (LambdaLoss with its default weighting, NDCGLoss2++). "
         "The list and pair losses train on the questions with two labels, BCE on all." + _loss_options(rows),
+        f"Transfer, then adapt (TANDA, Garg et al. 2020): {', '.join(f'`{row}`' for row in TRANSFERRED)} fine-tune "
+        f"their loss first on {DATASETS[TRANSFER_FROM][0]}'s training questions with the same budget, the epoch kept "
+        f"by {DATASETS[TRANSFER_FROM][0]}'s dev MAP, then from that model on {DATASETS[TRANSFER_TO][0]}'s as every "
+        "row (each seed's first fine-tuning its own). They are compared with each other only: every other comparison "
+        "is between rows from the same encoder." + _transfer_choice(rows),
         f"`{COSINE}`: the cosine of question and candidate under the encoder as it ships (mean-pooled, normalised); "
         f"`{LSP_AP}`: haponchyk2018's LSP-AP on its similarity features, C and the epoch chosen on dev. Both are "
         "recomputed here (one run per data set, no seed); on WikiQA the LSP-AP row is haponchyk2018's Table 1 row.",
@@ -83,7 +100,7 @@ def setup(rows) -> str:
     ]
     for dataset in datasets(rows):
         lines.append(f"- {DATASETS[dataset][0]}: {_counts(rows, dataset)}.")
-    return "\n\n".join(lines[:4]) + "\n\n" + "\n".join(lines[4:])
+    return "\n\n".join(lines[:5]) + "\n\n" + "\n".join(lines[5:])
 
 
 def _cell(found) -> str:
@@ -99,9 +116,9 @@ def test_table(rows, dataset) -> str:
     found = {metric: values(rows, dataset, metric) for metric in (*columns, "chosen:epoch")}
     lines = ["| model | " + " | ".join(columns.values()) + " | epoch kept | seeds |", "|---" * (len(columns) + 3) + "|"]
     for row in found["test:map"]:
-        epochs = ", ".join(f"{e:g}" for e in found["chosen:epoch"].get(row, [])) if row in FINE_TUNED else "—"
+        epochs = ", ".join(f"{e:g}" for e in found["chosen:epoch"].get(row, [])) if row in TUNED else "—"
         lines.append(f"| {row} | " + " | ".join(_cell(found[m].get(row)) for m in columns)
-                     + f" | {epochs or '—'} | {seed_count(rows, dataset, row) if row in FINE_TUNED else '—'} |")
+                     + f" | {epochs or '—'} | {seed_count(rows, dataset, row) if row in TUNED else '—'} |")
     return "\n".join(lines)
 
 
@@ -132,13 +149,13 @@ def times_table(rows, out=None) -> str | None:
     """Seconds of the fine-tuning runs, one table row per data set, loss and torch thread count, so that a mean never
     mixes runs on one thread with runs on two."""
     runs = {}
-    for t in timed_runs(rows, FINE_TUNED):
+    for t in timed_runs(rows, TUNED):
         runs.setdefault((t.dataset, t.row, t.threads), []).append(t.seed)
     label_of = {(d, row, seed): f"{DATASETS[d][0]} · {row} · {_threads_text(threads)} ({_seeds_text(seeds)})"
                 for (d, row, threads), seeds in runs.items() for seed in seeds}
     part = []
     for r in rows:
-        if r["model"] not in FINE_TUNED or not r["metric"].startswith("time:") or r["value"] is None:
+        if r["model"] not in TUNED or not r["metric"].startswith("time:") or r["value"] is None:
             continue
         name = r["metric"][len("time:"):]
         label = label_of.get((r["dataset"], r["model"], int(r["seed"])))
@@ -153,7 +170,7 @@ def times_table(rows, out=None) -> str | None:
                 part.append({"model": label, "metric": "wall min", "value": r["value"] / 60})
     if not part:
         return None
-    rank = {(d, row): i for i, (d, row) in enumerate((d, row) for d in DATASETS for row in FINE_TUNED)}
+    rank = {(d, row): i for i, (d, row) in enumerate((d, row) for d in DATASETS for row in TUNED)}
     order = [label_of[d, row, seeds[0]] for (d, row, threads), seeds in
              sorted(runs.items(), key=lambda item: (rank.get(item[0][:2], len(rank)), item[0][2] or 0))]
     note = ("Seconds of each fine-tuning run (mean ± sd over the seeds; one epoch's: over every epoch of every seed): "

@@ -6,7 +6,8 @@ A run records its test MAP, MRR and P@1 and each test question's values (``q:<qi
 in the data set's convention; the fine-tuned rows also the dev MAP after each epoch (``curve:NNN``), the epoch kept
 (``chosen:epoch``) and its dev MAP (``dev:map``), the training seconds of each epoch (``time:epoch:NNN``), and every
 run its test prediction's and its whole wall seconds (``time:predict``, ``time:wall``), the pairs and questions it
-read and the optimiser steps a fine-tuning took (``count:*``) and torch's threads (``run:threads``).
+read and the optimiser steps a fine-tuning took (``count:*``) and torch's threads (``run:threads``). A transfer row
+records besides its first fine-tuning's best dev MAP (``transfer:dev:map``), epoch kept, seconds and counts.
 """
 
 # deferred imports: torch, transformers, the learners and the QA features load when a run runs (`results` imports
@@ -24,7 +25,8 @@ from structrank_lab.experiments.haponchyk2018.design import ROWS as PAPER_ROWS
 from structrank_lab.experiments.haponchyk2018.design import SELECT_CONVENTION as PAPER_SELECT
 from structrank_lab.experiments.neural_qa.data import splits
 from structrank_lab.experiments.neural_qa.design import (BUDGET, COSINE, CURVE_PREFIX, DATASETS, DEV_METRIC, LOSSES,
-                                                     LSP_AP, LSP_AP_ROW, METRICS, QUICK_BUDGET)
+                                                     LSP_AP, LSP_AP_ROW, METRICS, QUICK_BUDGET, TRANSFER_FROM, TRANSFER_TO,
+                                                     TRANSFERRED)
 from structrank_lab.experiments.report import QUERY_PREFIX
 from structrank_lab.experiments.runner import Measurement
 
@@ -47,18 +49,45 @@ def _predicted(predict, test):
     return scores, time.perf_counter() - tic
 
 
-def fine_tune(loss, loss_params, train, dev, test, budget, seed, encoder, threads, convention) -> Fitted:
-    """CrossEncoderRanker on ``loss`` with ``loss_params``, its epoch kept by dev MAP."""
+def fitted_ranker(loss, loss_params, train, dev, budget, seed, encoder, threads, convention):
+    """CrossEncoderRanker on ``loss`` with ``loss_params`` fitted on ``train``, its epoch kept by dev MAP."""
     # deferred: the text extra (torch, transformers) loads only to run
     from structrank.learners import CrossEncoderRanker
 
     model = CrossEncoderRanker(loss=loss, loss_params=loss_params, encoder=encoder, dev_metric=DEV_METRIC,
                                convention=convention, n_threads=threads, random_state=seed, **budget)
-    model.fit(train, eval_set=dev)
+    return model.fit(train, eval_set=dev)
+
+
+def fine_tune(loss, loss_params, train, dev, test, budget, seed, encoder, threads, convention) -> Fitted:
+    """CrossEncoderRanker on ``loss`` with ``loss_params``, its epoch kept by dev MAP, and its test scores."""
+    model = fitted_ranker(loss, loss_params, train, dev, budget, seed, encoder, threads, convention)
     scores, seconds = _predicted(model.predict, test)
     return Fitted(scores, seconds, tuple(model.dev_curve_), tuple(int(e) for e in model.dev_epochs_),
                   int(model.best_epoch_), tuple(model.epoch_seconds_),
                   [Measurement("count:steps", "count", float(model.n_steps_))])
+
+
+def transferred(loss, loss_params, target, budget, seed, encoder, threads, data_dir, quick) -> Fitted:
+    """``fine_tune`` on ``target`` (train, dev, test) from the model that ``loss`` fine-tuned on ``TRANSFER_FROM``'s
+    training questions first (its epoch kept by that data set's dev MAP; its folder, the encoder, is removed after)."""
+    import tempfile
+
+    source_train, source_dev, _ = splits(TRANSFER_FROM, data_dir, quick)
+    source_convention = DATASETS[TRANSFER_FROM][1]
+    tic = time.perf_counter()
+    first = fitted_ranker(loss, loss_params, source_train, source_dev, budget, seed, encoder, threads,
+                          source_convention)
+    with tempfile.TemporaryDirectory(prefix="structrank-transfer-") as folder:
+        first.model_.save_pretrained(folder)
+        seconds = time.perf_counter() - tic
+        fitted = fine_tune(loss, loss_params, *target, budget, seed, folder, threads, DATASETS[TRANSFER_TO][1])
+    fitted.extra += [Measurement("transfer:dev:map", source_convention, float(first.dev_curve_.max())),
+                     Measurement("transfer:epoch", "param", float(first.best_epoch_)),
+                     Measurement("time:transfer", "time", seconds),
+                     Measurement("count:transfer_questions", "count", float(source_train.n_queries)),
+                     Measurement("count:transfer_steps", "count", float(first.n_steps_))]
+    return fitted
 
 
 def sentence_embeddings(texts, encoder, max_length, threads, batch_size=64) -> np.ndarray:
@@ -168,7 +197,11 @@ def run(spec, data_dir, encoder, threads) -> list:
     budget = QUICK_BUDGET if quick else BUDGET
     convention = DATASETS[spec.dataset][1]
     train, dev, test = splits(spec.dataset, data_dir, quick)
-    if spec.model in LOSSES:
+    if spec.model in TRANSFERRED:
+        base = TRANSFERRED[spec.model]
+        fitted = transferred(LOSSES[base], spec.params.get("loss_params"), (train, dev, test), budget, spec.seed,
+                             encoder, threads, data_dir, quick)
+    elif spec.model in LOSSES:
         fitted = fine_tune(LOSSES[spec.model], spec.params.get("loss_params"), train, dev, test, budget, spec.seed,
                            encoder, threads, convention)
     elif spec.model == COSINE:
