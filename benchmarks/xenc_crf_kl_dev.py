@@ -6,7 +6,8 @@ is measured on test (trec convention), as ``xenc_map_smoothing.py`` does for the
 and ``DEV_MARGIN`` rule). The settings tried: the KL target's temperature T (``--temperatures``: q(y) ~ exp(-(1 -
 NDCG(y)) / T) over each 6-document subset's rankings; the first value is neural-qa's, the row every other is compared
 with), AdamW's learning rate (``--learning-rates``), the questions per optimiser step (``--questions-per-step``) and the
-epochs (``--epochs``; the learning-rate schedule spans them, the epoch kept by dev MAP as ever).
+epochs (``--epochs``; the learning-rate schedule spans them, the epoch kept by dev MAP as ever), and with ``--transfer``
+neural-qa's transfer row (TREC QA's training questions first, then WikiQA's: TANDA), read from ``--store``.
 The choice reads dev MAP only: a candidate replaces the first row when its dev MAP is at least ``DEV_MARGIN`` above it.
 
 Each candidate's result is kept in ``--state`` (a JSON file of aggregates, results/xenc-crf-kl-dev.json in a
@@ -16,7 +17,7 @@ on WikiQA (the same fine-tuning: not run again).
 
     python benchmarks/xenc_crf_kl_dev.py --out docs/XENC_CRF_KL_DEV.md --state results/xenc-crf-kl-dev.json \
         --temperatures 1,0.3,0.1 [--learning-rates 1e-4] [--questions-per-step 8] [--epochs 5] \
-        [--store results/neural-qa]
+        [--store results/neural-qa [--transfer]]
 """
 
 from __future__ import annotations
@@ -33,14 +34,19 @@ from xenc_map_smoothing import DATASET, DEV_MARGIN, SEED, dev_rule, from_store, 
 from structrank.atomic import write_text_atomic
 from structrank.learners.registry import MODELS
 from structrank.losses import get_loss
-from structrank_lab.experiments.neural_qa.design import BUDGET, CRF_KL, TARGET_MAP
+from structrank_lab.experiments.neural_qa.design import (BUDGET, CRF_KL, DATASETS, TARGET_MAP, TRANSFER_FROM,
+                                                     TRANSFERRED)
 
 LOSS = "crf-kl"
+#: neural-qa's transfer row of CRF-KL (TREC QA first, then WikiQA), read from the store only (``--transfer``)
+TRANSFER_ROW = next(row for row, base in TRANSFERRED.items() if base == CRF_KL)
+TRANSFER_LABEL = f"KL, {DATASETS[TRANSFER_FROM][0]} first, neural-qa's transfer row"
 
 
-def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=()) -> list:
+def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=(), transfer=False) -> list:
     """[(label, setting)]: ``setting`` the CrossEncoderRanker options of the candidate (the loss and the options it
-    changes from neural-qa's CRF-KL row; the first temperature's row is that row itself)."""
+    changes from neural-qa's CRF-KL row; the first temperature's row is that row itself). ``transfer``: last, neural-qa's
+    transfer row (``setting["transfer"]`` names its first data set; it is read from the store, never run here)."""
     first = temperatures[0]
 
     def at(t):
@@ -50,7 +56,7 @@ def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=()
     out += [(f"KL, learning rate {rate:g}", {**at(first), "learning_rate": float(rate)}) for rate in learning_rates]
     out += [(f"KL, {n} questions per step", {**at(first), "batch_size": int(n)}) for n in questions_per_step]
     out += [(f"KL, {n} epochs", {**at(first), "epochs": int(n)}) for n in epochs]
-    return out
+    return out + [(TRANSFER_LABEL, {**at(first), "transfer": TRANSFER_FROM})] * bool(transfer)
 
 
 def default_temperature() -> float:
@@ -61,7 +67,7 @@ def default_temperature() -> float:
 def default_candidate(settings) -> str | None:
     """The candidate whose options ``structrank train xenc-crf-kl`` trains by default, or None."""
     defaults = MODELS[f"xenc-{LOSS}"].defaults
-    keys = ("loss_params", "learning_rate", "batch_size", "epochs")
+    keys = ("loss_params", "learning_rate", "batch_size", "epochs", "transfer")
     wanted = {k: defaults[k] for k in keys if k in defaults and defaults[k] not in (None, BUDGET.get(k))}
     return next((label for label, setting in settings.items()
                  if {k: v for k, v in setting.items() if k in keys} == wanted), None)
@@ -85,6 +91,11 @@ def page(rows, results, command, seconds, settings) -> str:
     if first.get("source") == "store":
         lines += ["", f"The first row is neural-qa's own seed-0 run of its `{CRF_KL}` row, read from its kept runs "
                   "(the same fine-tuning: not run again here)."]
+    if TRANSFER_LABEL in rows:
+        lines += ["", f"The last row is neural-qa's seed-0 run of its `{TRANSFER_ROW}` row, read from its kept runs: "
+                  f"the same fine-tuning first on {DATASETS[TRANSFER_FROM][0]}'s training questions (its epoch kept by "
+                  f"{DATASETS[TRANSFER_FROM][0]}'s dev MAP), then on WikiQA's from that model (transfer, then adapt: "
+                  "TANDA). Its minutes are both fine-tunings'."]
     lines += ["", "Epoch seconds are as each fine-tuning measured them, on the torch threads the sweep was given and beside "
               "whatever else the machine ran: they are not a benchmark (docs/BENCH_CROSS_ENCODER.md is)."]
     for label, earlier in same_curves(rows, results):
@@ -115,6 +126,8 @@ def main(argv=None):
     parser.add_argument("--questions-per-step", default="", help="questions per optimiser step (comma-separated)")
     parser.add_argument("--epochs", default="", help="epochs to try (comma-separated; the schedule spans them)")
     parser.add_argument("--store", help="neural-qa's store or kept runs: its seed-0 CRF-KL run is the first row")
+    parser.add_argument("--transfer", action="store_true",
+                        help=f"add neural-qa's seed-0 {TRANSFER_ROW!r} run as the last row (read from --store)")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = parser.parse_args(argv)
     temperatures = [float(v) for v in args.temperatures.split(",") if v]
@@ -127,13 +140,15 @@ def main(argv=None):
     if temperatures[0] != default_temperature():
         parser.error(f"--temperatures must start with {default_temperature():g}, CRF-KL's default (neural-qa's row, the "
                      "first row the others are compared with)")
-    rows = candidates(temperatures, rates, steps, epochs)
+    if args.transfer and not args.store:
+        parser.error("--transfer reads neural-qa's transfer run from --store: give --store")
+    rows = candidates(temperatures, rates, steps, epochs, args.transfer)
     settings = dict(rows)
     command = (f"python benchmarks/xenc_crf_kl_dev.py --out {args.out} --state {args.state} "
                f"--temperatures {args.temperatures}" + (f" --learning-rates {args.learning_rates}" if rates else "")
                + (f" --questions-per-step {args.questions_per_step}" if steps else "")
                + (f" --epochs {args.epochs}" if epochs else "")
-               + (f" --store {args.store}" if args.store else ""))
+               + (f" --store {args.store}" if args.store else "") + (" --transfer" if args.transfer else ""))
     state = Path(args.state)
     results = json.loads(state.read_text()) if state.exists() else {}
     first = rows[0][0]
@@ -141,6 +156,13 @@ def main(argv=None):
         found = from_store(args.store, {first: {}}, row=CRF_KL).get(DATASET, {})
         if first in found:
             results[first] = found[first]  # neural-qa ran it: the same fine-tuning
+    if args.transfer and TRANSFER_LABEL not in results:
+        found = from_store(args.store, {TRANSFER_LABEL: {}}, row=TRANSFER_ROW).get(DATASET, {})
+        if TRANSFER_LABEL in found:
+            results[TRANSFER_LABEL] = found[TRANSFER_LABEL]
+        else:  # not run here: its two fine-tunings are neural-qa's
+            print(f"{args.store} holds no seed-0 {TRANSFER_ROW!r} run yet: the page leaves it out", flush=True)
+            rows = [row for row in rows if row[0] != TRANSFER_LABEL]
     measure_missing(rows, results, state, args.threads)
     labels = [label for label, _ in rows]
     text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings)

@@ -78,3 +78,22 @@ def test_the_first_temperature_must_be_the_one_neural_qa_trains(tmp_path, capsys
     with pytest.raises(SystemExit):
         sweep.main(["--out", str(tmp_path / "p.md"), "--state", str(tmp_path / "s.json"), "--temperatures", "0.3,1"])
     assert "--temperatures must start with 1, CRF-KL's default" in capsys.readouterr().err
+
+
+def test_the_transfer_row_comes_last_from_the_store_and_is_never_the_default(tmp_path, capsys):
+    """neural-qa's transfer row (TREC QA first) is a candidate read from the store: it can be kept by the dev rule,
+    and the page says that xenc-crf-kl's defaults do not train it."""
+    rows = sweep.candidates([1.0, 0.1], transfer=True)
+    assert [label for label, _ in rows][-1] == sweep.TRANSFER_LABEL and sweep.TRANSFER_ROW == "CRF-KL, TREC QA first"
+    assert rows[-1][1] == {"loss": "crf-kl", "transfer": "trec13"}
+    labels, settings = [label for label, _ in rows], dict(rows)
+    results = _results((0.79, 0.78, 0.80), (0.77, 0.76, 0.82))
+    results[sweep.TRANSFER_LABEL] = results.pop(ROWS[2])
+    results = {label: results[label] for label in labels}
+    text = sweep.page(labels, results, "cmd", 600.0, settings)
+    assert f"| {sweep.TRANSFER_LABEL} (kept) |" in text and "TANDA" in text
+    assert f"trains by default (`learners.registry.XENC_DEFAULTS`) {ROWS[0]}, not the kept candidate." in text
+    assert "at least neural-qa's target 0.80" in text
+    with pytest.raises(SystemExit):
+        sweep.main(["--out", str(tmp_path / "p.md"), "--state", str(tmp_path / "s.json"), "--transfer"])
+    assert "--transfer reads neural-qa's transfer run from --store" in capsys.readouterr().err
