@@ -15,6 +15,7 @@ records besides its first fine-tuning's best dev MAP (``transfer:dev:map``), epo
 
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -71,8 +72,6 @@ def fine_tune(loss, loss_params, train, dev, test, budget, seed, encoder, thread
 def transferred(loss, loss_params, target, budget, seed, encoder, threads, data_dir, quick) -> Fitted:
     """``fine_tune`` on ``target`` (train, dev, test) from the model that ``loss`` fine-tuned on ``TRANSFER_FROM``'s
     training questions first (its epoch kept by that data set's dev MAP; its folder, the encoder, is removed after)."""
-    import tempfile
-
     source_train, source_dev, _ = splits(TRANSFER_FROM, data_dir, quick)
     source_convention = DATASETS[TRANSFER_FROM][1]
     tic = time.perf_counter()
