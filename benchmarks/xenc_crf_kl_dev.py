@@ -73,6 +73,16 @@ def default_candidate(settings) -> str | None:
                  if {k: v for k, v in setting.items() if k in keys} == wanted), None)
 
 
+def read_from_store(store, results, rows) -> None:
+    """Add to ``results`` each candidate of ``rows`` ({label: neural-qa's row}) it lacks that ``store`` holds, from
+    that row's seed-0 WikiQA run."""
+    for label, row in rows.items():
+        if label not in results:
+            found = from_store(store, {label: {}}, row=row).get(DATASET, {})
+            if label in found:
+                results[label] = found[label]
+
+
 def page(rows, results, command, seconds, settings) -> str:
     first_label = rows[0]
     first = results[first_label]
@@ -152,17 +162,11 @@ def main(argv=None):
     state = Path(args.state)
     results = json.loads(state.read_text()) if state.exists() else {}
     first = rows[0][0]
-    if first not in results and args.store:
-        found = from_store(args.store, {first: {}}, row=CRF_KL).get(DATASET, {})
-        if first in found:
-            results[first] = found[first]  # neural-qa ran it: the same fine-tuning
-    if args.transfer and TRANSFER_LABEL not in results:
-        found = from_store(args.store, {TRANSFER_LABEL: {}}, row=TRANSFER_ROW).get(DATASET, {})
-        if TRANSFER_LABEL in found:
-            results[TRANSFER_LABEL] = found[TRANSFER_LABEL]
-        else:  # not run here: its two fine-tunings are neural-qa's
-            print(f"{args.store} holds no seed-0 {TRANSFER_ROW!r} run yet: the page leaves it out", flush=True)
-            rows = [row for row in rows if row[0] != TRANSFER_LABEL]
+    if args.store:  # neural-qa ran them: the same fine-tunings, read rather than run again
+        read_from_store(args.store, results, {first: CRF_KL, **({TRANSFER_LABEL: TRANSFER_ROW} if args.transfer else {})})
+    if args.transfer and TRANSFER_LABEL not in results:  # not run here: its two fine-tunings are neural-qa's
+        print(f"{args.store} holds no seed-0 {TRANSFER_ROW!r} run yet: the page leaves it out", flush=True)
+        rows = [row for row in rows if row[0] != TRANSFER_LABEL]
     measure_missing(rows, results, state, args.threads)
     labels = [label for label, _ in rows]
     text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings)
