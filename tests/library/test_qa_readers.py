@@ -192,6 +192,32 @@ def test_train_all_truncated_block(tmp_path):
     assert "question 9" in error_of(lambda p: read_trec_train_all(**paths), None).problem
 
 
+def test_a_train_all_folder_is_data_to_the_commands_and_a_partial_or_other_folder_is_refused(tmp_path):
+    from structrank.labelled import read_labelled
+    from structrank.qa.pairs_files import is_pairs_file, read_pairs_file
+    from structrank.qa.readers import TRAIN_ALL_FILES
+
+    folder = tmp_path / "train-all"
+    folder.mkdir()
+    for kind, path in train_all_files(tmp_path).items():
+        path.rename(folder / TRAIN_ALL_FILES[kind])
+    assert is_pairs_file(folder)
+    d = read_labelled(str(folder))
+    assert d.labels.tolist() == [1, 1, 0, 0, 0] and d.qid.tolist() == ["1", "1", "1", "7", "7"]
+    assert read_pairs_file(folder).candidates == d.candidates
+    (folder / TRAIN_ALL_FILES["negative"]).unlink()
+    with pytest.raises(DataFormatError, match=r"train-all: holds TREC QA TRAIN-ALL's POSInput files but not "
+                                              r"Train1-2393.Negative-M.POSInput.gz"):
+        read_labelled(str(folder))
+    other = tmp_path / "other"
+    other.mkdir()
+    with pytest.raises(DataFormatError, match=r"other: is a folder, not a file$"):
+        read_labelled(str(other))
+    with pytest.raises(DataFormatError, match=r"other: is a folder, not a file \(a folder is read only when it holds "
+                                              r"TREC QA TRAIN-ALL's files"):
+        read_labelled(str(other), "text")
+
+
 # -- filters --------------------------------------------------------------------------------------
 
 

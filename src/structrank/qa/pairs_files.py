@@ -1,14 +1,17 @@
 """Any file of question-candidate pairs, told apart by its first line: TREC QA's jacana pseudo-XML, SemEval-2016
-Task 3 XML, or a QA TSV (WikiQA's or a user's); and whether a file holds such text rather than LETOR/SVMlight
-rows (what ``structrank train``, ``predict``, ``evaluate`` and ``compare`` ask before they read a ``--data``
-file). Here rather than in ``qa.readers``, which ``qa.semeval`` builds on."""
+Task 3 XML, or a QA TSV (WikiQA's or a user's); or a folder holding TREC QA TRAIN-ALL's three POSInput files
+(Wang et al. 2007's form, the training set TREC QA rerankers are usually trained on); and whether a path holds
+such text rather than LETOR/SVMlight rows (what ``structrank train``, ``predict``, ``evaluate`` and ``compare``
+ask before they read a ``--data`` file). Here rather than in ``qa.readers``, which ``qa.semeval`` builds on."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from structrank.data.letor import read_bytes
-from structrank.qa.readers import QAData, read_jacana, read_qa_tsv
+from structrank.errors import DataFormatError
+from structrank.qa.readers import TRAIN_ALL_FILES, QAData, read_jacana, read_qa_tsv, read_trec_train_all
 from structrank.qa.semeval import read_semeval, to_pairs
 
 #: a LETOR/SVMlight row: a label, then qid:... or index:value
@@ -28,9 +31,25 @@ def _first_line(path) -> bytes:
     return b""
 
 
+def train_all_folder(path) -> bool:
+    """Whether ``path`` is a folder holding TREC QA TRAIN-ALL's POSInput files: False for a file or a folder
+    holding none of them, DataFormatError naming the first one missing for a folder holding some."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return False
+    missing = [name for name in TRAIN_ALL_FILES.values() if not (folder / name).is_file()]
+    if len(missing) == len(TRAIN_ALL_FILES):
+        return False
+    if missing:
+        raise DataFormatError(folder, None, f"holds TREC QA TRAIN-ALL's POSInput files but not {missing[0]}")
+    return True
+
+
 def is_pairs_file(path) -> bool:
-    """Whether ``path`` holds question-candidate text (a QA TSV, WikiQA, jacana or SemEval XML) rather than
-    LETOR/SVMlight rows: told by its first non-blank line."""
+    """Whether ``path`` holds question-candidate text (a QA TSV, WikiQA, jacana or SemEval XML, a TRAIN-ALL
+    folder) rather than LETOR/SVMlight rows: told by its first non-blank line."""
+    if train_all_folder(path):
+        return True
     first = _first_line(path)
     if first.startswith(b"<"):
         return True
@@ -40,7 +59,13 @@ def is_pairs_file(path) -> bool:
 def read_pairs_file(path) -> QAData:
     """The question-candidate pairs of any file the QA readers read, told apart by its first line: TREC QA's
     jacana pseudo-XML (``<QApairs``), SemEval-2016 Task 3 XML (``<?xml``, ``<xml``), else a QA TSV
-    (``read_qa_tsv``: WikiQA's header, or 3 or 4 columns)."""
+    (``read_qa_tsv``: WikiQA's header, or 3 or 4 columns); or, given a folder, TREC QA TRAIN-ALL
+    (``read_trec_train_all``: every question and candidate, no cap or filter)."""
+    if train_all_folder(path):
+        return read_trec_train_all(path)
+    if Path(path).is_dir():
+        raise DataFormatError(path, None, "is a folder, not a file (a folder is read only when it holds TREC QA "
+                                          f"TRAIN-ALL's files: {', '.join(TRAIN_ALL_FILES.values())})")
     first = _first_line(path)
     if first.startswith(b"<QApairs"):
         return read_jacana(path)
