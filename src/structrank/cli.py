@@ -157,17 +157,17 @@ class _InputOptionsParser(argparse.ArgumentParser):
 
 
 def check_input_paths(command, argv) -> None:
-    """DataFormatError for the first input file of ``command`` in ``argv`` that is missing, a folder or
-    not a regular file (a model file: missing), as its reader would say; ``-`` (standard input) and
-    abbreviated option names are left to the command. Only the command's module is imported (its top
-    level is light, ``structrank.commands``), and ``structrank.files``."""
+    """DataFormatError for the first input file of ``command`` in ``argv`` that is missing, a folder (but one
+    holding TREC QA TRAIN-ALL's files) or not a regular file (a model file: missing), as its reader would say;
+    ``-`` (standard input) and abbreviated option names are left to the command. Only the command's module is
+    imported (its top level is light, ``structrank.commands``), and ``structrank.files``."""
     if not command or "-h" in argv or "--help" in argv:
         return
     found = commands.find(command)
     options = getattr(found, "INPUTS", ()) if found is not None else ()
     if not options:
         return
-    from structrank.files import open_regular  # deferred: start-up time, only the commands that read files
+    from structrank.files import open_regular, train_all_folder  # deferred: start-up time, commands reading files
 
     parser = _InputOptionsParser(add_help=False, allow_abbrev=False)
     for option in options:
@@ -183,6 +183,8 @@ def check_input_paths(command, argv) -> None:
             if option == "--model":  # model_io's words; what a model file holds is read with numpy
                 if not os.path.lexists(path):
                     raise DataFormatError(path, None, "model file not found")
+                continue
+            if train_all_folder(path):  # TREC QA TRAIN-ALL's files; a folder holding some of them: its error
                 continue
             open_regular(Path(path)).close()
 

@@ -172,3 +172,26 @@ def check_not_utf16(path, head: bytes) -> None:
     """
     if head.startswith(_UTF16_BOMS):
         raise DataFormatError(path, None, "UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8")
+
+
+#: TREC QA TRAIN-ALL's files in Wang et al.'s POSInput form (``qa.readers.read_trec_train_all``); a folder holding
+#: them is data to the commands. Here, not in ``qa``, so that the CLI's early check of its inputs stays light.
+TRAIN_ALL_FILES = {
+    "question": "Train1-2393.Question.POSInput.gz",
+    "positive": "Train1-2393.Positive-M.POSInput.cleaned.gz",
+    "negative": "Train1-2393.Negative-M.POSInput.gz",
+}
+
+
+def train_all_folder(path) -> bool:
+    """Whether ``path`` is a folder holding TREC QA TRAIN-ALL's POSInput files: False for a file or a folder
+    holding none of them, DataFormatError naming the first one missing for a folder holding some."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return False
+    missing = [name for name in TRAIN_ALL_FILES.values() if not (folder / name).is_file()]
+    if len(missing) == len(TRAIN_ALL_FILES):
+        return False
+    if missing:
+        raise DataFormatError(folder, None, f"holds TREC QA TRAIN-ALL's POSInput files but not {missing[0]}")
+    return True

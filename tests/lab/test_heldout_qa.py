@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from structrank_lab.experiments import cli_pages
 from structrank_lab.experiments import heldout_qa as hq
 
 
@@ -55,13 +56,13 @@ def test_a_section_pairs_each_cross_encoder_with_lsp_ap(tmp_path):
 
 def test_a_step_kept_in_the_work_folder_is_not_run_again(tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(hq, "structrank", lambda *args: calls.append(args))
+    monkeypatch.setattr(cli_pages, "structrank", lambda *args: calls.append(args))
     output = tmp_path / "model"
-    first = hq._step(tmp_path, "train-x", output, "train", "x")
+    first = cli_pages.timed_step(tmp_path, "train-x", output, "train", "x")
     assert len(calls) == 1 and first["seconds"] >= 0 and first["cores"] >= 1
     assert json.loads((tmp_path / "train-x.seconds.json").read_text())["command"] == "structrank train x"
     output.write_text("done")  # the command wrote its output: the step is kept
-    assert hq._step(tmp_path, "train-x", output, "train", "x") == first and len(calls) == 1
+    assert cli_pages.timed_step(tmp_path, "train-x", output, "train", "x") == first and len(calls) == 1
 
 
 def test_a_bad_heldout_spec_is_refused_in_one_line(capsys):
@@ -83,7 +84,7 @@ def test_the_feature_path_runs_through_the_cli_and_writes_the_page(tmp_path):
     assert (tmp_path / "work" / "tiny" / "train-lsp-ap.seconds.json").exists()
     # LSP-AP's values are keyed as the TSV's own evaluation keys them, so a cross-encoder pairs with it
     lsp = hq._features_model(train, test, tmp_path / "work" / "tiny")["values"]["map"]
-    assert list(lsp) == list(hq._evaluate(test, tmp_path / "work" / "tiny" / "lsp-ap.scores")["map"])
+    assert list(lsp) == list(hq.per_question(test, tmp_path / "work" / "tiny" / "lsp-ap.scores", hq.METRICS)["map"])
 
 
 def test_featurized_questions_are_renamed_as_the_tsv_names_them(tmp_path):

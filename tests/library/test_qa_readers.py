@@ -193,6 +193,7 @@ def test_train_all_truncated_block(tmp_path):
 
 
 def test_a_train_all_folder_is_data_to_the_commands_and_a_partial_or_other_folder_is_refused(tmp_path):
+    from structrank.cli import check_input_paths
     from structrank.labelled import read_labelled
     from structrank.qa.pairs_files import is_pairs_file, read_pairs_file
     from structrank.qa.readers import TRAIN_ALL_FILES
@@ -205,14 +206,17 @@ def test_a_train_all_folder_is_data_to_the_commands_and_a_partial_or_other_folde
     d = read_labelled(str(folder))
     assert d.labels.tolist() == [1, 1, 0, 0, 0] and d.qid.tolist() == ["1", "1", "1", "7", "7"]
     assert read_pairs_file(folder).candidates == d.candidates
+    check_input_paths("train", ["xenc-crf-kl", "--train", str(folder), "--out", "x"])  # the CLI's early check passes
     (folder / TRAIN_ALL_FILES["negative"]).unlink()
-    with pytest.raises(DataFormatError, match=r"train-all: holds TREC QA TRAIN-ALL's POSInput files but not "
-                                              r"Train1-2393.Negative-M.POSInput.gz"):
-        read_labelled(str(folder))
+    for read in (read_labelled, lambda path: check_input_paths("train", ["xenc-crf-kl", "--train", path, "--out", "x"])):
+        with pytest.raises(DataFormatError, match=r"train-all: holds TREC QA TRAIN-ALL's POSInput files but not "
+                                                  r"Train1-2393.Negative-M.POSInput.gz"):
+            read(str(folder))
     other = tmp_path / "other"
     other.mkdir()
-    with pytest.raises(DataFormatError, match=r"other: is a folder, not a file$"):
-        read_labelled(str(other))
+    for read in (read_labelled, lambda path: check_input_paths("train", ["svm-map", "--train", path, "--out", "x"])):
+        with pytest.raises(DataFormatError, match=r"other: is a folder, not a file$"):
+            read(str(other))
     with pytest.raises(DataFormatError, match=r"other: is a folder, not a file \(a folder is read only when it holds "
                                               r"TREC QA TRAIN-ALL's files"):
         read_labelled(str(other), "text")

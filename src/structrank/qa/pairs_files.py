@@ -11,7 +11,8 @@ from pathlib import Path
 
 from structrank.data.letor import read_bytes
 from structrank.errors import DataFormatError
-from structrank.qa.readers import TRAIN_ALL_FILES, QAData, read_jacana, read_qa_tsv, read_trec_train_all
+from structrank.files import TRAIN_ALL_FILES, train_all_folder
+from structrank.qa.readers import QAData, read_jacana, read_qa_tsv, read_trec_train_all
 from structrank.qa.semeval import read_semeval, to_pairs
 
 #: a LETOR/SVMlight row: a label, then qid:... or index:value
@@ -29,20 +30,6 @@ def _first_line(path) -> bytes:
         if line.strip():
             return line.strip()[:_FIRST_LINE_BYTES]
     return b""
-
-
-def train_all_folder(path) -> bool:
-    """Whether ``path`` is a folder holding TREC QA TRAIN-ALL's POSInput files: False for a file or a folder
-    holding none of them, DataFormatError naming the first one missing for a folder holding some."""
-    folder = Path(path)
-    if not folder.is_dir():
-        return False
-    missing = [name for name in TRAIN_ALL_FILES.values() if not (folder / name).is_file()]
-    if len(missing) == len(TRAIN_ALL_FILES):
-        return False
-    if missing:
-        raise DataFormatError(folder, None, f"holds TREC QA TRAIN-ALL's POSInput files but not {missing[0]}")
-    return True
 
 
 def is_pairs_file(path) -> bool:

@@ -27,6 +27,7 @@ from structrank.data.dataset import contiguous_order, group_offsets
 from structrank.data.filters import queries_with_both
 from structrank.data.letor import MAX_LABEL, check_not_utf16, read_bytes
 from structrank.errors import DataFormatError, DataValidationError
+from structrank.files import TRAIN_ALL_FILES
 from structrank.paths import data_dir
 
 #: Columns a WikiQA header must have; SentenceID gives docids and positions when present.
@@ -478,11 +479,6 @@ def read_jacana(path) -> QAData:
 
 # -- TREC QA TRAIN-ALL, Wang et al.'s POSInput files ----------------------------------------------
 
-TRAIN_ALL_FILES = {
-    "question": "Train1-2393.Question.POSInput.gz",
-    "positive": "Train1-2393.Positive-M.POSInput.cleaned.gz",
-    "negative": "Train1-2393.Negative-M.POSInput.gz",
-}
 _BLOCK = re.compile(r"<([QA])\s+(\d+)\s*>")
 
 

@@ -1,12 +1,16 @@
-"""What the lab's pages made through the CLI share: ``structrank`` run as a user runs it, ``--heldout NAME=TRAIN,TEST``
-read, and the page written with the command that made it (short_name_defaults, heldout_qa)."""
+"""What the lab's pages made through the CLI share: ``structrank`` run as a user runs it (each step timed and kept,
+so a rerun resumes), ``--heldout NAME=TRAIN,TEST`` read, and the page written with the command that made it
+(short_name_defaults, heldout_qa, wikiqa_cli)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from structrank.atomic import write_text_atomic
@@ -18,6 +22,30 @@ def structrank(*args: str) -> subprocess.CompletedProcess:
     if done.returncode != 0:
         raise RuntimeError(f"structrank {' '.join(args[:2])} ended with exit {done.returncode}: {done.stderr[-500:]}")
     return done
+
+
+def timed_step(work: Path, name: str, output: Path, *args: str) -> dict:
+    """Run ``structrank ARGS`` unless ``output`` and its timing file are in ``work``: {"seconds": the whole process a
+    user waits for, "cores": the cores it could run on, "command"}, recorded in ``work/NAME.seconds.json``."""
+    timing = work / f"{name}.seconds.json"
+    if output.exists() and timing.exists():
+        return json.loads(timing.read_text())
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    start = time.perf_counter()
+    structrank(*args)
+    done = {"seconds": time.perf_counter() - start, "cores": cores, "command": shlex.join(["structrank", *args])}
+    write_text_atomic(timing, json.dumps(done))
+    return done
+
+
+def per_question(data: Path, scores: Path, metrics) -> dict:
+    """{metric: {qid: value}} of ``structrank evaluate`` on ``data`` (trec_eval's rules, the questions with a
+    correct and an incorrect candidate)."""
+    done = structrank("evaluate", "--data", str(data), "--scores", str(scores), "--convention", "trec",
+                      "--queries", "with-both", "--per-query", "--json", "--quiet",
+                      *(a for m in metrics for a in ("--metric", m)))
+    out = json.loads(done.stdout)
+    return {m: {q: v[m] for q, v in out["per_query"].items()} for m in metrics}
 
 
 def heldout_spec(spec: str, parser: argparse.ArgumentParser) -> tuple[str, Path, Path]:

@@ -17,23 +17,18 @@ timing file are there is not run again (delete them to rerun it).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
-import shlex
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-from structrank.atomic import write_text_atomic
 from structrank.data import read_letor
 from structrank.errors import StructRankError
 from structrank.metrics.compare import against_baseline
 from structrank.qa import read_qa_tsv
-from structrank_lab.experiments.cli_pages import heldout_spec, structrank, write_page
+from structrank_lab.experiments.cli_pages import heldout_spec, per_question, timed_step, write_page
 
 FEATURES = "lsp-ap"
 MODELS = ("xenc-crf-kl",)
@@ -43,42 +38,19 @@ METRICS = ("map", "mrr", "p@1")
 WELL_ABOVE = 0.02
 
 
-def _step(work: Path, name: str, output: Path, *args: str) -> dict:
-    """Run ``structrank ARGS`` unless ``output`` and its timing file are in ``work``: {"seconds": the whole process a
-    user waits for, "cores": the cores it could run on}, recorded in ``work/NAME.seconds.json``."""
-    timing = work / f"{name}.seconds.json"
-    if output.exists() and timing.exists():
-        return json.loads(timing.read_text())
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    start = time.perf_counter()
-    structrank(*args)
-    done = {"seconds": time.perf_counter() - start, "cores": cores, "command": shlex.join(["structrank", *args])}
-    write_text_atomic(timing, json.dumps(done))
-    return done
-
-
-def _evaluate(data: Path, scores: Path) -> dict:
-    """{metric: {qid: value}} of ``structrank evaluate`` (trec, the questions with both labels) on the test file."""
-    done = structrank("evaluate", "--data", str(data), "--scores", str(scores), "--convention", "trec",
-                      "--queries", "with-both", "--per-query", "--json", "--quiet",
-                      *(a for m in METRICS for a in ("--metric", m)))
-    out = json.loads(done.stdout)
-    return {m: {q: v[m] for q, v in out["per_query"].items()} for m in METRICS}
-
-
 def _features_model(train: Path, test: Path, work: Path) -> dict:
     featurized = work / "train.svm", work / "test.svm"
     state = Path(f"{featurized[0]}.featurizer.json")
-    _step(work, "featurize-train", state, "featurize", "qa", "--input", str(train), "--fit", str(train),
-          "--out", str(featurized[0]), "--quiet")
-    _step(work, "featurize-test", featurized[1], "featurize", "qa", "--input", str(test), "--state", str(state),
-          "--out", str(featurized[1]), "--quiet")
+    timed_step(work, "featurize-train", state, "featurize", "qa", "--input", str(train), "--fit", str(train),
+               "--out", str(featurized[0]), "--quiet")
+    timed_step(work, "featurize-test", featurized[1], "featurize", "qa", "--input", str(test), "--state",
+               str(state), "--out", str(featurized[1]), "--quiet")
     model, scores = work / f"{FEATURES}.npz", work / f"{FEATURES}.scores"
-    fit = _step(work, f"train-{FEATURES}", model, "train", FEATURES, "--train", str(featurized[0]),
-                "--out", str(model), "--quiet")
-    predict = _step(work, f"predict-{FEATURES}", scores, "predict", "--model", str(model),
-                    "--data", str(featurized[1]), "--out", str(scores), "--quiet")
-    values = by_tsv_question(_evaluate(featurized[1], scores), featurized[1], test)
+    fit = timed_step(work, f"train-{FEATURES}", model, "train", FEATURES, "--train", str(featurized[0]),
+                     "--out", str(model), "--quiet")
+    predict = timed_step(work, f"predict-{FEATURES}", scores, "predict", "--model", str(model),
+                         "--data", str(featurized[1]), "--out", str(scores), "--quiet")
+    values = by_tsv_question(per_question(featurized[1], scores, METRICS), featurized[1], test)
     return {"values": values, "train": fit, "predict": predict}
 
 
@@ -103,10 +75,10 @@ def by_tsv_question(values: dict, featurized: Path, tsv: Path) -> dict:
 
 def _text_model(name: str, train: Path, test: Path, work: Path) -> dict:
     model, scores = work / name, work / f"{name}.scores"
-    fit = _step(work, f"train-{name}", model, "train", name, "--train", str(train), "--out", str(model), "--quiet")
-    predict = _step(work, f"predict-{name}", scores, "predict", "--model", str(model), "--data", str(test),
-                    "--out", str(scores), "--quiet")
-    return {"values": _evaluate(test, scores), "train": fit, "predict": predict}
+    fit = timed_step(work, f"train-{name}", model, "train", name, "--train", str(train), "--out", str(model), "--quiet")
+    predict = timed_step(work, f"predict-{name}", scores, "predict", "--model", str(model), "--data", str(test),
+                         "--out", str(scores), "--quiet")
+    return {"values": per_question(test, scores, METRICS), "train": fit, "predict": predict}
 
 
 def run_dataset(train: Path, test: Path, work: Path, models=MODELS) -> dict:

@@ -1,0 +1,63 @@
+"""The CLI acceptance page on WikiQA (structrank_lab.experiments.wikiqa_cli): the commands each recipe runs, the page
+and its verdicts from a given record, a recorded recipe not run again. The fine-tunings themselves are the
+commands' (tests/library/test_cross_encoder.py runs them on a tiny BERT)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from structrank_lab.experiments import wikiqa_cli as wc
+
+
+def _record(mean, seconds, difference, n=200):
+    rng = np.random.default_rng(0)
+    ap = np.clip(mean + 0.01 * rng.standard_normal(n), 0, 1)
+    return {"steps": [{"seconds": seconds, "cores": 1, "command": "structrank train xenc-crf-kl --train t"},
+                      {"seconds": 60.0, "cores": 1, "command": "structrank predict --model m"}],
+            "values": {"map": {f"Q{i}": float(v) for i, v in enumerate(ap)},
+                       "mrr": {f"Q{i}": float(v) for i, v in enumerate(ap)}},
+            "crossencoder_difference": difference}
+
+
+def test_the_page_judges_each_recipe_on_its_record():
+    text = wc.page({"default": _record(0.77, 600.0, 2e-6), "trec-first": _record(0.83, 2400.0, 3e-5)}, "cmd")
+    default = next(line for line in text.splitlines() if line.startswith("| default |"))
+    first = next(line for line in text.splitlines() if line.startswith("| trec-first |"))
+    assert "**does not hold**" in default and "**within** 30 min" in default and "**same**" in default
+    assert "**holds**" in first and "**past** 30 min" in first and "**differs**" in first
+    assert "`structrank train xenc-crf-kl --train t` (600 s)" in text and "200 questions" in text
+
+
+def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monkeypatch):
+    commands = []
+
+    def step(work, name, output, *args):
+        commands.append(args)
+        return {"seconds": 1.0, "cores": 1, "command": " ".join(("structrank", *args))}
+
+    monkeypatch.setattr(wc, "timed_step", step)
+    monkeypatch.setattr(wc, "per_question", lambda data, scores, metrics: {m: {"Q1": 1.0} for m in metrics})
+    monkeypatch.setattr(wc, "crossencoder_difference", lambda model, test, scores: 0.0)
+    record = wc.run_recipe("trec-first", Path("DATA"), tmp_path)
+    first, second, predict = commands
+    assert first[first.index("--train") + 1] == str(Path("DATA/trecqa/wang2007-train-all"))
+    assert second[second.index("--set") + 1] == f"encoder={tmp_path / 'trec-first'}"
+    assert second[second.index("--train") + 1] == str(Path("DATA/wikiqa/WikiQA-train.tsv.gz"))
+    assert "--vali" in second and second[second.index("--queries") + 1] == "with-both"
+    assert predict[0] == "predict" and record["values"]["map"] == {"Q1": 1.0} and len(record["steps"]) == 3
+    commands.clear()
+    wc.run_recipe("default", Path("DATA"), tmp_path)
+    assert len(commands) == 2 and "--set" not in commands[0]
+
+
+def test_a_recorded_recipe_is_not_run_again_and_an_unknown_one_is_refused(tmp_path, monkeypatch, capsys):
+    record = tmp_path / "r.json"
+    record.write_text(json.dumps({"default": _record(0.79, 500.0, 1e-6)}))
+    monkeypatch.setattr(wc, "run_recipe", lambda *a: pytest.fail("a recorded recipe ran again"))
+    assert wc.main(["--out", str(tmp_path / "p.md"), "--record", str(record), "--recipes", "default"]) == 0
+    assert "| default | 0.79" in (tmp_path / "p.md").read_text()
+    with pytest.raises(SystemExit) as stop:
+        wc.main(["--out", str(tmp_path / "p.md"), "--record", str(record), "--recipes", "bogus"])
+    assert stop.value.code == 2 and "'bogus' is not one of" in capsys.readouterr().err
