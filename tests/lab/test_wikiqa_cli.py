@@ -43,7 +43,9 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     record = wc.run_recipe("trec-first", Path("DATA"), tmp_path)
     first, second, predict = commands
     assert first[first.index("--train") + 1] == str(Path("DATA/trecqa/wang2007-train-all"))
-    assert second[second.index("--set") + 1] == f"encoder={tmp_path / 'trec-first'}"
+    assert second[second.index("--set") + 1] == f"encoder={first[first.index('--out') + 1]}"
+    assert first[first.index("--out") + 1] != second[second.index("--out") + 1]  # a kept step is known by its output
+    assert predict[predict.index("--model") + 1] == second[second.index("--out") + 1]
     assert second[second.index("--train") + 1] == str(Path("DATA/wikiqa/WikiQA-train.tsv.gz"))
     assert "--vali" in second and second[second.index("--queries") + 1] == "with-both"
     assert predict[0] == "predict" and record["values"]["map"] == {"Q1": 1.0} and len(record["steps"]) == 3
