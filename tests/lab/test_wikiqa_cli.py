@@ -49,6 +49,8 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     assert second[second.index("--train") + 1] == str(Path("DATA/wikiqa/WikiQA-train.tsv.gz"))
     assert "--vali" in second and second[second.index("--queries") + 1] == "with-both"
     assert predict[0] == "predict" and record["values"]["map"] == {"Q1": 1.0} and len(record["steps"]) == 3
+    assert record["steps"][1]["command"].startswith("structrank train xenc-crf-kl --train $STRUCTRANK_DATA/wikiqa/")
+    assert "--set encoder=$WORK/trec-train-all" in record["steps"][1]["command"]
     commands.clear()
     wc.run_recipe("default", Path("DATA"), tmp_path)
     assert len(commands) == 2 and "--set" not in commands[0]
