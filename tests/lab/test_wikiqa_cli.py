@@ -65,3 +65,12 @@ def test_a_recorded_recipe_is_not_run_again_and_an_unknown_one_is_refused(tmp_pa
     with pytest.raises(SystemExit) as stop:
         wc.main(["--out", str(tmp_path / "p.md"), "--record", str(record), "--recipes", "bogus"])
     assert stop.value.code == 2 and "'bogus' is not one of" in capsys.readouterr().err
+
+
+def test_the_committed_page_is_what_the_kept_record_makes(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "page.md"
+    assert wc.main(["--out", str(out), "--record", str(root / "results" / "xenc-wikiqa-cli.json")]) == 0
+    made, committed = out.read_text().splitlines(), (root / "docs" / "XENC_WIKIQA_CLI.md").read_text().splitlines()
+    assert made[1:] == committed[1:]  # all but the header line, which names the command as run
+    assert "| default |" in out.read_text() and "| trec-first |" in out.read_text()
