@@ -95,7 +95,8 @@ def _seconds(record: dict, kind: str) -> float:
 
 
 def recipe_row(recipe: str, record: dict) -> str:
-    values = np.array(list(record["values"]["map"].values()))
+    values = np.array([v for _, v in sorted(record["values"]["map"].items())])  # the randomisation test's draws
+    # follow the order of its values: by question id, as the record keeps them, so that a regeneration is the same
     judged = not_below(values, constant(TARGET_MAP, values.size), margin=0.0, units="questions")
     train, difference = _seconds(record, "train"), record["crossencoder_difference"]
     cores = sorted({step["cores"] for step in record["steps"]})
