@@ -1,4 +1,4 @@
-"""Issue 61's acceptance through the CLI on WikiQA: ``docs/XENC_WIKIQA_CLI.md``.
+"""The CLI acceptance of the cross-encoder on WikiQA: `docs/XENC_WIKIQA_CLI.md`.
 
     python -m structrank_lab.experiments.wikiqa_cli --out docs/XENC_WIKIQA_CLI.md \\
         --record results/xenc-wikiqa-cli.json [--work DIR] [--recipes default,trec-first]
