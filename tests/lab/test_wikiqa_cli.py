@@ -40,19 +40,26 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     monkeypatch.setattr(wc, "timed_step", step)
     monkeypatch.setattr(wc, "per_question", lambda data, scores, metrics: {m: {"Q1": 1.0} for m in metrics})
     monkeypatch.setattr(wc, "crossencoder_difference", lambda model, test, scores: 0.0)
-    record = wc.run_recipe("trec-first", Path("DATA"), tmp_path)
+    data, work = tmp_path / "DATA", tmp_path / "work"
+    for name in ("wikiqa/WikiQA-train.tsv.gz", "wikiqa/WikiQA-dev.tsv", "wikiqa/WikiQA-test.tsv.gz",
+                 "trecqa/jacana/dev-less-than-40.manual-edit.xml", "trecqa/wang2007-train-all/"):
+        folder = data / name if name.endswith("/") else (data / name).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        if not name.endswith("/"):
+            (data / name).touch()
+    record = wc.run_recipe("trec-first", data, work)
     first, second, predict = commands
-    assert first[first.index("--train") + 1] == str(Path("DATA/trecqa/wang2007-train-all"))
+    assert first[first.index("--train") + 1] == str(data / "trecqa/wang2007-train-all")
     assert second[second.index("--set") + 1] == f"encoder={first[first.index('--out') + 1]}"
     assert first[first.index("--out") + 1] != second[second.index("--out") + 1]  # a kept step is known by its output
     assert predict[predict.index("--model") + 1] == second[second.index("--out") + 1]
-    assert second[second.index("--train") + 1] == str(Path("DATA/wikiqa/WikiQA-train.tsv.gz"))
+    assert second[second.index("--train") + 1] == str(data / "wikiqa/WikiQA-train.tsv.gz")
     assert "--vali" in second and second[second.index("--queries") + 1] == "with-both"
     assert predict[0] == "predict" and record["values"]["map"] == {"Q1": 1.0} and len(record["steps"]) == 3
     assert record["steps"][1]["command"].startswith("structrank train xenc-crf-kl --train $STRUCTRANK_DATA/wikiqa/")
     assert "--set encoder=$WORK/trec-train-all" in record["steps"][1]["command"]
     commands.clear()
-    wc.run_recipe("default", Path("DATA"), tmp_path)
+    wc.run_recipe("default", data, work)
     assert len(commands) == 2 and "--set" not in commands[0]
 
 

@@ -529,7 +529,7 @@ def read_trec_train_all(folder=None, positive=None, negative=None, question=None
     of the data (``TRAIN-ALL.xml`` and the jacana splits list positive blocks first).
     """
     if folder is None and None in (positive, negative, question):
-        folder = data_dir(required=True) / "trecqa" / "wang2007-train-all"
+        folder = qa_file("trec13", "train")
     paths = {kind: Path(given) if given is not None else Path(folder) / TRAIN_ALL_FILES[kind]
              for kind, given in (("question", question), ("positive", positive), ("negative", negative))}
     questions = _read_blocks(paths["question"], "Q")
@@ -566,8 +566,14 @@ def _existing(path: Path) -> Path:
 
 
 def qa_file(name: str, split: str, root=None) -> Path:
-    """The file of a split (``qa_file("wikiqa", "dev")``); trec13 train is a folder, see ``load_qa``."""
+    """The file of a split (``qa_file("wikiqa", "dev")``); trec13 train is TRAIN-ALL's folder (its POSInput files,
+    read by ``read_trec_train_all`` and by the commands as it is)."""
     root = Path(root) if root is not None else data_dir(required=True)
+    if name == "trec13" and split == "train":
+        folder = root / "trecqa" / "wang2007-train-all"
+        if not folder.is_dir():
+            raise FileNotFoundError(f"{folder} is not a folder")
+        return folder
     if name == "wikiqa":
         return _existing(root / "wikiqa" / f"WikiQA-{split}.tsv")
     if name == "trec13":
@@ -609,7 +615,7 @@ def load_qa(name: str, split: str, data_root=None, filtered: bool = True) -> QAD
         data = read_wikiqa(qa_file(name, split, root))
         return keep_questions_with_both(data) if filtered else data
     if split == "train":
-        data = read_trec_train_all(root / "trecqa" / "wang2007-train-all")
+        data = read_trec_train_all(qa_file(name, split, root))
         return filter_questions(data, max_candidates=TREC13_TRAIN_CAP) if filtered else data
     data = read_jacana(qa_file(name, split, root))
     return keep_questions_with_both(data) if filtered else data

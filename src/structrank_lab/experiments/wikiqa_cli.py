@@ -29,6 +29,7 @@ import numpy as np
 from structrank.atomic import write_text_atomic
 from structrank.paths import data_dir
 from structrank.qa.pairs_files import read_pairs_file
+from structrank.qa.readers import qa_file
 from structrank_lab.experiments.cli_pages import per_question, timed_step, write_page
 from structrank_lab.experiments.neural_qa.design import MAX_RUN_SECONDS, TARGET_MAP
 from structrank_lab.experiments.verdict_rules import not_below
@@ -44,10 +45,8 @@ SAME_SCORES = 1e-5
 
 
 def _files(data: Path) -> dict:
-    wikiqa, trec = data / "wikiqa", data / "trecqa"
-    return {"train": wikiqa / "WikiQA-train.tsv.gz", "dev": wikiqa / "WikiQA-dev.tsv",
-            "test": wikiqa / "WikiQA-test.tsv.gz", "trec-train": trec / "wang2007-train-all",
-            "trec-dev": trec / "jacana" / "dev-less-than-40.manual-edit.xml"}
+    return {**{split: qa_file("wikiqa", split, data) for split in ("train", "dev", "test")},
+            "trec-train": qa_file("trec13", "train", data), "trec-dev": qa_file("trec13", "dev", data)}
 
 
 def _train(work: Path, name: str, train: Path, vali: Path, *extra: str) -> tuple[Path, dict]:
