@@ -6,7 +6,9 @@ is measured on test (trec convention), as ``xenc_map_smoothing.py`` does for the
 and ``DEV_MARGIN`` rule). The settings tried: the KL target's temperature T (``--temperatures``: q(y) ~ exp(-(1 -
 NDCG(y)) / T) over each 6-document subset's rankings; the first value is neural-qa's, the row every other is compared
 with), AdamW's learning rate (``--learning-rates``), the questions per optimiser step (``--questions-per-step``) and the
-epochs (``--epochs``; the learning-rate schedule spans them, the epoch kept by dev MAP as ever), and with ``--transfer``
+epochs (``--epochs``; the learning-rate schedule spans them, the epoch kept by dev MAP as ever), the head over the
+encoder (``--mean-head``: a linear layer over the mean of the token vectors instead of the pooler's first token), and
+with ``--transfer``
 neural-qa's transfer row (TREC QA's training questions first, then WikiQA's: TANDA), read from ``--store``.
 The choice reads dev MAP only: a candidate replaces the first row when its dev MAP is at least ``DEV_MARGIN`` above it.
 
@@ -17,7 +19,7 @@ on WikiQA (the same fine-tuning: not run again).
 
     python benchmarks/xenc_crf_kl_dev.py --out docs/XENC_CRF_KL_DEV.md --state results/xenc-crf-kl-dev.json \
         --temperatures 1,0.3,0.1 [--learning-rates 1e-4] [--questions-per-step 8] [--epochs 5] \
-        [--store results/neural-qa [--transfer]]
+        [--mean-head] [--store results/neural-qa [--transfer]]
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ LOSS = "crf-kl"
 #: neural-qa's transfer row of CRF-KL (TREC QA first, then WikiQA), read from the store only (``--transfer``)
 TRANSFER_ROW = next(row for row, base in TRANSFERRED.items() if base == CRF_KL)
 TRANSFER_LABEL = f"KL, {DATASETS[TRANSFER_FROM][0]} first, neural-qa's transfer row"
+MEAN_HEAD_LABEL = "KL, mean-pooled head"
 
 
-def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=(), transfer=False) -> list:
+def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=(), transfer=False,
+               mean_head=False) -> list:
     """[(label, setting)]: ``setting`` the CrossEncoderRanker options of the candidate (the loss and the options it
     changes from neural-qa's CRF-KL row; the first temperature's row is that row itself). ``transfer``: last, neural-qa's
     transfer row (``setting["transfer"]`` names its first data set; it is read from the store, never run here)."""
@@ -56,6 +60,7 @@ def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=()
     out += [(f"KL, learning rate {rate:g}", {**at(first), "learning_rate": float(rate)}) for rate in learning_rates]
     out += [(f"KL, {n} questions per step", {**at(first), "batch_size": int(n)}) for n in questions_per_step]
     out += [(f"KL, {n} epochs", {**at(first), "epochs": int(n)}) for n in epochs]
+    out += [(MEAN_HEAD_LABEL, {**at(first), "head": "mean"})] * bool(mean_head)
     return out + [(TRANSFER_LABEL, {**at(first), "transfer": TRANSFER_FROM})] * bool(transfer)
 
 
@@ -67,7 +72,7 @@ def default_temperature() -> float:
 def default_candidate(settings) -> str | None:
     """The candidate whose options ``structrank train xenc-crf-kl`` trains by default, or None."""
     defaults = MODELS[f"xenc-{LOSS}"].defaults
-    keys = ("loss_params", "learning_rate", "batch_size", "epochs", "transfer")
+    keys = ("loss_params", "learning_rate", "batch_size", "epochs", "head", "transfer")
     wanted = {k: defaults[k] for k in keys if k in defaults and defaults[k] not in (None, BUDGET.get(k))}
     return next((label for label, setting in settings.items()
                  if {k: v for k, v in setting.items() if k in keys} == wanted), None)
@@ -106,6 +111,13 @@ def page(rows, results, command, seconds, settings) -> str:
                   f"the same fine-tuning first on {DATASETS[TRANSFER_FROM][0]}'s training questions (its epoch kept by "
                   f"{DATASETS[TRANSFER_FROM][0]}'s dev MAP), then on WikiQA's from that model (transfer, then adapt: "
                   "TANDA). Its minutes are both fine-tunings'."]
+    if MEAN_HEAD_LABEL in rows:
+        mean = results[MEAN_HEAD_LABEL]
+        lines += ["", f"{MEAN_HEAD_LABEL} (`head=\"mean\"`) scores a pair by a linear layer over the mean of its token "
+                  "vectors, the pooling all-MiniLM-L6-v2 was trained with, instead of transformers' classification head "
+                  f"over the first token through the encoder's pooler. Against the first row (one seed): dev MAP "
+                  f"{mean['dev'] - first['dev']:+.4f}, test MAP {mean['test'] - first['test']:+.4f}; the rule reads dev "
+                  "only."]
     lines += ["", "Epoch seconds are as each fine-tuning measured them, on the torch threads the sweep was given and beside "
               "whatever else the machine ran: they are not a benchmark (docs/BENCH_CROSS_ENCODER.md is)."]
     for label, earlier in same_curves(rows, results):
@@ -135,6 +147,8 @@ def main(argv=None):
     parser.add_argument("--learning-rates", default="", help="AdamW's learning rates to try (comma-separated)")
     parser.add_argument("--questions-per-step", default="", help="questions per optimiser step (comma-separated)")
     parser.add_argument("--epochs", default="", help="epochs to try (comma-separated; the schedule spans them)")
+    parser.add_argument("--mean-head", action="store_true",
+                        help="add a candidate whose head is a linear layer over the mean of the token vectors")
     parser.add_argument("--store", help="neural-qa's store or kept runs: its seed-0 CRF-KL run is the first row")
     parser.add_argument("--transfer", action="store_true",
                         help=f"add neural-qa's seed-0 {TRANSFER_ROW!r} run as the last row (read from --store)")
@@ -152,12 +166,12 @@ def main(argv=None):
                      "first row the others are compared with)")
     if args.transfer and not args.store:
         parser.error("--transfer reads neural-qa's transfer run from --store: give --store")
-    rows = candidates(temperatures, rates, steps, epochs, args.transfer)
+    rows = candidates(temperatures, rates, steps, epochs, args.transfer, args.mean_head)
     settings = dict(rows)
     command = (f"python benchmarks/xenc_crf_kl_dev.py --out {args.out} --state {args.state} "
                f"--temperatures {args.temperatures}" + (f" --learning-rates {args.learning_rates}" if rates else "")
                + (f" --questions-per-step {args.questions_per_step}" if steps else "")
-               + (f" --epochs {args.epochs}" if epochs else "")
+               + (f" --epochs {args.epochs}" if epochs else "") + (" --mean-head" if args.mean_head else "")
                + (f" --store {args.store}" if args.store else "") + (" --transfer" if args.transfer else ""))
     state = Path(args.state)
     results = json.loads(state.read_text()) if state.exists() else {}

@@ -97,3 +97,18 @@ def test_the_transfer_row_comes_last_from_the_store_and_is_never_the_default(tmp
     with pytest.raises(SystemExit):
         sweep.main(["--out", str(tmp_path / "p.md"), "--state", str(tmp_path / "s.json"), "--transfer"])
     assert "--transfer reads neural-qa's transfer run from --store" in capsys.readouterr().err
+
+
+def test_the_mean_pooled_head_is_a_candidate_and_the_page_gives_its_dev_and_test_differences():
+    rows = sweep.candidates([1.0], mean_head=True)
+    assert rows == [(ROWS[0], {"loss": "crf-kl"}), (sweep.MEAN_HEAD_LABEL, {"loss": "crf-kl", "head": "mean"})]
+    labels = [label for label, _ in rows]
+    base = _results((0.79, 0.7), (0.78, 0.7))[ROWS[0]]
+    results = {labels[0]: base, labels[1]: {**base, "dev": 0.79, "test": 0.80}}
+    text = sweep.page(labels, results, "cmd", 600.0, dict(rows))
+    assert "dev MAP +0.0000, test MAP +0.0200; the rule reads dev only." in text
+    assert "No candidate's dev MAP is above neural-qa's setting's" in text
+    # the candidate's setting is the estimator's: the parameter exists and takes that value
+    from structrank.learners import CrossEncoderRanker
+
+    assert CrossEncoderRanker(**dict(rows)[sweep.MEAN_HEAD_LABEL]).get_params()["head"] == "mean"

@@ -426,6 +426,38 @@ def test_a_saved_model_is_an_encoder_whose_head_carries_over(fitted, tmp_path):
 
 
 @TEXT
+def test_a_mean_pooled_head_learns_saves_and_carries_over(encoder, tmp_path):
+    """``head="mean"``: a linear layer over the mean of the token vectors instead of the pooler's first token. It
+    learns the signal, truncates at ``max_length``, saves as a folder ``CrossEncoder`` loads and scores the same, and
+    a saved model as ``encoder`` keeps that head whatever ``head`` says."""
+    from sentence_transformers import CrossEncoder
+    from sentence_transformers.sentence_transformer.modules import Pooling
+
+    from structrank.learners import CrossEncoderRanker
+    from structrank.model_io import load_model, save_model
+
+    pairs, y, qid = make_pairs(30)
+    dev = make_pairs(10, seed=1)
+    options = {"encoder": encoder, "epochs": 2, "learning_rate": 2e-3, "batch_size": 4, "max_length": 8,
+               "device": "cpu", "progress": False}
+    model = CrossEncoderRanker(loss="crf-kl", head="mean", **options).fit(pairs, y, qid, eval_set=dev)
+    assert any(isinstance(m, Pooling) and m.pooling_mode == "mean" for m in model.model_)
+    assert model.model_.max_seq_length == 8
+    assert model.dev_curve_.max() > 0.8
+    classification = CrossEncoderRanker(loss="crf-kl", **options).fit(pairs, y, qid)
+    assert not any(isinstance(m, Pooling) for m in classification.model_)
+    assert np.abs(classification.predict(dev[0]) - model.predict(dev[0])).max() > 1e-2
+
+    path = tmp_path / "mean"
+    save_model(model, path)
+    assert load_model(path).head == "mean"
+    np.testing.assert_allclose(CrossEncoder(str(path)).predict(dev[0]), model.predict(dev[0]), rtol=0, atol=1e-5)
+    then = CrossEncoderRanker(loss="crf-kl", **{**options, "encoder": str(path), "epochs": 1,
+                                                "learning_rate": 1e-12}).fit(pairs, y, qid)
+    np.testing.assert_allclose(then.predict(dev[0]), model.predict(dev[0]), rtol=0, atol=1e-4)
+
+
+@TEXT
 @pytest.mark.parametrize("change, field", [
     (lambda m: m.update({"class": "Pickle"}), "class"),
     (lambda m: m.update({"version": 2}), "version"),

