@@ -56,7 +56,8 @@ def main(encoder, loss, out):
     dist.barrier()
     dist.destroy_process_group()
     # freeing the DDP wrapper now can deadlock gloo's teardown (its worker thread, freeing the barrier's work, waits
-    # for the GIL that the main thread holds while it joins that thread): the result is written, so leave as it is
+    # for the GIL that the main thread holds while it joins that thread; pytorch/pytorch#56297): the result is
+    # written, so leave as it is
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
