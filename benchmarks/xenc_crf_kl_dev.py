@@ -9,7 +9,9 @@ with), AdamW's learning rate (``--learning-rates``), the questions per optimiser
 epochs (``--epochs``; the learning-rate schedule spans them, the epoch kept by dev MAP as ever), the head over the
 encoder (``--mean-head``: a linear layer over the mean of the token vectors instead of the pooler's first token), and
 with ``--transfer``
-neural-qa's transfer row (TREC QA's training questions first, then WikiQA's: TANDA), read from ``--store``.
+neural-qa's transfer row (TREC QA's training questions first, then WikiQA's: TANDA), read from ``--store``. With
+``--seeds`` the mean-pooled head is also fine-tuned at those seeds and set beside neural-qa's CRF-KL at the same seeds
+(read from ``--store``): a section of its own, which the choice does not read.
 The choice reads dev MAP only: a candidate replaces the first row when its dev MAP is at least ``DEV_MARGIN`` above it.
 
 Each candidate's result is kept in ``--state`` (a JSON file of aggregates, results/xenc-crf-kl-dev.json in a
@@ -19,19 +21,22 @@ on WikiQA (the same fine-tuning: not run again).
 
     python benchmarks/xenc_crf_kl_dev.py --out docs/XENC_CRF_KL_DEV.md --state results/xenc-crf-kl-dev.json \
         --temperatures 1,0.3,0.1 [--learning-rates 1e-4] [--questions-per-step 8] [--epochs 5] \
-        [--mean-head] [--store results/neural-qa [--transfer]]
+        [--mean-head [--seeds 1,2]] [--store results/neural-qa [--transfer]]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import os
 import platform
 import subprocess
 from pathlib import Path
 
 from xenc_map_smoothing import DATASET, DEV_MARGIN, SEED, dev_rule, from_store, measure_missing, same_curves, table
+
+from structrank.metrics.significance import paired_test, per_query_pairs
 
 from structrank.atomic import write_text_atomic
 from structrank.learners.registry import MODELS
@@ -78,17 +83,49 @@ def default_candidate(settings) -> str | None:
                  if {k: v for k, v in setting.items() if k in keys} == wanted), None)
 
 
-def read_from_store(store, results, rows) -> None:
+def seeded(label, seed) -> str:
+    """A candidate's key in the state at ``seed``: its label at the sweep's seed, else the label and the seed."""
+    return label if seed == SEED else f"{label}, seed {seed}"
+
+
+def read_from_store(store, results, rows, seed=SEED) -> None:
     """Add to ``results`` each candidate of ``rows`` ({label: neural-qa's row}) it lacks that ``store`` holds, from
-    that row's seed-0 WikiQA run."""
+    that row's WikiQA run at ``seed``."""
     for label, row in rows.items():
-        if label not in results:
-            found = from_store(store, {label: {}}, row=row).get(DATASET, {})
+        if seeded(label, seed) not in results:
+            found = from_store(store, {label: {}}, row=row, seed=seed).get(DATASET, {})
             if label in found:
-                results[label] = found[label]
+                results[seeded(label, seed)] = found[label]
 
 
-def page(rows, results, command, seconds, settings) -> str:
+def seeds_section(first, results, seeds) -> list:
+    """The mean-pooled head against neural-qa's CRF-KL (``first``) at the sweep's seed and ``seeds``: each seed's dev
+    and test MAP, their means, and the test questions paired, each question's AP the mean over the seeds."""
+    every = (SEED, *seeds)
+    lines = ["", f"## The mean-pooled head over seeds {', '.join(map(str, every))}", "",
+             f"neural-qa's `{CRF_KL}` row as its kept runs hold it at each seed; the mean-pooled head fine-tuned here at "
+             "each seed, the rest of its setting unchanged. Not read by the choice above (its rule reads one seed's dev "
+             "MAP).", "", "| candidate | dev MAP by seed | test MAP by seed | dev MAP, mean | test MAP, mean |",
+             "|---|---|---|---|---|"]
+    means = {}
+    for label in (first, MEAN_HEAD_LABEL):
+        runs = [results[seeded(label, s)] for s in every]
+        means[label] = {q: statistics.fmean(r["per_query"][q] for r in runs)
+                        for q in set.intersection(*(set(r["per_query"]) for r in runs))}
+        dev, test = ([r[key] for r in runs] for key in ("dev", "test"))
+        lines.append(f"| {label} | {' / '.join(f'{v:.4f}' for v in dev)} | {' / '.join(f'{v:.4f}' for v in test)} | "
+                     f"{statistics.fmean(dev):.4f} | {statistics.fmean(test):.4f} |")
+    _, ours, theirs = per_query_pairs(means[MEAN_HEAD_LABEL], means[first])
+    t = paired_test(ours, theirs)
+    dev_gain = statistics.fmean(results[seeded(MEAN_HEAD_LABEL, s)]["dev"] - results[seeded(first, s)]["dev"]
+                                for s in every)
+    lines += ["", f"Over the seeds, the mean-pooled head against neural-qa's CRF-KL: dev MAP {dev_gain:+.4f}; test MAP "
+              f"{t.mean_diff:+.4f} (95% CI {t.ci_low:+.4f} to {t.ci_high:+.4f}, t-test p {t.t_p:.3f}, {t.n} questions "
+              "paired, each question's AP the mean over the seeds)."]
+    return lines
+
+
+def page(rows, results, command, seconds, settings, seeds=()) -> str:
     first_label = rows[0]
     first = results[first_label]
     best, gain, kept = dev_rule(rows, results)
@@ -136,6 +173,8 @@ def page(rows, results, command, seconds, settings) -> str:
     lines.append(f"`structrank train xenc-{LOSS}` trains by default (`learners.registry.XENC_DEFAULTS`) "
                  + (f"the kept candidate ({kept})." if trained == kept
                     else f"{trained}, not the kept candidate." if trained else "none of these candidates."))
+    if seeds:
+        lines += seeds_section(first_label, results, seeds)
     return "\n".join(lines) + "\n"
 
 
@@ -149,6 +188,9 @@ def main(argv=None):
     parser.add_argument("--epochs", default="", help="epochs to try (comma-separated; the schedule spans them)")
     parser.add_argument("--mean-head", action="store_true",
                         help="add a candidate whose head is a linear layer over the mean of the token vectors")
+    parser.add_argument("--seeds", default="",
+                        help="more seeds of the mean-pooled head beside neural-qa's CRF-KL (comma-separated; needs "
+                             "--mean-head and --store)")
     parser.add_argument("--store", help="neural-qa's store or kept runs: its seed-0 CRF-KL run is the first row")
     parser.add_argument("--transfer", action="store_true",
                         help=f"add neural-qa's seed-0 {TRANSFER_ROW!r} run as the last row (read from --store)")
@@ -158,6 +200,12 @@ def main(argv=None):
     rates = [float(v) for v in args.learning_rates.split(",") if v]
     steps = [int(v) for v in args.questions_per_step.split(",") if v]
     epochs = [int(v) for v in args.epochs.split(",") if v]
+    seeds = [int(v) for v in args.seeds.split(",") if v]
+    if seeds and not (args.mean_head and args.store):
+        parser.error("--seeds runs more seeds of the mean-pooled head beside neural-qa's CRF-KL read from --store: give "
+                     "--mean-head and --store")
+    if SEED in seeds or any(v < 0 for v in seeds):
+        parser.error(f"--seeds takes seeds other than the sweep's own, {SEED}")
     if not temperatures or any(v <= 0 for v in (*temperatures, *rates, *steps, *epochs)):
         parser.error("--temperatures (at least one), --learning-rates, --questions-per-step and --epochs take "
                      "positive values")
@@ -172,6 +220,7 @@ def main(argv=None):
                f"--temperatures {args.temperatures}" + (f" --learning-rates {args.learning_rates}" if rates else "")
                + (f" --questions-per-step {args.questions_per_step}" if steps else "")
                + (f" --epochs {args.epochs}" if epochs else "") + (" --mean-head" if args.mean_head else "")
+               + (f" --seeds {args.seeds}" if seeds else "")
                + (f" --store {args.store}" if args.store else "") + (" --transfer" if args.transfer else ""))
     state = Path(args.state)
     results = json.loads(state.read_text()) if state.exists() else {}
@@ -182,8 +231,15 @@ def main(argv=None):
         print(f"{args.store} holds no seed-0 {TRANSFER_ROW!r} run yet: the page leaves it out", flush=True)
         rows = [row for row in rows if row[0] != TRANSFER_LABEL]
     measure_missing(rows, results, state, args.threads)
+    more = [(seeded(MEAN_HEAD_LABEL, s), {**settings.get(MEAN_HEAD_LABEL, {}), "random_state": s}) for s in seeds]
+    for seed in seeds:
+        read_from_store(args.store, results, {first: CRF_KL}, seed=seed)
+        if seeded(first, seed) not in results:
+            raise SystemExit(f"{args.store} holds no seed-{seed} {CRF_KL!r} run on WikiQA: --seeds {args.seeds} needs it")
+    measure_missing(more, results, state, args.threads)
     labels = [label for label, _ in rows]
-    text = page(labels, results, command, sum(results[label]["seconds"] for label in labels), settings)
+    seconds = sum(results[label]["seconds"] for label in (*labels, *(label for label, _ in more)))
+    text = page(labels, results, command, seconds, settings, seeds)
     write_text_atomic(args.out, text)
     print(text)
 

@@ -90,9 +90,9 @@ def same_curves(rows, results) -> list:
     return out
 
 
-def from_store(folder, settings, row=None) -> dict:
+def from_store(folder, settings, row=None, seed=SEED) -> dict:
     """{data set: {candidate: measured}} of the unsmoothed candidates that neural-qa's store ran as its ``row`` (by
-    default its ``MAP hinge``) at seed 0 (the run's key holds the row's ``loss_params``; candidates that change
+    default its ``MAP hinge``) at ``seed`` (the run's key holds the row's ``loss_params``; candidates that change
     anything else are not neural-qa's runs)."""
     import tempfile
 
@@ -102,7 +102,7 @@ def from_store(folder, settings, row=None) -> dict:
 
     runs = {}
     with tempfile.TemporaryDirectory() as scratch:
-        keys = {RunKey(EXPERIMENT, dataset, "test", 0, SEED, row or MAP_HINGE,
+        keys = {RunKey(EXPERIMENT, dataset, "test", 0, seed, row or MAP_HINGE,
                        {"budget": "full", **({"loss_params": setting["loss_params"]} if setting else {})}):
                 (dataset, label)
                 for dataset in DATASETS

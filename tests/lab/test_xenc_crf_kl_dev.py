@@ -112,3 +112,29 @@ def test_the_mean_pooled_head_is_a_candidate_and_the_page_gives_its_dev_and_test
     from structrank.learners import CrossEncoderRanker
 
     assert CrossEncoderRanker(**dict(rows)[sweep.MEAN_HEAD_LABEL]).get_params()["head"] == "mean"
+
+
+def test_more_seeds_of_the_mean_pooled_head_pair_each_question_s_mean_over_the_seeds(tmp_path, capsys):
+    """``--seeds``: each seed's dev and test MAP of both rows, their means, and the test questions paired with each
+    question's AP the mean over the seeds (here the mean head gains 0.25 on q0 at seed 0 only: 0.25 / 3 / 4 questions
+    on average)."""
+    rows = sweep.candidates([1.0], mean_head=True)
+    labels = [label for label, _ in rows]
+    base = _results((0.79,), (0.78,))[ROWS[0]]
+    results = {}
+    for seed, (dev, test) in zip((0, 1, 2), ((0.79, 0.78), (0.80, 0.76), (0.78, 0.77))):
+        results[sweep.seeded(labels[0], seed)] = {**base, "dev": dev, "test": test}
+        results[sweep.seeded(labels[1], seed)] = {**base, "dev": dev + 0.01, "test": test + 0.02}
+    results[labels[1]]["per_query"] = {**base["per_query"], "q0": base["per_query"]["q0"] + 0.25}
+    assert sweep.seeded(labels[1], 0) == labels[1] and sweep.seeded(labels[1], 2) == f"{labels[1]}, seed 2"
+    text = sweep.page(labels, results, "cmd", 600.0, dict(rows), seeds=(1, 2))
+    assert "## The mean-pooled head over seeds 0, 1, 2" in text
+    assert f"| {labels[0]} | 0.7900 / 0.8000 / 0.7800 | 0.7800 / 0.7600 / 0.7700 | 0.7900 | 0.7700 |" in text
+    assert f"| {labels[1]} | 0.8000 / 0.8100 / 0.7900 | 0.8000 / 0.7800 / 0.7900 | 0.8000 | 0.7900 |" in text
+    assert "dev MAP +0.0100; test MAP +0.0208 (95% CI" in text and "4 questions paired" in text
+    assert "## The mean-pooled head" not in sweep.page(labels, results, "cmd", 600.0, dict(rows))
+    for argv, said in ((["--seeds", "1"], "give --mean-head and --store"),
+                       (["--seeds", "0", "--mean-head", "--store", "x"], "seeds other than the sweep's own, 0")):
+        with pytest.raises(SystemExit):
+            sweep.main(["--out", str(tmp_path / "p.md"), "--state", str(tmp_path / "s.json"), *argv])
+        assert said in capsys.readouterr().err
