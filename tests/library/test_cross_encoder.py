@@ -513,7 +513,8 @@ def _write_tsv(path, pairs, y, qid):
 
 
 @TEXT
-def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
+@pytest.mark.parametrize("head", ["classification", "mean"])
+def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path, head):
     train, vali = tmp_path / "train.tsv", tmp_path / "vali.tsv"
     _write_tsv(train, *make_pairs(30))
     _write_tsv(vali, *make_pairs(10, seed=1))
@@ -528,8 +529,9 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path):
 
     trained = structrank("train", "xenc-map", "--train", train, "--vali", vali, "--set", f"encoder={encoder}",
                          "--set", "epochs=2", "--set", "learning_rate=0.002", "--set", "batch_size=4",
-                         "--set", "max_length=64",
+                         "--set", "max_length=64", "--set", f"head={head}",
                          "--queries", "with-both", "--out", model)
+    assert json.loads((model / "structrank.json").read_text())["params"]["head"] == head
     assert "under trec" in trained.stderr and f"wrote {model}" in trained.stderr
     structrank("predict", "--model", model, "--data", vali, "--out", scores)
     assert len(scores.read_text().split()) == 60
