@@ -11,7 +11,9 @@ encoder (``--mean-head``: a linear layer over the mean of the token vectors inst
 with ``--transfer``
 neural-qa's transfer row (TREC QA's training questions first, then WikiQA's: TANDA), read from ``--store``. With
 ``--seeds`` the mean-pooled head is also fine-tuned at those seeds and set beside neural-qa's CRF-KL at the same seeds
-(read from ``--store``): a section of its own, which the choice does not read.
+(read from ``--store``): a section of its own, which the choice does not read. With ``--elsewhere`` the mean-pooled
+head is fine-tuned at seed 0 on TREC QA and SemEval-2016 as neural-qa reads them and set beside neural-qa's seed-0
+CRF-KL there: the head is kept only if its dev MAP gain, averaged over WikiQA and those, is at least ``DEV_MARGIN``.
 The choice reads dev MAP only: a candidate replaces the first row when its dev MAP is at least ``DEV_MARGIN`` above it.
 
 Each candidate's result is kept in ``--state`` (a JSON file of aggregates, results/xenc-crf-kl-dev.json in a
@@ -21,7 +23,7 @@ on WikiQA (the same fine-tuning: not run again).
 
     python benchmarks/xenc_crf_kl_dev.py --out docs/XENC_CRF_KL_DEV.md --state results/xenc-crf-kl-dev.json \
         --temperatures 1,0.3,0.1 [--learning-rates 1e-4] [--questions-per-step 8] [--epochs 5] \
-        [--mean-head [--seeds 1,2]] [--store results/neural-qa [--transfer]]
+        [--mean-head [--seeds 1,2] [--elsewhere]] [--store results/neural-qa [--transfer]]
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ import platform
 import subprocess
 from pathlib import Path
 
-from xenc_map_smoothing import DATASET, DEV_MARGIN, SEED, dev_rule, from_store, measure_missing, same_curves, table
+from xenc_map_smoothing import (DATASET, DEV_MARGIN, SEED, checked_elsewhere, dev_rule, from_store, measure,
+                                measure_missing, paired, same_curves, table)
 
 from structrank.metrics.significance import paired_test, per_query_pairs
 
@@ -49,6 +52,8 @@ LOSS = "crf-kl"
 TRANSFER_ROW = next(row for row, base in TRANSFERRED.items() if base == CRF_KL)
 TRANSFER_LABEL = f"KL, {DATASETS[TRANSFER_FROM][0]} first, neural-qa's transfer row"
 MEAN_HEAD_LABEL = "KL, mean-pooled head"
+#: the other data sets ``--elsewhere`` fine-tunes the mean-pooled head on
+ELSEWHERE = ("trec13", "semeval2016")
 
 
 def candidates(temperatures, learning_rates=(), questions_per_step=(), epochs=(), transfer=False,
@@ -125,7 +130,36 @@ def seeds_section(first, results, seeds) -> list:
     return lines
 
 
-def page(rows, results, command, seconds, settings, seeds=()) -> str:
+def elsewhere_key(label, dataset) -> str:
+    """A candidate's key in the state for its run on another data set than WikiQA."""
+    return f"{label} on {DATASETS[dataset][0]}"
+
+
+def elsewhere_section(first, results, others) -> list:
+    """The mean-pooled head against neural-qa's CRF-KL (``first``) at seed 0 on the data sets of ``others``
+    ({data set: neural-qa's run}), and the head the dev MAP gain averaged with WikiQA's keeps."""
+    lines = ["", "## The mean-pooled head on the other data sets (seed 0)", "",
+             f"Fine-tuned as on WikiQA, on each data set as neural-qa reads it (its convention, its dev MAP keeping the "
+             f"epoch), beside neural-qa's own seed-0 `{CRF_KL}` run there.", "",
+             "| data set | dev MAP: CRF-KL | dev MAP: mean-pooled head | dev gain | test MAP: CRF-KL | test MAP: mean-pooled "
+             "head | test: diff (95% CI), t p |", "|---|---|---|---|---|---|---|"]
+    for dataset, theirs in {DATASET: results[first], **others}.items():
+        ours = results[MEAN_HEAD_LABEL if dataset == DATASET else elsewhere_key(MEAN_HEAD_LABEL, dataset)]
+        t = paired(ours, theirs)
+        lines.append(f"| {DATASETS[dataset][0]} | {theirs['dev']:.4f} | {ours['dev']:.4f} | "
+                     f"{ours['dev'] - theirs['dev']:+.4f} | {theirs['test']:.4f} | {ours['test']:.4f} | "
+                     f"{t.mean_diff:+.4f} ({t.ci_low:+.4f}, {t.ci_high:+.4f}), {t.t_p:.3f} |")
+    both = {d: {first: run, MEAN_HEAD_LABEL: results[elsewhere_key(MEAN_HEAD_LABEL, d)]} for d, run in others.items()}
+    kept, gains = checked_elsewhere(MEAN_HEAD_LABEL, first, results, both)
+    mean_gain = sum(gains.values()) / len(gains)
+    lines += ["", f"The mean-pooled head's dev MAP gain averaged over the {len(gains)} data sets: {mean_gain:+.4f}; "
+              + ("at least" if kept == MEAN_HEAD_LABEL else "under") + f" the rule's {DEV_MARGIN}, so "
+              + ("the mean-pooled head is the better choice by dev." if kept == MEAN_HEAD_LABEL
+                 else "dev does not choose it over the classification head.")]
+    return lines
+
+
+def page(rows, results, command, seconds, settings, seeds=(), others=None) -> str:
     first_label = rows[0]
     first = results[first_label]
     best, gain, kept = dev_rule(rows, results)
@@ -175,6 +209,8 @@ def page(rows, results, command, seconds, settings, seeds=()) -> str:
                     else f"{trained}, not the kept candidate." if trained else "none of these candidates."))
     if seeds:
         lines += seeds_section(first_label, results, seeds)
+    if others:
+        lines += elsewhere_section(first_label, results, others)
     return "\n".join(lines) + "\n"
 
 
@@ -191,6 +227,9 @@ def main(argv=None):
     parser.add_argument("--seeds", default="",
                         help="more seeds of the mean-pooled head beside neural-qa's CRF-KL (comma-separated; needs "
                              "--mean-head and --store)")
+    parser.add_argument("--elsewhere", action="store_true",
+                        help="fine-tune the mean-pooled head on TREC QA and SemEval-2016 too, beside neural-qa's CRF-KL "
+                             "there (needs --mean-head and --store)")
     parser.add_argument("--store", help="neural-qa's store or kept runs: its seed-0 CRF-KL run is the first row")
     parser.add_argument("--transfer", action="store_true",
                         help=f"add neural-qa's seed-0 {TRANSFER_ROW!r} run as the last row (read from --store)")
@@ -203,6 +242,9 @@ def main(argv=None):
     seeds = [int(v) for v in args.seeds.split(",") if v]
     if seeds and not (args.mean_head and args.store):
         parser.error("--seeds runs more seeds of the mean-pooled head beside neural-qa's CRF-KL read from --store: give "
+                     "--mean-head and --store")
+    if args.elsewhere and not (args.mean_head and args.store):
+        parser.error("--elsewhere sets the mean-pooled head beside neural-qa's CRF-KL read from --store: give "
                      "--mean-head and --store")
     if SEED in seeds or any(v < 0 for v in seeds):
         parser.error(f"--seeds takes seeds other than the sweep's own, {SEED}")
@@ -220,7 +262,7 @@ def main(argv=None):
                f"--temperatures {args.temperatures}" + (f" --learning-rates {args.learning_rates}" if rates else "")
                + (f" --questions-per-step {args.questions_per_step}" if steps else "")
                + (f" --epochs {args.epochs}" if epochs else "") + (" --mean-head" if args.mean_head else "")
-               + (f" --seeds {args.seeds}" if seeds else "")
+               + (f" --seeds {args.seeds}" if seeds else "") + (" --elsewhere" if args.elsewhere else "")
                + (f" --store {args.store}" if args.store else "") + (" --transfer" if args.transfer else ""))
     state = Path(args.state)
     results = json.loads(state.read_text()) if state.exists() else {}
@@ -237,9 +279,23 @@ def main(argv=None):
         if seeded(first, seed) not in results:
             raise SystemExit(f"{args.store} holds no seed-{seed} {CRF_KL!r} run on WikiQA: --seeds {args.seeds} needs it")
     measure_missing(more, results, state, args.threads)
+    others = {}
+    if args.elsewhere:
+        found = from_store(args.store, {first: {}}, row=CRF_KL)
+        for dataset in ELSEWHERE:
+            if first not in found.get(dataset, {}):
+                raise SystemExit(f"{args.store} holds no seed-0 {CRF_KL!r} run on {dataset}: --elsewhere needs it")
+            others[dataset] = found[dataset][first]
+            key = elsewhere_key(MEAN_HEAD_LABEL, dataset)
+            if key not in results:
+                results[key] = measure(settings[MEAN_HEAD_LABEL], args.threads, dataset)
+                write_text_atomic(state, json.dumps(results))
+                print(f"{key}: dev {results[key]['dev']:.4f}, test {results[key]['test']:.4f}, "
+                      f"{results[key]['seconds']:.0f} s", flush=True)
+        more += [(elsewhere_key(MEAN_HEAD_LABEL, d), None) for d in ELSEWHERE]
     labels = [label for label, _ in rows]
     seconds = sum(results[label]["seconds"] for label in (*labels, *(label for label, _ in more)))
-    text = page(labels, results, command, seconds, settings, seeds)
+    text = page(labels, results, command, seconds, settings, seeds, others)
     write_text_atomic(args.out, text)
     print(text)
 

@@ -43,7 +43,7 @@ from structrank.learners.registry import MODELS
 from structrank.metrics import evaluate
 from structrank.metrics.significance import paired_test, per_query_pairs
 
-DATASET, CONVENTION, SEED = "wikiqa", "trec", 0
+DATASET, SEED = "wikiqa", 0
 #: the dev MAP gain over the exact hinge a candidate needs to replace it (the page states the rule)
 DEV_MARGIN = 0.01
 #: the pairwise term ``--mix`` puts beside the MAP hinge: SVM-combo's components (each question's more violated one)
@@ -141,18 +141,19 @@ def recorded(rows) -> dict:
             "source": "store"}
 
 
-def measure(setting, threads) -> dict:
+def measure(setting, threads, dataset=DATASET) -> dict:
     """One fine-tuning's dev curve, chosen epoch, dev and test MAP, each test question's AP (by its id) and its
-    seconds."""
+    seconds, on ``dataset`` as neural-qa reads it and under its convention."""
     # deferred: the text extra (torch, transformers) loads only to run
     from structrank.learners import CrossEncoderRanker
 
     tic = time.perf_counter()
-    train, dev, test = splits(DATASET)
-    model = CrossEncoderRanker(**{"loss": "map", "dev_metric": DEV_METRIC, "convention": CONVENTION,
+    train, dev, test = splits(dataset)
+    convention = DATASETS[dataset][1]
+    model = CrossEncoderRanker(**{"loss": "map", "dev_metric": DEV_METRIC, "convention": convention,
                                   "n_threads": threads, "random_state": SEED, "progress": False, **BUDGET, **setting})
     model.fit(train, eval_set=dev)
-    result = evaluate(test.labels, model.predict(test), test.qid, [DEV_METRIC], CONVENTION, docids=test.docids)
+    result = evaluate(test.labels, model.predict(test), test.qid, [DEV_METRIC], convention, docids=test.docids)
     per_query = {str(q): float(v) for q, v in zip(result.qids, result.per_query[DEV_METRIC])}
     return {"curve": [float(v) for v in model.dev_curve_], "epoch": int(model.best_epoch_),
             "dev": float(model.dev_curve_[list(model.dev_epochs_).index(model.best_epoch_)]),

@@ -138,3 +138,24 @@ def test_more_seeds_of_the_mean_pooled_head_pair_each_question_s_mean_over_the_s
         with pytest.raises(SystemExit):
             sweep.main(["--out", str(tmp_path / "p.md"), "--state", str(tmp_path / "s.json"), *argv])
         assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("gains, kept", [((0.0, 0.02, 0.01), True), ((0.0, 0.01, 0.005), False)])
+def test_elsewhere_the_mean_pooled_head_is_kept_only_by_the_dev_gain_averaged_over_the_data_sets(gains, kept):
+    """``--elsewhere``: the head's seed-0 runs on TREC QA and SemEval-2016 beside neural-qa's CRF-KL there; the rule
+    averages the dev MAP gain with WikiQA's and keeps the head only at least a point above."""
+    rows = sweep.candidates([1.0], mean_head=True)
+    labels = [label for label, _ in rows]
+    base = _results((0.79,), (0.78,))[ROWS[0]]
+    results = {labels[0]: base, labels[1]: {**base, "dev": base["dev"] + gains[0]}}
+    others = {}
+    for dataset, gain in zip(sweep.ELSEWHERE, gains[1:]):
+        others[dataset] = {**base, "dev": 0.7}
+        results[sweep.elsewhere_key(labels[1], dataset)] = {**base, "dev": 0.7 + gain, "test": base["test"] + 0.01}
+    assert sweep.elsewhere_key(labels[1], "trec13") == f"{labels[1]} on TREC QA"
+    text = sweep.page(labels, results, "cmd", 600.0, dict(rows), others=others)
+    assert "## The mean-pooled head on the other data sets (seed 0)" in text
+    assert f"| TREC QA | 0.7000 | {0.7 + gains[1]:.4f} | {gains[1]:+.4f} | 0.7800 | 0.7900 |" in text
+    assert f"averaged over the 3 data sets: {sum(gains) / 3:+.4f}" in text
+    assert ("the mean-pooled head is the better choice by dev." in text) == kept
+    assert ("dev does not choose it over the classification head." in text) == (not kept)
