@@ -8,12 +8,12 @@ NDCG(y)) / T) over each 6-document subset's rankings; the first value is neural-
 with), AdamW's learning rate (``--learning-rates``), the questions per optimiser step (``--questions-per-step``) and the
 epochs (``--epochs``; the learning-rate schedule spans them, the epoch kept by dev MAP as ever), the head over the
 encoder (``--mean-head``: a linear layer over the mean of the token vectors instead of the pooler's first token), and
-with ``--transfer``
-neural-qa's transfer row (TREC QA's training questions first, then WikiQA's: TANDA), read from ``--store``. With
-``--seeds`` the mean-pooled head is also fine-tuned at those seeds and set beside neural-qa's CRF-KL at the same seeds
-(read from ``--store``): a section of its own, which the choice does not read. With ``--elsewhere`` the mean-pooled
-head is fine-tuned at seed 0 on TREC QA and SemEval-2016 as neural-qa reads them and set beside neural-qa's seed-0
-CRF-KL there: the head is kept only if its dev MAP gain, averaged over WikiQA and those, is at least ``DEV_MARGIN``.
+with ``--transfer`` neural-qa's transfer row (TREC QA's training questions first, then WikiQA's: TANDA), read from
+``--store``. With ``--seeds`` the mean-pooled head is also fine-tuned at those seeds and set beside neural-qa's CRF-KL
+at the same seeds (read from ``--store``): a section of its own, which the choice does not read. With ``--elsewhere``
+the mean-pooled head is fine-tuned at seed 0 on TREC QA and SemEval-2016 as neural-qa reads them and set beside
+neural-qa's seed-0 CRF-KL there: the head is kept only if its dev MAP gain, averaged over WikiQA and those, is at
+least ``DEV_MARGIN``.
 The choice reads dev MAP only: a candidate replaces the first row when its dev MAP is at least ``DEV_MARGIN`` above it.
 
 Each candidate's result is kept in ``--state`` (a JSON file of aggregates, results/xenc-crf-kl-dev.json in a
@@ -30,20 +30,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import os
 import platform
+import statistics
 import subprocess
 from pathlib import Path
 
 from xenc_map_smoothing import (DATASET, DEV_MARGIN, SEED, checked_elsewhere, dev_rule, from_store, measure,
                                 measure_missing, paired, same_curves, table)
 
-from structrank.metrics.significance import paired_test, per_query_pairs
-
 from structrank.atomic import write_text_atomic
 from structrank.learners.registry import MODELS
 from structrank.losses import get_loss
+from structrank.metrics.significance import paired_test, per_query_pairs
 from structrank_lab.experiments.neural_qa.design import (BUDGET, CRF_KL, DATASETS, TARGET_MAP, TRANSFER_FROM,
                                                      TRANSFERRED)
 
@@ -108,10 +107,10 @@ def seeds_section(first, results, seeds) -> list:
     and test MAP, their means, and the test questions paired, each question's AP the mean over the seeds."""
     every = (SEED, *seeds)
     lines = ["", f"## The mean-pooled head over seeds {', '.join(map(str, every))}", "",
-             f"neural-qa's `{CRF_KL}` row as its kept runs hold it at each seed; the mean-pooled head fine-tuned here at "
-             "each seed, the rest of its setting unchanged. Not read by the choice above (its rule reads one seed's dev "
-             "MAP).", "", "| candidate | dev MAP by seed | test MAP by seed | dev MAP, mean | test MAP, mean |",
-             "|---|---|---|---|---|"]
+             f"neural-qa's `{CRF_KL}` row as its kept runs hold it at each seed; the mean-pooled head fine-tuned "
+             "here at each seed, the rest of its setting unchanged. Not read by the choice above (its rule reads one "
+             "seed's dev MAP).", "",
+             "| candidate | dev MAP by seed | test MAP by seed | dev MAP, mean | test MAP, mean |", "|---|---|---|---|---|"]
     means = {}
     for label in (first, MEAN_HEAD_LABEL):
         runs = [results[seeded(label, s)] for s in every]
@@ -139,10 +138,10 @@ def elsewhere_section(first, results, others) -> list:
     """The mean-pooled head against neural-qa's CRF-KL (``first``) at seed 0 on the data sets of ``others``
     ({data set: neural-qa's run}), and the head the dev MAP gain averaged with WikiQA's keeps."""
     lines = ["", "## The mean-pooled head on the other data sets (seed 0)", "",
-             f"Fine-tuned as on WikiQA, on each data set as neural-qa reads it (its convention, its dev MAP keeping the "
-             f"epoch), beside neural-qa's own seed-0 `{CRF_KL}` run there.", "",
-             "| data set | dev MAP: CRF-KL | dev MAP: mean-pooled head | dev gain | test MAP: CRF-KL | test MAP: mean-pooled "
-             "head | test: diff (95% CI), t p |", "|---|---|---|---|---|---|---|"]
+             "Fine-tuned as on WikiQA, on each data set as neural-qa reads it (its convention, its dev MAP keeping "
+             f"the epoch), beside neural-qa's own seed-0 `{CRF_KL}` run there.", "",
+             "| data set | dev MAP: CRF-KL | dev MAP: mean-pooled head | dev gain | test MAP: CRF-KL "
+             "| test MAP: mean-pooled head | test: diff (95% CI), t p |", "|---|---|---|---|---|---|---|"]
     for dataset, theirs in {DATASET: results[first], **others}.items():
         ours = results[MEAN_HEAD_LABEL if dataset == DATASET else elsewhere_key(MEAN_HEAD_LABEL, dataset)]
         t = paired(ours, theirs)
@@ -184,11 +183,11 @@ def page(rows, results, command, seconds, settings, seeds=(), others=None) -> st
                   "TANDA). Its minutes are both fine-tunings'."]
     if MEAN_HEAD_LABEL in rows:
         mean = results[MEAN_HEAD_LABEL]
-        lines += ["", f"{MEAN_HEAD_LABEL} (`head=\"mean\"`) scores a pair by a linear layer over the mean of its token "
-                  "vectors, the pooling all-MiniLM-L6-v2 was trained with, instead of transformers' classification head "
-                  f"over the first token through the encoder's pooler. Against the first row (one seed): dev MAP "
-                  f"{mean['dev'] - first['dev']:+.4f}, test MAP {mean['test'] - first['test']:+.4f}; the rule reads dev "
-                  "only."]
+        lines += ["", f"{MEAN_HEAD_LABEL} (`head=\"mean\"`) scores a pair by a linear layer over the mean of its "
+                  "token vectors, the pooling all-MiniLM-L6-v2 was trained with, instead of transformers' "
+                  "classification head over the first token through the encoder's pooler. Against the first row (one "
+                  f"seed): dev MAP {mean['dev'] - first['dev']:+.4f}, test MAP {mean['test'] - first['test']:+.4f}; "
+                  "the rule reads dev only."]
     lines += ["", "Epoch seconds are as each fine-tuning measured them, on the torch threads the sweep was given and beside "
               "whatever else the machine ran: they are not a benchmark (docs/BENCH_CROSS_ENCODER.md is)."]
     for label, earlier in same_curves(rows, results):
@@ -228,8 +227,8 @@ def main(argv=None):
                         help="more seeds of the mean-pooled head beside neural-qa's CRF-KL (comma-separated; needs "
                              "--mean-head and --store)")
     parser.add_argument("--elsewhere", action="store_true",
-                        help="fine-tune the mean-pooled head on TREC QA and SemEval-2016 too, beside neural-qa's CRF-KL "
-                             "there (needs --mean-head and --store)")
+                        help="fine-tune the mean-pooled head on TREC QA and SemEval-2016 too, beside neural-qa's "
+                             "CRF-KL there (needs --mean-head and --store)")
     parser.add_argument("--store", help="neural-qa's store or kept runs: its seed-0 CRF-KL run is the first row")
     parser.add_argument("--transfer", action="store_true",
                         help=f"add neural-qa's seed-0 {TRANSFER_ROW!r} run as the last row (read from --store)")
@@ -241,8 +240,8 @@ def main(argv=None):
     epochs = [int(v) for v in args.epochs.split(",") if v]
     seeds = [int(v) for v in args.seeds.split(",") if v]
     if seeds and not (args.mean_head and args.store):
-        parser.error("--seeds runs more seeds of the mean-pooled head beside neural-qa's CRF-KL read from --store: give "
-                     "--mean-head and --store")
+        parser.error("--seeds runs more seeds of the mean-pooled head beside neural-qa's CRF-KL read from --store: "
+                     "give --mean-head and --store")
     if args.elsewhere and not (args.mean_head and args.store):
         parser.error("--elsewhere sets the mean-pooled head beside neural-qa's CRF-KL read from --store: give "
                      "--mean-head and --store")
@@ -277,7 +276,8 @@ def main(argv=None):
     for seed in seeds:
         read_from_store(args.store, results, {first: CRF_KL}, seed=seed)
         if seeded(first, seed) not in results:
-            raise SystemExit(f"{args.store} holds no seed-{seed} {CRF_KL!r} run on WikiQA: --seeds {args.seeds} needs it")
+            raise SystemExit(f"{args.store} holds no seed-{seed} {CRF_KL!r} run on WikiQA: --seeds {args.seeds} "
+                             "needs it")
     measure_missing(more, results, state, args.threads)
     others = {}
     if args.elsewhere:

@@ -229,8 +229,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     inputs = "text"
     _saved_attributes = ()
     _parameter_constraints = {**LOSS_PARAMETERS, "smoothing": NON_NEGATIVE, "smoothing_samples": COUNT,
-                              "encoder": [str, None],
-                              "head": [StrOptions({"classification", "mean"})], "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
+                              "encoder": [str, None], "head": [StrOptions({"classification", "mean"})],
+                              "max_length": COUNT, "epochs": COUNT, "batch_size": COUNT,
                               "mini_batch_size": [*COUNT, None], "learning_rate": POSITIVE,
                               "weight_decay": NON_NEGATIVE, "warmup": [Interval(Real, 0, 1, closed="left")],
                               "gradient_accumulation_steps": COUNT, "device": [_Device()],
@@ -240,7 +240,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                               "progress": ["boolean", None], "random_state": NON_NEGATIVE_INT}
 
     def __init__(self, loss="map", loss_params=None, smoothing=0.0, smoothing_samples=1, encoder=None,
-                 head="classification", max_length=256, epochs=3, batch_size=4, mini_batch_size=16, learning_rate=5e-5, weight_decay=0.01, warmup=0.1,
+                 head="classification", max_length=256, epochs=3, batch_size=4, mini_batch_size=16, learning_rate=5e-5,
+                 weight_decay=0.01, warmup=0.1,
                  gradient_accumulation_steps=1, device="auto", precision="fp32", dev_metric=None, convention="trec",
                  patience=None, predict_batch_size=64, n_threads=None, progress=None, random_state=0):
         self.loss = loss
@@ -420,9 +421,10 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             from sentence_transformers.base.modules import Dense, Transformer
             from sentence_transformers.sentence_transformer.modules import Pooling
 
-            encoder = Transformer(str(folder), transformer_task="feature-extraction", max_seq_length=int(self.max_length),
-                                  model_kwargs={"local_files_only": True}, processor_kwargs={"local_files_only": True},
-                                  config_kwargs={"local_files_only": True})
+            local = {"local_files_only": True}
+            encoder = Transformer(str(folder), transformer_task="feature-extraction",
+                                  max_seq_length=int(self.max_length), model_kwargs=local, processor_kwargs=local,
+                                  config_kwargs=local)
             width = encoder.get_embedding_dimension()
             head = Dense(width, 1, activation_function=torch.nn.Identity(), module_output_name="scores")
             return CrossEncoder(modules=[encoder, Pooling(width, "mean"), head], **common)
