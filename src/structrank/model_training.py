@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from structrank.data import read_letor
 from structrank.labelled import queries_with_both, read_labelled
+from structrank.launch import is_main_process
 from structrank.learners.epochs import epoch_progress
 from structrank.learners.registry import get_model, ignored_parameters, select_on_vali
 from structrank.metrics import resolve_convention
@@ -103,7 +104,8 @@ def train_model(model, train, out, *, fixed=None, vali=None, convention=None, qu
         tell(f"optimiser health: {fitted.health_}")
     if getattr(fitted, "stop_reason_", None):  # an iterative learner whose epochs stopped changing the model
         tell(fitted.stop_reason_)
-    save_model(fitted, out)
+    if is_main_process():  # the copies a launcher started end with the same model: the first one writes it
+        save_model(fitted, out)
     return fitted
 
 

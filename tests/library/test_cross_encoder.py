@@ -548,6 +548,45 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path, head):
     assert json.loads(compared.stdout)
 
 
+@TEXT
+def test_train_under_torchrun_shares_each_step_and_writes_once(encoder, tmp_path):
+    """`torchrun -m structrank train xenc-...` with two processes (gloo, CPU): each takes half of a step's queries, so
+    the steps are a single process's; the first process alone reports and writes the model, which loads; a step's
+    queries that two processes cannot share are refused in one line; no warning of DDP's reaches the user."""
+    train, vali = tmp_path / "train.tsv", tmp_path / "vali.tsv"
+    _write_tsv(train, *make_pairs(24))
+    _write_tsv(vali, *make_pairs(8, seed=1))
+    common = ["train", "xenc-crf-kl", "--train", train, "--vali", vali, "--set", f"encoder={encoder}", "--set",
+              "epochs=2", "--set", "max_length=64"]
+
+    def run(*args, processes=1):
+        launch = ["-m", "torch.distributed.run", "--nproc_per_node", str(processes), "--standalone", "-m"]
+        log = tmp_path / "log.txt"
+        with open(log, "w") as fh:  # a file, not a pipe: a helper process of torchrun's may hold a pipe open after it
+            done = subprocess.run([sys.executable, *(launch if processes > 1 else ["-m"]), "structrank",
+                                   *map(str, args)], stdout=fh, stderr=fh, timeout=300,
+                                  env={**os.environ, "OMP_NUM_THREADS": "1"})
+        return done.returncode, log.read_text()
+
+    code, single = run(*common, "--out", tmp_path / "one")
+    assert code == 0, single[-2000:]
+    code, shared = run(*common, "--out", tmp_path / "two", processes=2)
+    assert code == 0, shared[-2000:]
+    assert shared.count("wrote ") == 1 and shared.count("choosing on") == 1
+    for warning in ("find_unused_parameters", "broadcast_buffers", "dataloader_drop_last"):
+        assert warning not in shared
+    steps = [json.loads((tmp_path / name / "structrank.json").read_text())["attributes"]["n_steps_"]
+             for name in ("one", "two")]
+    assert steps[0] == steps[1] == 2 * 24 // 4
+    from sentence_transformers.cross_encoder import CrossEncoder
+
+    assert np.isfinite(CrossEncoder(str(tmp_path / "two"), local_files_only=True).predict([("who red ?", "a red"),
+                                                                                         ("who ?", "blue")])).all()
+    code, refused = run(*common, "--set", "batch_size=3", "--out", tmp_path / "three", processes=2)
+    assert code != 0 and "batch_size=3 queries per step cannot be shared by the launcher's 2 processes" in refused
+    assert not (tmp_path / "three").exists()
+
+
 # -- the files the xenc models read (the benchmark data; no extra) --------------------------------------------------
 
 

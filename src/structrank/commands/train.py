@@ -17,6 +17,7 @@ import textwrap
 
 from structrank.atomic import check_output
 from structrank.commands.options import add_parallel_options, add_queries_option, cluster, refuse_inapplicable, say
+from structrank.launch import is_main_process
 
 HELP = "train a model on a LETOR/SVMlight file"
 INPUTS = ("--train", "--vali")
@@ -68,12 +69,15 @@ def run(args) -> int:
     refuse_inapplicable([("--jobs", args.jobs is not None, args.vali, "with --vali (it fits the grid's points in "
                                                                        "parallel)"),
                          ("--queries", args.queries is not None, args.vali, "with --vali (it keeps vali queries)")])
-    # --quiet hides the bars even with --progress; without either, they show on a terminal
-    progress = False if args.quiet else (True if args.progress else None)
+    # --quiet hides the bars even with --progress; without either, they show on a terminal. Of the copies a launcher
+    # (torchrun) started, only the first reports
+    quiet = args.quiet or not is_main_process()
+    progress = False if quiet else (True if args.progress else None)
     train_model(spec, args.train, args.out, fixed=parse_assignments(args.set), vali=args.vali or None,
                 convention=args.convention, queries=args.queries, jobs=args.jobs, workers=cluster(args.scheduler),
-                progress=progress, say=None if args.quiet else functools.partial(say, args))
-    say(args, f"wrote {args.out}")
+                progress=progress, say=None if quiet else functools.partial(say, args))
+    if not quiet:
+        say(args, f"wrote {args.out}")
     return 0
 
 

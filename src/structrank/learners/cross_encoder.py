@@ -28,6 +28,7 @@ import random
 import re
 import tempfile
 import time
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -36,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from structrank.cross_encoder_models import is_model_folder
 from structrank.errors import DataFormatError, DataValidationError
+from structrank.launch import world_size
 from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       ConventionName, labels_vary_within_queries, metric_list)
 from structrank.learners.encoders import encoder_folder, quiet_transformers, require_text_extra
@@ -172,7 +174,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     epochs : int, default 3
     batch_size : int, default 4
         Queries per step (each with all its candidates); "bce" takes as many pairs per step as these queries hold
-        on average, so that every loss takes the same steps over the same pairs.
+        on average, so that every loss takes the same steps over the same pairs. Under a launcher's N processes
+        (torchrun), each takes ``batch_size / N`` of them: a multiple of N.
     mini_batch_size : int or None, default 16
         Pairs per forward pass (sentence-transformers' ``mini_batch_size``): memory, not the result.
     learning_rate : float, default 5e-5
@@ -323,6 +326,17 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                                         f"positions of the encoder {folder}")
         return folder
 
+    def _per_process(self, per_step) -> int:
+        """Each process's share of a step's ``per_step`` rows when a launcher (torchrun, accelerate) started several:
+        a step holds ``batch_size`` queries however many processes share it."""
+        world = world_size()
+        if self.loss == "bce":
+            return max(1, int(round(per_step / world)))
+        if per_step % world:
+            raise InvalidParameterError(f"{type(self).__name__}: batch_size={per_step} queries per step cannot be "
+                                        f"shared by the launcher's {world} processes; give a multiple of {world}")
+        return per_step // world
+
     def fit(self, X, y=None, qid=None, eval_set=None, *, group=None, sample_weight=None, eval_group=None,
             eval_qid=None):
         """Fine-tune on ``X`` (QA data, or pairs with ``y`` and ``qid``, or LightGBM's ``group``, pairs per
@@ -334,6 +348,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self._refuse_weights(sample_weight, None if qid is None else X, qid, (
             "its minibatch objective is the mean over the batch's queries, and weighted means are not implemented"))
         folder = self._checked_encoder()
+        self._per_process(int(self.batch_size))
         require_text_extra("CrossEncoderRanker")
         name = type(self).__name__
         data = text_pairs(X, y, qid, f"{name}.fit")
@@ -383,22 +398,29 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                     control.should_training_stop = True
                 return control
 
+        per_process = self._per_process(batch)
         with tempfile.TemporaryDirectory(prefix="structrank-xenc-") as out:
             args = CrossEncoderTrainingArguments(
-                output_dir=out, num_train_epochs=int(self.epochs), per_device_train_batch_size=batch,
+                output_dir=out, num_train_epochs=int(self.epochs), per_device_train_batch_size=per_process,
                 learning_rate=float(self.learning_rate), weight_decay=float(self.weight_decay),
                 warmup_steps=float(self.warmup), lr_scheduler_type="linear", max_grad_norm=MAX_GRAD_NORM,
                 gradient_accumulation_steps=int(self.gradient_accumulation_steps), seed=int(self.random_state),
                 bf16=self.precision == "bf16", fp16=self.precision == "fp16", use_cpu=device == "cpu",
                 save_strategy="no", eval_strategy="no", report_to="none", disable_tqdm=self._bar_disabled(),
-                logging_strategy="no", dataloader_drop_last=False,
+                # several processes: the trainer drops each one's last short step itself (else one may wait for ever)
+                logging_strategy="no", dataloader_drop_last=world_size() > 1,
                 # under DDP the processes make different numbers of mini-batch forwards, and a buffer broadcast at each
                 # forward is a collective they would wait on for ever (the encoders' buffers are constant ids)
-                ddp_broadcast_buffers=False)
+                ddp_broadcast_buffers=False,
+                # transformers' classification head reaches every weight; the mean-pooled head leaves the pooler out
+                ddp_find_unused_parameters=not _every_weight_scores(model))
             trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=dataset,
                                           loss=self._training_loss(model), callbacks=[EpochEnd()])
             quiet_logs(trainer)
-            trainer.train()
+            with warnings.catch_warnings():
+                # torch renames the option the trainer passes; its meaning (no buffer broadcast at each forward) stays
+                warnings.filterwarnings("ignore", r".*`broadcast_buffers` is deprecated", FutureWarning)
+                trainer.train()
             self.n_steps_ = int(trainer.state.global_step)
         if dev is not None:
             model.load_state_dict(best.iterate)
@@ -491,6 +513,12 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         tags.input_tags.two_d_array = False
         tags.input_tags.string = True
         return tags
+
+
+def _every_weight_scores(model) -> bool:
+    """Whether every weight of ``model`` is on the path to its score: one transformers sequence-classification
+    network."""
+    return len(model) == 1 and getattr(model[0], "transformer_task", None) == "sequence-classification"
 
 
 def is_loss(name) -> bool:
