@@ -164,6 +164,9 @@ def test_the_targets_say_plainly_when_they_do_not_hold_or_are_inside_the_noise()
     unsure = _targets(_store(lifts=(0.12, 0.11, -0.01), peers=(0.0, 0.02, 0.03, 0.13)))
     assert unsure[0].verdict == INCONCLUSIVE and f"best on dev: {MAP_HINGE} 0.8200" in unsure[0].ours
     assert unsure[1].verdict == INCONCLUSIVE and unsure[1].interval.startswith("-1.00 [")
+    # an inconclusive target says what more seeds could settle (a projection, labelled a hypothesis); a settled one not
+    assert "Projection, a hypothesis" in unsure[1].why and "3 seeds per row give ±" in unsure[1].why
+    assert not any("Projection" in c.why for c in targets)
 
 
 def test_the_transfer_targets_wait_for_the_transfer_rows_and_judge_them_alone():

@@ -17,10 +17,12 @@ from structrank_lab.experiments.neural_qa.design import (BCE, DATASETS, EXPERIME
                                                      MARGIN_POINTS, MAX_RUN_SECONDS, METRICS, PEERS, STRUCTURED,
                                                      TARGET_CORES, TARGET_MAP, TRANSFER_FROM, TRANSFER_TO,
                                                      TRANSFERRED_PEERS, TRANSFERRED_STRUCTURED)
-from structrank_lab.experiments.neural_qa.recorded import best_on_dev, means, seed_count, timed_runs, verdict
+from structrank_lab.experiments.neural_qa.projection import project, sentence
+from structrank_lab.experiments.neural_qa.recorded import best_on_dev, by_seed, means, seed_count, timed_runs, verdict
 from structrank_lab.experiments.report import per_query
 from structrank_lab.experiments.verdict_rules import MARGIN, not_below
 from structrank_lab.experiments.verdict_sets import all_of, constant
+from structrank_lab.experiments.verdicts import INCONCLUSIVE
 from structrank.metrics.significance import per_query_pairs
 
 SOURCE = "neural-qa"
@@ -46,6 +48,18 @@ def _questions(rows, dataset, row, metric="map") -> dict:
     return per_query(rows, dataset, row, metric)
 
 
+def _projected(judged, rows, dataset, row, other, margin, target=None) -> str:
+    """When ``judged`` is inconclusive, what more seeds per row could settle (``projection``: a hypothesis), over the
+    test questions every seed of ``row`` and of ``other`` (None: the constant ``target``) was measured on."""
+    if judged.verdict != INCONCLUSIVE:
+        return ""
+    runs = [by_seed(rows, dataset, name) for name in ((row,) if other is None else (row, other))]
+    common = sorted(set.intersection(*(set(seed) for found in runs for seed in found.values())))
+    matrices = [np.array([[found[seed][q] for q in common] for seed in sorted(found)]) for found in runs]
+    against = f"{target:.2f}" if other is None else f"-{100 * margin:g} point"
+    return sentence(project(matrices[0], None if other is None else matrices[1], margin, target), against)
+
+
 def map_target(rows, group=STRUCTURED, peers=PEERS, first="") -> Claim:
     """The best of ``group`` on dev against ``TARGET_MAP`` on WikiQA's test questions; ``first``: the words naming a
     transfer step (the transfer rows' claim)."""
@@ -68,7 +82,8 @@ def map_target(rows, group=STRUCTURED, peers=PEERS, first="") -> Claim:
                         f"or above it, does not hold when the whole interval lies below it"
                         + (f"; beside them {', '.join(others)}" if others else "")
                         + " (what was tried on dev to raise CRF-KL, the KL target's temperature, its learning rate and "
-                        "questions per step: docs/XENC_CRF_KL_DEV.md).")
+                        "questions per step: docs/XENC_CRF_KL_DEV.md)."
+                        + _projected(judged, rows, "wikiqa", best, None, 0.0, TARGET_MAP))
 
 
 def at_least(rows, dataset, baseline) -> Claim:
@@ -112,7 +127,7 @@ def best_against_best(rows, dataset, group=STRUCTURED, peers=PEERS, first="") ->
                         f"Each side the row with the best mean dev MAP of its group; paired over the test questions "
                         f"both were measured on, each question's {convention} MAP the mean over the seeds: holds when "
                         f"the whole interval lies above -{MARGIN_POINTS:g} point, does not hold when it lies wholly "
-                        "below.")
+                        "below." + _projected(judged, rows, dataset, ours, theirs, MARGIN_POINTS / 100))
 
 
 def map_hinge_near_best(rows, dataset="wikiqa") -> Claim:
@@ -132,7 +147,8 @@ def map_hinge_near_best(rows, dataset="wikiqa") -> Claim:
                         judged, f"Paired over the test questions, each question's {convention} MAP the mean over the "
                         f"seeds: holds when the whole interval lies above -{MARGIN_POINTS:g} point, does not hold when "
                         "it lies wholly below (what was tried on dev to bring the hinge closer, its learning rate, "
-                        "questions per step, a small smoothing and a pairwise term beside it: docs/XENC_MAP_DEV.md).")
+                        "questions per step, a small smoothing and a pairwise term beside it: docs/XENC_MAP_DEV.md)."
+                        + _projected(judged, rows, dataset, MAP_HINGE, best, MARGIN_POINTS / 100))
 
 
 def _threads(n) -> str:

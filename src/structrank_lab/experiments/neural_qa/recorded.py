@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from structrank_lab.experiments.neural_qa.design import ALPHA, CURVE_PREFIX, DATASETS, PEERS, ROWS, STRUCTURED, TUNED
-from structrank_lab.experiments.report import per_query
+from structrank_lab.experiments.report import QUERY_PREFIX, per_query
 from structrank.metrics.compare import against_baseline
 
 
@@ -89,6 +89,18 @@ def timed_runs(rows, models) -> list:
             (seconds if r["metric"] == "time:wall" else threads)[key] = float(r["value"])
     return [Timed(wall, None if (dataset, model, seed) not in threads else int(threads[dataset, model, seed]), seed,
                   dataset, model) for (dataset, model, seed), wall in sorted(seconds.items())]
+
+
+def by_seed(rows, dataset, row, metric="map") -> dict:
+    """{seed: {(fold, question): value}} of one row's test questions, each seed's run apart."""
+    found: dict = {}
+    for r in rows:
+        name = r["metric"]
+        if (r["dataset"] == dataset and r["model"] == row and name.startswith(QUERY_PREFIX)
+                and name.endswith(":" + metric) and r["value"] is not None):
+            question = name[len(QUERY_PREFIX):-len(metric) - 1]
+            found.setdefault(int(r["seed"]), {})[(r["fold"], question)] = float(r["value"])
+    return found
 
 
 def seed_count(rows, dataset, row) -> int:
