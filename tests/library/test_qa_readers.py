@@ -95,6 +95,17 @@ def test_user_tsv_four_columns_with_question_ids(tmp_path):
     assert (e.line, e.field) == (4, "question") and "'A'" in e.problem
 
 
+def test_user_tsv_header_row_named_label_is_skipped(tmp_path):
+    rows = "A\twho?\tAnn.\t2\nA\twho?\tBob.\t0\n"
+    d = read_qa_tsv(write(tmp_path / "h.tsv", "\nqid\tquery\tdoc\tLABEL\n" + rows))
+    assert d.qid.tolist() == ["A", "A"] and d.labels.tolist() == [2, 0]
+    e = error_of(read_qa_tsv, write(tmp_path / "g.tsv", "qid\tquery\tdoc\trel\n" + rows))
+    assert (e.line, e.field) == (1, "label") and "named 'label'" in e.problem
+    # only the first row may be a header: a row named so further down is bad data, without the hint
+    e = error_of(read_qa_tsv, write(tmp_path / "k.tsv", rows + "qid\tquery\tdoc\tlabel\n"))
+    assert e.line == 3 and "'label'" in e.problem and "header" not in e.problem
+
+
 @pytest.mark.parametrize("text, line, words", [
     ("who?\tAnn.\n", 1, "found 2"),
     ("who?\tAnn.\t1\nwho?\tBob\t0\tx\n", 2, "expected 3"),

@@ -222,12 +222,14 @@ def _read_lines(path, universal=False) -> list:
     return lines
 
 
-def _parse_label(path, number, text) -> int:
+def _parse_label(path, number, text, hint=False) -> int:
     """A non-negative integer label; too large a one (it would overflow the int64 labels array
-    with a bare OverflowError) is refused like the labels of LETOR files."""
+    with a bare OverflowError) is refused like the labels of LETOR files. ``hint``: the file's
+    first row, which may be a header the reader did not recognise."""
     text = text.strip()
     if not re.fullmatch(r"\d+", text):
-        raise DataFormatError(path, number, f"label {text!r} is not a non-negative integer", "label")
+        header = " (a header row is read as one when its last column is named 'label')" if hint else ""
+        raise DataFormatError(path, number, f"label {text!r} is not a non-negative integer{header}", "label")
     label = int(text)
     if label > MAX_LABEL:
         raise DataFormatError(path, number, f"label {text} is too large (at most {MAX_LABEL})", "label")
@@ -302,9 +304,10 @@ def read_qa_tsv(path) -> QAData:
     - WikiQA's, with its header ``QuestionID Question DocumentID DocumentTitle SentenceID
       Sentence Label`` (columns found by name; QuestionID, Question, Sentence and Label are
       required);
-    - no header, rows of ``question candidate label`` or ``question_id question candidate
-      label``. Without a question id, consecutive rows with the same question form one query
-      (ids ``q1``, ``q2``, ... in order).
+    - rows of ``question candidate label`` or ``question_id question candidate label``, with or
+      without a header row whose last column is named ``label`` (any case; the other names are
+      free). Without a question id, consecutive rows with the same question form one query (ids
+      ``q1``, ``q2``, ... in order).
 
     Labels are non-negative integers. Blank lines are skipped. Raises DataFormatError naming
     the file, the line and the field of the first problem.
@@ -374,14 +377,20 @@ def _read_wikiqa_lines(path, lines, header_index) -> QAData:
     return builder.build()
 
 
+def _is_label_header(fields) -> bool:
+    return fields[-1].strip().lower() == "label"
+
+
 def _read_plain_tsv_lines(path, lines, first) -> QAData:
-    n_columns = len(lines[first].split("\t"))
+    header = lines[first].split("\t")
+    n_columns = len(header)
     if n_columns not in (3, 4):
         raise DataFormatError(path, first + 1, f"expected 3 tab-separated columns (question, candidate, label) or 4 "
                                                f"(question id, question, candidate, label), found {n_columns}")
+    start = first + 1 if _is_label_header(header) else first
     builder = _Builder(path)
     n_questions, previous = 0, None
-    for index in range(first, len(lines)):
+    for index in range(start, len(lines)):
         line, number = lines[index], index + 1
         if not line.strip():
             continue
@@ -400,7 +409,7 @@ def _read_plain_tsv_lines(path, lines, first) -> QAData:
                 previous = question
             qid = f"q{n_questions}"
         builder.add(number, qid, question, _check_text(path, number, fields[1], "candidate"),
-                    _parse_label(path, number, fields[2]))
+                    _parse_label(path, number, fields[2], hint=index == first))
     return builder.build()
 
 
