@@ -39,7 +39,7 @@ class Projection(NamedTuple):
 
 
 def half_width(p: Projection, seeds=None) -> float:
-    """The 95% interval's half-width with ``seeds`` per row (None: seeds without end)."""
+    """The paired interval's half-width at ``ALPHA`` with ``seeds`` per row (None: seeds without end)."""
     t = float(stats.t.ppf(1 - ALPHA / 2, p.n - 1))
     return t * float(np.sqrt((p.questions + (p.seed / seeds if seeds else 0.0)) / p.n))
 
