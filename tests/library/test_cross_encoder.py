@@ -344,6 +344,30 @@ def test_a_fit_is_repeatable_with_its_seed_and_leaves_the_process_as_it_was(enco
 
 
 @TEXT
+def test_mixed_precision_and_accumulation_reach_the_trainer(encoder):
+    """bf16 trains under autocast on the CPU (its scores move off fp32's, it still learns, the weights stay fp32);
+    accumulating two steps' gradients halves the updates; fp16, which the trainer would quietly run in fp32 on the
+    CPU, is refused in one line."""
+    import torch
+
+    from structrank.constraints import InvalidParameterError
+    from structrank.learners import CrossEncoderRanker
+
+    pairs, y, qid = make_pairs(24)
+    dev = make_pairs(8, seed=1)
+    options = dict(loss="crf-kl", encoder=encoder, epochs=2, learning_rate=2e-3, max_length=64, device="cpu",
+                   progress=False)
+    plain = CrossEncoderRanker(**options).fit(pairs, y, qid, eval_set=dev)
+    bf16 = CrossEncoderRanker(**options, precision="bf16").fit(pairs, y, qid, eval_set=dev)
+    assert np.abs(bf16.predict(pairs) - plain.predict(pairs)).max() > 1e-4
+    assert bf16.dev_curve_.max() > 0.8 and next(bf16.model_.parameters()).dtype == torch.float32
+    accumulated = CrossEncoderRanker(**options, gradient_accumulation_steps=2).fit(pairs, y, qid)
+    assert plain.n_steps_ == 2 * 24 // 4 and accumulated.n_steps_ == plain.n_steps_ // 2
+    with pytest.raises(InvalidParameterError, match="precision='fp16' needs a GPU"):
+        CrossEncoderRanker(**options, precision="fp16").fit(pairs, y, qid)
+
+
+@TEXT
 def test_qa_data_and_pairs_give_the_same_scores(fitted):
     from structrank.qa.readers import QAData
 

@@ -188,7 +188,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     device : str, default "auto"
         Where the network trains and predicts: "auto" is CUDA when present, else the CPU; or "cpu", "cuda:1", ...
     precision : {"fp32", "bf16", "fp16"}, default "fp32"
-        Mixed precision of the trainer's steps.
+        Mixed precision of the trainer's steps; "fp16" on a GPU only (refused on the CPU).
     dev_metric : str or list of str, default None
         What ``eval_set`` keeps the epoch by (several: their mean); None, the loss's own metric (the baselines: MAP).
     convention : str, default "trec"
@@ -350,6 +350,9 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         folder = self._checked_encoder()
         self._per_process(int(self.batch_size))
         require_text_extra("CrossEncoderRanker")
+        if self.precision == "fp16" and resolve_device(self.device) == "cpu":  # the trainer would train in fp32
+            raise InvalidParameterError(f"{type(self).__name__}: precision='fp16' needs a GPU (on the CPU the trainer "
+                                        "trains in fp32 without a word); on the CPU give precision='bf16'")
         name = type(self).__name__
         data = text_pairs(X, y, qid, f"{name}.fit")
         if not labels_vary_within_queries(data.y, data.offsets):
