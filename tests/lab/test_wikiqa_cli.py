@@ -28,13 +28,20 @@ def test_the_page_judges_each_recipe_on_its_record():
     assert "**does not hold**" in default and "**within** 30 min" in default and "**same**" in default
     assert "**holds**" in first and "**past** 30 min" in first and "**differs**" in first
     assert "`structrank train xenc-crf-kl --train t` (600 s)" in text and "200 questions" in text
+    # a training under torchrun counts as training
+    launched = _record(0.78, 450.0, 0.0)
+    launched["steps"][0]["command"] = "torchrun --nproc_per_node 2 -m structrank train xenc-crf-kl --train t"
+    row = next(line for line in wc.page({"default-torchrun": launched}, "cmd").splitlines()
+               if line.startswith("| default-torchrun |"))
+    assert "| 450 (1 core): **within** 30 min | 60 |" in row
 
 
 def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monkeypatch):
-    commands = []
+    commands, launched = [], []
 
-    def step(work, name, output, *args):
+    def step(work, name, output, *args, processes=1):
         commands.append(args)
+        launched.append(processes)
         return {"seconds": 1.0, "cores": 1, "command": " ".join(("structrank", *args))}
 
     monkeypatch.setattr(wc, "timed_step", step)
@@ -61,6 +68,26 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     commands.clear()
     wc.run_recipe("default", data, work)
     assert len(commands) == 2 and "--set" not in commands[0]
+    assert set(launched) == {1}
+    # the same training under torchrun: its own output, several processes for the training alone
+    commands.clear()
+    launched.clear()
+    wc.run_recipe("default-torchrun", data, work)
+    assert launched == [wc.PROCESSES, 1] and commands[0][commands[0].index("--out") + 1].endswith("default-torchrun")
+
+
+def test_a_step_under_torchrun_is_launched_and_named_as_a_user_types_it(tmp_path, monkeypatch):
+    from structrank_lab.experiments import cli_pages
+
+    ran = []
+    monkeypatch.setattr(cli_pages.subprocess, "run", lambda command, **kw: ran.append(command) or
+                        cli_pages.subprocess.CompletedProcess(command, 0, "", ""))
+    done = cli_pages.timed_step(tmp_path, "train-x", tmp_path / "x", "train", "xenc-crf-kl", processes=2)
+    assert ran[0][1:7] == ["-m", "torch.distributed.run", "--nproc_per_node", "2", "--standalone", "-m"]
+    assert ran[0][7:] == ["structrank", "train", "xenc-crf-kl"]
+    assert done["command"] == "torchrun --nproc_per_node 2 -m structrank train xenc-crf-kl"
+    cli_pages.timed_step(tmp_path, "train-y", tmp_path / "y", "train", "svm-map")
+    assert ran[1][1:] == ["-m", "structrank", "train", "svm-map"]
 
 
 def test_a_recorded_recipe_is_not_run_again_and_an_unknown_one_is_refused(tmp_path, monkeypatch, capsys):

@@ -10,30 +10,49 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from structrank.atomic import write_text_atomic
 
 
-def structrank(*args: str) -> subprocess.CompletedProcess:
-    """``structrank ARGS`` as a user runs it (its own process); a failure names the command and its last words."""
-    done = subprocess.run([sys.executable, "-m", "structrank", *args], capture_output=True, text=True)
+def launcher(processes: int) -> list:
+    """The words before ``structrank``'s module: torchrun's, with ``processes`` copies on this machine (1: none)."""
+    if processes == 1:
+        return []
+    return ["-m", "torch.distributed.run", "--nproc_per_node", str(processes), "--standalone"]
+
+
+def structrank(*args: str, processes: int = 1) -> subprocess.CompletedProcess:
+    """``structrank ARGS`` as a user runs it (its own process; ``processes`` > 1: that many under torchrun); a failure
+    names the command and its last words."""
+    command = [sys.executable, *launcher(processes), "-m", "structrank", *args]
+    if processes == 1:
+        done = subprocess.run(command, capture_output=True, text=True)
+    else:  # files, not pipes: a helper process of torchrun's may hold a pipe open after it ends
+        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+            code = subprocess.run(command, stdout=out, stderr=err).returncode
+            out.seek(0)
+            err.seek(0)
+            done = subprocess.CompletedProcess(command, code, out.read(), err.read())
     if done.returncode != 0:
         raise RuntimeError(f"structrank {' '.join(args[:2])} ended with exit {done.returncode}: {done.stderr[-500:]}")
     return done
 
 
-def timed_step(work: Path, name: str, output: Path, *args: str) -> dict:
-    """Run ``structrank ARGS`` unless ``output`` and its timing file are in ``work``: {"seconds": the whole process a
-    user waits for, "cores": the cores it could run on, "command"}, recorded in ``work/NAME.seconds.json``."""
+def timed_step(work: Path, name: str, output: Path, *args: str, processes: int = 1) -> dict:
+    """Run ``structrank ARGS`` (``processes`` > 1: under torchrun) unless ``output`` and its timing file are in
+    ``work``: {"seconds": the whole process a user waits for, "cores": the cores it could run on, "command"},
+    recorded in ``work/NAME.seconds.json``."""
     timing = work / f"{name}.seconds.json"
     if output.exists() and timing.exists():
         return json.loads(timing.read_text())
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     start = time.perf_counter()
-    structrank(*args)
-    done = {"seconds": time.perf_counter() - start, "cores": cores, "command": shlex.join(["structrank", *args])}
+    structrank(*args, processes=processes)
+    words = ["structrank"] if processes == 1 else ["torchrun", "--nproc_per_node", str(processes), "-m", "structrank"]
+    done = {"seconds": time.perf_counter() - start, "cores": cores, "command": shlex.join([*words, *args])}
     write_text_atomic(timing, json.dumps(done))
     return done
 

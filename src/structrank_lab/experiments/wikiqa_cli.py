@@ -1,13 +1,14 @@
 """The CLI acceptance of the cross-encoder on WikiQA: `docs/XENC_WIKIQA_CLI.md`.
 
     python -m structrank_lab.experiments.wikiqa_cli --out docs/XENC_WIKIQA_CLI.md \\
-        --record results/xenc-wikiqa-cli.json [--work DIR] [--recipes default,trec-first]
+        --record results/xenc-wikiqa-cli.json [--work DIR] [--recipes default,trec-first,default-torchrun]
 
 Each recipe is the ``structrank`` commands a user runs, each its own process: ``train xenc-crf-kl`` with
 ``--vali`` and ``--queries with-both``, ``predict`` on WikiQA test, ``evaluate`` under trec_eval's rules over the
 questions with a correct and an incorrect candidate. ``default`` trains on WikiQA's training file from the encoder
 structrank ships with. ``trec-first`` trains first on TREC QA TRAIN-ALL (its epoch on TREC QA dev), then on WikiQA
-with ``--set encoder=`` that model (transfer, then adapt). The saved folder is loaded in
+with ``--set encoder=`` that model (transfer, then adapt). ``default-torchrun`` is ``default`` trained by several
+processes under torchrun. The saved folder is loaded in
 ``sentence_transformers.CrossEncoder`` and its test scores set against ``structrank predict``'s.
 
 A recipe's fine-tunings take most of an hour on one core: each step is kept in ``--work`` (a rerun resumes), and what
@@ -37,7 +38,9 @@ from structrank_lab.experiments.verdict_sets import constant
 
 MODEL = "xenc-crf-kl"
 METRICS = ("map", "mrr")
-RECIPES = ("default", "trec-first")
+RECIPES = ("default", "trec-first", "default-torchrun")
+#: the processes torchrun starts in the default-torchrun recipe (gloo on the CPU, one torch thread each)
+PROCESSES = 2
 #: the model the trec-first recipe trains first (its own name: each step's output is kept in the work folder by name)
 FIRST = "trec-train-all"
 #: the CrossEncoder's scores against structrank's, as the issue asks
@@ -49,10 +52,10 @@ def _files(data: Path) -> dict:
             "trec-train": qa_file("trec13", "train", data), "trec-dev": qa_file("trec13", "dev", data)}
 
 
-def _train(work: Path, name: str, train: Path, vali: Path, *extra: str) -> tuple[Path, dict]:
+def _train(work: Path, name: str, train: Path, vali: Path, *extra: str, processes: int = 1) -> tuple[Path, dict]:
     model = work / name
     step = timed_step(work, f"train-{name}", model, "train", MODEL, "--train", str(train), "--vali", str(vali),
-                      "--queries", "with-both", *extra, "--out", str(model), "--quiet")
+                      "--queries", "with-both", *extra, "--out", str(model), "--quiet", processes=processes)
     return model, step
 
 
@@ -67,7 +70,8 @@ def run_recipe(recipe: str, data: Path, work: Path) -> dict:
         first, step = _train(work, FIRST, files["trec-train"], files["trec-dev"])
         steps.append(step)
         extra = ("--set", f"encoder={first}")
-    model, step = _train(work, recipe, files["train"], files["dev"], *extra)
+    model, step = _train(work, recipe, files["train"], files["dev"], *extra,
+                         processes=PROCESSES if recipe == "default-torchrun" else 1)
     steps.append(step)
     scores = work / f"{recipe}.scores"
     steps.append(timed_step(work, f"predict-{recipe}", scores, "predict", "--model", str(model), "--data",
@@ -90,7 +94,9 @@ def crossencoder_difference(model: Path, test: Path, scores: Path) -> float:
 
 
 def _seconds(record: dict, kind: str) -> float:
-    return sum(step["seconds"] for step in record["steps"] if step["command"].split()[1] == kind)
+    """The seconds of a recipe's ``kind`` steps (``train``, ``predict``), launched under torchrun or not."""
+    words = [step["command"].split() for step in record["steps"]]
+    return sum(step["seconds"] for step, w in zip(record["steps"], words) if w[w.index("structrank") + 1] == kind)
 
 
 def recipe_row(recipe: str, record: dict) -> str:
@@ -111,7 +117,9 @@ def page(records: dict, command: str) -> str:
              f"# `structrank train {MODEL}` on WikiQA through the CLI: the acceptance of issue 61", "",
              "What each recipe runs, each step its own `structrank` process (the commands below, as run; `$WORK` is "
              "the work folder). `default` is the acceptance as the issue words it, WikiQA's files alone; `trec-first` "
-             "also reads TREC QA's training and dev questions (transfer, then adapt).", ""]
+             "also reads TREC QA's training and dev questions (transfer, then adapt); `default-torchrun` is `default` "
+             f"trained by {PROCESSES} processes under torchrun (DDP over gloo on the CPU, one torch thread each, each "
+             "process a share of every step's questions).", ""]
     for recipe, record in records.items():
         lines += [f"- {recipe}:"] + [f"  - `{step['command']}` ({step['seconds']:.0f} s)" for step in record["steps"]]
     lines += ["", "Test values are `structrank evaluate --convention trec --queries with-both` on WikiQA-test "
