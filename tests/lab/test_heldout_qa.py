@@ -56,7 +56,7 @@ def test_a_section_pairs_each_cross_encoder_with_lsp_ap(tmp_path):
 
 def test_a_step_kept_in_the_work_folder_is_not_run_again(tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(cli_pages, "structrank", lambda *args: calls.append(args))
+    monkeypatch.setattr(cli_pages, "structrank", lambda *args, processes=1: calls.append(args))
     output = tmp_path / "model"
     first = cli_pages.timed_step(tmp_path, "train-x", output, "train", "x")
     assert len(calls) == 1 and first["seconds"] >= 0 and first["cores"] >= 1
