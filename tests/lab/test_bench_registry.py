@@ -46,6 +46,6 @@ def test_the_command_line_takes_the_sections_from_the_registry(capsys, monkeypat
         build_parser(only="bench").parse_args(["bench", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert bench.BENCH_SECTIONS == ("startup", "evaluate", "trec-run", "memory", "structured", "latent", "crf", "trees",
-                                    "cross-encoder", "tagger", "kernels", "scale")
+                                    "cross-encoder", "processes", "tagger", "kernels", "scale")
     for section in bench.SECTIONS:
         assert f"{section.name}: {section.help}" in text

@@ -35,6 +35,9 @@ imported when it runs.
   ListNetLoss's in the same trainer, its ``predict`` against ``CrossEncoder.predict`` of the same model on
   WikiQA test, and the whole ``structrank train xenc-map`` command beside a sentence-transformers
   script (CrossEncoderTrainer, ListNetLoss); the test MAP of each.
+- processes (structrank_lab.bench.processes): the whole ``structrank train xenc-map`` process on WikiQA train's
+  first 100 questions, by one process with 2 torch threads and by ``torchrun --nproc_per_node 2`` of one thread
+  each (DDP over gloo), in interleaved rounds; each side's optimiser steps and test MAP.
 - tagger (structrank_lab.bench.tagger): the trigram HMM's fit, Viterbi and 10-best throughput and
   accuracy on UD English-EWT, and one fit of each n-best reranker on its jackknifed lists.
 - kernels (structrank_lab.bench.kernels): SST and PTK evaluations per second on SemEval-2016 shallow
@@ -49,6 +52,7 @@ The shared timing helpers are in structrank_lab.bench.timing.
 # deferred imports: a section's module loads only when the section runs (the CLI reads SECTIONS alone)
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import tempfile
@@ -140,15 +144,18 @@ def _trees(o):
     return figures, trees.markdown_section(figures) if figures else None
 
 
-def _cross_encoder(o):
-    # deferred: a section's module (torch, transformers, sentence-transformers) loads only when the section runs
-    from structrank_lab.bench import cross_encoder
+def _text_section(name):
+    """A text reranker's section (its module ``name``, with ``bench_NAME`` and ``format_NAME``), skipped without its
+    packages or WikiQA."""
+    def run(o):
+        module = importlib.import_module(f"structrank_lab.bench.{name}")  # deferred: torch and transformers load
+        figures = getattr(module, f"bench_{name}")()  # only when the section runs
+        print("\n" + "\n".join(getattr(module, f"format_{name}")(figures)))
+        if "skipped" in figures:
+            return SKIPPED, None
+        return figures, module.markdown_section(figures)
 
-    figures = cross_encoder.bench_cross_encoder()
-    print("\n" + "\n".join(cross_encoder.format_cross_encoder(figures)))
-    if "skipped" in figures:
-        return SKIPPED, None
-    return figures, cross_encoder.markdown_section(figures)
+    return run
 
 
 def _tagger(o):
@@ -212,7 +219,9 @@ SECTIONS = (
     Section("crf", "a permutation CRF training epoch", _crf),
     Section("trees", "boosted trees on a structured loss against lambdarank", _trees),
     Section("cross-encoder", "the cross-encoder's trainer path against the old loop, ListNet and "
-            "sentence-transformers' predict", _cross_encoder),
+            "sentence-transformers' predict", _text_section("cross_encoder")),
+    Section("processes", "a text reranker's fine-tuning by several processes under torchrun against one",
+            _text_section("processes")),
     Section("tagger", "the HMM tagger and the n-best rerankers", _tagger),
     Section("kernels", "the tree kernels", _kernels),
     Section("scale", "time and memory against data size", _scale),
