@@ -9,6 +9,9 @@ CPU, each process a share of every step's questions). Each side's last folder is
 and scored on WikiQA test (trec MAP), so that the two are seen to do the same work.
 """
 
+# deferred imports: torch and sentence-transformers (optional extras) load when the section runs, the atomic write
+# when a page is written
+
 from __future__ import annotations
 
 import json
