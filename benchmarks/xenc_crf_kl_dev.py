@@ -36,7 +36,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
-from xenc_map_smoothing import (DATASET, DEV_MARGIN, SEED, checked_elsewhere, dev_rule, from_store, measure,
+from xenc_map_smoothing import (DATASET, DEV_MARGIN, SEED, checked_elsewhere, dev_rule, from_store,
                                 measure_missing, paired, same_curves, table)
 
 from structrank.atomic import write_text_atomic
@@ -286,12 +286,8 @@ def main(argv=None):
             if first not in found.get(dataset, {}):
                 raise SystemExit(f"{args.store} holds no seed-0 {CRF_KL!r} run on {dataset}: --elsewhere needs it")
             others[dataset] = found[dataset][first]
-            key = elsewhere_key(MEAN_HEAD_LABEL, dataset)
-            if key not in results:
-                results[key] = measure(settings[MEAN_HEAD_LABEL], args.threads, dataset)
-                write_text_atomic(state, json.dumps(results))
-                print(f"{key}: dev {results[key]['dev']:.4f}, test {results[key]['test']:.4f}, "
-                      f"{results[key]['seconds']:.0f} s", flush=True)
+            measure_missing([(elsewhere_key(MEAN_HEAD_LABEL, dataset), settings[MEAN_HEAD_LABEL])], results, state,
+                            args.threads, dataset)
         more += [(elsewhere_key(MEAN_HEAD_LABEL, d), None) for d in ELSEWHERE]
     labels = [label for label, _ in rows]
     seconds = sum(results[label]["seconds"] for label in (*labels, *(label for label, _ in more)))

@@ -162,12 +162,12 @@ def measure(setting, threads, dataset=DATASET) -> dict:
             "dev_questions": int(dev.n_queries), "test_questions": int(test.n_queries)}
 
 
-def measure_missing(rows, results, state, threads) -> None:
-    """Fine-tune each of ``rows`` ([(label, setting)], in this order) that ``results`` lacks, writing ``results`` to
-    the ``state`` file after each (a stopped sweep resumes from it)."""
+def measure_missing(rows, results, state, threads, dataset=DATASET) -> None:
+    """Fine-tune each of ``rows`` ([(label, setting)], in this order) that ``results`` lacks, on ``dataset``, writing
+    ``results`` to the ``state`` file after each (a stopped sweep resumes from it)."""
     for label, setting in rows:
         if label not in results:
-            results[label] = measure(setting, threads)
+            results[label] = measure(setting, threads, dataset)
             write_text_atomic(state, json.dumps(results))
             print(f"{label}: dev {results[label]['dev']:.4f}, test {results[label]['test']:.4f}, "
                   f"{results[label]['seconds']:.0f} s", flush=True)

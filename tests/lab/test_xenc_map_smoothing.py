@@ -203,3 +203,16 @@ def test_the_wikiqa_choice_stays_only_if_the_other_dev_sets_keep_its_point(elsew
     assert f"| {kept} (kept) |" in text and text.count("(kept)") == 1
     assert "## The same fine-tuning on the other data sets" in text and "TREC QA:" in text
     assert said in text and f"The kept candidate ({kept}) has WikiQA test MAP" in text
+
+
+def test_only_missing_runs_are_measured_on_the_data_set_asked(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(sweep, "measure", lambda setting, threads, dataset: calls.append((setting, dataset)) or
+                        {"dev": 0.5, "test": 0.6, "seconds": 1.0})
+    results = {"kept": {"dev": 0.1}}
+    state = tmp_path / "state.json"
+    sweep.measure_missing([("kept", {"a": 1}), ("new", {"b": 2})], results, state, 1, "trec13")
+    assert calls == [({"b": 2}, "trec13")] and set(results) == {"kept", "new"}
+    assert json.loads(state.read_text())["new"]["test"] == 0.6
+    sweep.measure_missing([("other", {"c": 3})], results, state, 1)
+    assert calls[-1] == ({"c": 3}, sweep.DATASET)
