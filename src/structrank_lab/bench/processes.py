@@ -17,10 +17,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +26,8 @@ import numpy as np
 from structrank_lab.bench.cross_encoder import (BATCH_SIZE, EPOCHS, LEARNING_RATE, MAX_LENGTH, MINI_BATCH_SIZE,
                                                 PREDICT_BATCH_SIZE, SEED, _cores, _encoder_name, _env, _load, _spread,
                                                 _test_map, missing_peer, write_pairs_tsv)
-from structrank_lab.bench.timing import code_section, interleaved, section_page, sized_parser
-from structrank_lab.experiments.cli_pages import launcher
+from structrank_lab.bench.timing import clocked, code_section, interleaved, section_page, sized_parser
+from structrank_lab.experiments.cli_pages import structrank
 from structrank.learners.encoders import encoder_folder, quiet_transformers
 from structrank.qa.readers import load_qa
 
@@ -69,32 +67,20 @@ def bench_processes(questions=QUESTIONS, rounds=ROUNDS, processes=PROCESSES, enc
                                   ("batch_size", BATCH_SIZE), ("mini_batch_size", MINI_BATCH_SIZE),
                                   ("learning_rate", LEARNING_RATE), ("random_state", SEED))
                    for a in ("--set", f"{k}={v}")]
-        commands = {side: [sys.executable, *(launcher(processes) if side == SEVERAL else []), "-m", "structrank",
-                           "train", "xenc-map", "--train", tsv, "--quiet", "--out", outs[side], *options]
-                    for side in outs}
+        arguments = {side: ["train", "xenc-map", "--train", tsv, "--quiet", "--out", out, *options]
+                     for side, out in outs.items()}
+        launched = {ONE: 1, SEVERAL: processes}
         threads = {ONE: processes, SEVERAL: 1}  # every core busy on both sides
         envs = {side: {**_env(), **{v: str(threads[side]) for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
                 for side in outs}
-        figures["seconds"] = interleaved({side: (lambda s=side: _wall(commands[s], envs[s], tmp)) for side in outs},
-                                         rounds)
+        figures["seconds"] = interleaved(
+            {side: clocked(lambda s=side: structrank(*arguments[s], processes=launched[s], env=envs[s]))
+             for side in outs}, rounds)
         figures["steps"] = {side: json.loads(Path(out, "structrank.json").read_text())["attributes"]["n_steps_"]
                             for side, out in outs.items()}
         figures["test_map"] = {side: _scored(out, test, processes) for side, out in outs.items()}
     settings["load"].append(_load())
     return figures
-
-
-def _wall(command, env, folder) -> float:
-    """The seconds of ``command``, its output in a file (a helper process of torchrun's may hold a pipe open after
-    it ends); a failure names the command and its last words."""
-    with tempfile.TemporaryFile("w+", dir=folder) as log:
-        start = time.perf_counter()
-        code = subprocess.run(command, stdout=log, stderr=log, env=env).returncode
-        seconds = time.perf_counter() - start
-        if code != 0:
-            log.seek(0)
-            raise RuntimeError(f"{shlex.join(command)} failed ({code}):\n{log.read()[-3000:]}")
-    return seconds
 
 
 def _scored(folder, test, threads) -> float:

@@ -24,18 +24,16 @@ def launcher(processes: int) -> list:
     return ["-m", "torch.distributed.run", "--nproc_per_node", str(processes), "--standalone"]
 
 
-def structrank(*args: str, processes: int = 1) -> subprocess.CompletedProcess:
-    """``structrank ARGS`` as a user runs it (its own process; ``processes`` > 1: that many under torchrun); a failure
-    names the command and its last words."""
+def structrank(*args: str, processes: int = 1, env=None) -> subprocess.CompletedProcess:
+    """``structrank ARGS`` as a user runs it (its own process; ``processes`` > 1: that many under torchrun; ``env``:
+    its environment, None: this one's); a failure names the command and its last words."""
     command = [sys.executable, *launcher(processes), "-m", "structrank", *args]
-    if processes == 1:
-        done = subprocess.run(command, capture_output=True, text=True)
-    else:  # files, not pipes: a helper process of torchrun's may hold a pipe open after it ends
-        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-            code = subprocess.run(command, stdout=out, stderr=err).returncode
-            out.seek(0)
-            err.seek(0)
-            done = subprocess.CompletedProcess(command, code, out.read(), err.read())
+    # files, not pipes: a helper process of torchrun's may hold a pipe open after it ends
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        code = subprocess.run(command, stdout=out, stderr=err, env=env).returncode
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(command, code, out.read(), err.read())
     if done.returncode != 0:
         raise RuntimeError(f"structrank {' '.join(args[:2])} ended with exit {done.returncode}: {done.stderr[-500:]}")
     return done
