@@ -224,16 +224,22 @@ def dataset_parts(rows, datasets: Mapping):
             yield dataset, convention, part, len({r["fold"] for r in part})
 
 
+def query_values(rows, dataset, model, metric):
+    """(seed, (fold, qid), value) of each of one model's recorded test queries (``q:<qid>:<metric>``)."""
+    suffix = ":" + metric
+    for r in rows:
+        if (r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
+                and r["metric"].endswith(suffix)):
+            yield r["seed"], (r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]), r["value"]
+
+
 def per_query(rows, dataset, model, metric):
     """{(fold, qid): value} of one model's test queries, recorded as ``q:<qid>:<metric>``; a model run
     with several seeds gives each query the mean over its seeds (the method's expected value on it,
     which is what a paired test over queries compares)."""
-    suffix = ":" + metric
     values: dict = {}
-    for r in rows:
-        if (r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
-                and r["metric"].endswith(suffix)):
-            values.setdefault((r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]), []).append(r["value"])
+    for _, key, value in query_values(rows, dataset, model, metric):
+        values.setdefault(key, []).append(value)
     return {key: sum(v) / len(v) for key, v in values.items()}
 
 

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from structrank_lab.experiments.neural_qa.design import ALPHA, CURVE_PREFIX, DATASETS, PEERS, ROWS, STRUCTURED, TUNED
-from structrank_lab.experiments.report import QUERY_PREFIX, per_query
+from structrank_lab.experiments.report import per_query, query_values
 from structrank.metrics.compare import against_baseline
 
 
@@ -94,12 +94,9 @@ def timed_runs(rows, models) -> list:
 def by_seed(rows, dataset, row, metric="map") -> dict:
     """{seed: {(fold, question): value}} of one row's test questions, each seed's run apart."""
     found: dict = {}
-    for r in rows:
-        name = r["metric"]
-        if (r["dataset"] == dataset and r["model"] == row and name.startswith(QUERY_PREFIX)
-                and name.endswith(":" + metric) and r["value"] is not None):
-            question = name[len(QUERY_PREFIX):-len(metric) - 1]
-            found.setdefault(int(r["seed"]), {})[(r["fold"], question)] = float(r["value"])
+    for seed, question, value in query_values(rows, dataset, row, metric):
+        if value is not None:
+            found.setdefault(int(seed), {})[question] = float(value)
     return found
 
 
