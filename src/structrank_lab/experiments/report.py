@@ -225,12 +225,13 @@ def dataset_parts(rows, datasets: Mapping):
 
 
 def query_values(rows, dataset, model, metric):
-    """(seed, (fold, qid), value) of each of one model's recorded test queries (``q:<qid>:<metric>``)."""
+    """(seed, (fold, qid), value) of each of one model's recorded test queries (``q:<qid>:<metric>``; the seed None
+    where a row records none)."""
     suffix = ":" + metric
     for r in rows:
         if (r["dataset"] == dataset and r["model"] == model and r["metric"].startswith(QUERY_PREFIX)
                 and r["metric"].endswith(suffix)):
-            yield r["seed"], (r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]), r["value"]
+            yield r.get("seed"), (r["fold"], r["metric"][len(QUERY_PREFIX):-len(suffix)]), r["value"]
 
 
 def per_query(rows, dataset, model, metric):
