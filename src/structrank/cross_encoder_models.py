@@ -37,7 +37,8 @@ HEADER_FILE = "structrank.json"
 MAX_HEADER_BYTES = 1 << 20
 #: the fitted attributes kept in the header, and what each must be
 ATTRIBUTES = {"best_epoch_": int, "n_epochs_": int, "n_steps_": int, "gain_": str, "dev_curve_": list,
-              "dev_epochs_": list, "epoch_seconds_": list}
+              "dev_epochs_": list, "epoch_seconds_": list, "member_epochs_": list, "member_dev_": list,
+              "soup_dev_": float}
 
 
 def is_model_folder(path) -> bool:

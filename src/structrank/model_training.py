@@ -102,6 +102,10 @@ def train_model(model, train, out, *, fixed=None, vali=None, convention=None, qu
         tell(f"formulation: {fitted.formulation_}")
     if hasattr(fitted, "health_"):  # structural and perceptron fits: how far the optimiser moved from w = 0
         tell(f"optimiser health: {fitted.health_}")
+    members = getattr(fitted, "member_dev_", None)
+    if members is not None and len(members) > 1:  # a cross-encoder soup: each fine-tuning's vali value, then the mean's
+        each = ", ".join(f"{value:.4f} (epoch {epoch})" for value, epoch in zip(members, fitted.member_epochs_))
+        tell(f"soup of {len(members)} fine-tunings: vali {each}; their averaged weights {fitted.soup_dev_:.4f}")
     if getattr(fitted, "stop_reason_", None):  # an iterative learner whose epochs stopped changing the model
         tell(fitted.stop_reason_)
     if is_main_process():  # the copies a launcher started end with the same model: the first one writes it

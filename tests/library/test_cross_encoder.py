@@ -537,8 +537,8 @@ def _write_tsv(path, pairs, y, qid):
 
 
 @TEXT
-@pytest.mark.parametrize("head", ["classification", "mean"])
-def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path, head):
+@pytest.mark.parametrize("head, soup", [("classification", 1), ("mean", 1), ("classification", 2)])
+def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path, head, soup):
     train, vali = tmp_path / "train.tsv", tmp_path / "vali.tsv"
     _write_tsv(train, *make_pairs(30))
     _write_tsv(vali, *make_pairs(10, seed=1))
@@ -553,10 +553,12 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path, head):
 
     trained = structrank("train", "xenc-map", "--train", train, "--vali", vali, "--set", f"encoder={encoder}",
                          "--set", "epochs=2", "--set", "learning_rate=0.002", "--set", "batch_size=4",
-                         "--set", "max_length=64", "--set", f"head={head}",
-                         "--queries", "with-both", "--out", model)
+                         "--set", "max_length=64", "--set", f"head={head}", "--set", f"soup={soup}",
+                         "--set", f"n_jobs={soup}", "--queries", "with-both", "--out", model)
     assert json.loads((model / "structrank.json").read_text())["params"]["head"] == head
     assert "under trec" in trained.stderr and f"wrote {model}" in trained.stderr
+    # a soup says what each fine-tuning and their average measured on vali
+    assert ("soup of 2 fine-tunings: vali " in trained.stderr) == (soup == 2)
     structrank("predict", "--model", model, "--data", vali, "--out", scores)
     assert len(scores.read_text().split()) == 60
     out = json.loads(structrank("evaluate", "--data", vali, "--scores", scores, "--convention", "trec",
@@ -639,3 +641,68 @@ def test_a_letor_file_is_not_taken_for_text(data_root):
     from structrank.qa.pairs_files import is_pairs_file
 
     assert not is_pairs_file(data_root / "letor" / "MQ2008" / "Fold1" / "vali.txt.gz")
+
+
+def test_average_weights_is_the_mean_of_float_tensors_and_keeps_integer_buffers():
+    need("text")
+    import torch
+
+    from structrank.learners.cross_encoder import average_weights
+
+    states = [{"w": torch.tensor([1.0, 2.0]), "ids": torch.tensor([0, 1])},
+              {"w": torch.tensor([3.0, 6.0]), "ids": torch.tensor([0, 1])},
+              {"w": torch.tensor([2.0, 1.0]), "ids": torch.tensor([0, 1])}]
+    soup = average_weights(states)
+    assert torch.equal(soup["w"], torch.tensor([2.0, 3.0])) and soup["w"].dtype == torch.float32
+    assert torch.equal(soup["ids"], torch.tensor([0, 1])) and soup["ids"].dtype == torch.int64
+
+
+@TEXT
+def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, monkeypatch):
+    """``soup=2``: its first fine-tuning is ``soup=1``'s, the model is the mean of both kept networks, its dev value
+    is the averaged network's, one after the other or in two processes alike; it saves as one CrossEncoder folder."""
+    from sentence_transformers import CrossEncoder
+
+    from structrank.learners import CrossEncoderRanker
+    from structrank.learners import cross_encoder
+    from structrank.model_io import load_model, save_model
+
+    pairs, y, qid = make_pairs(30)
+    dev = make_pairs(10, seed=1)
+    options = {"loss": "crf-kl", "encoder": encoder, "epochs": 2, "learning_rate": 2e-3, "batch_size": 4,
+               "max_length": 64, "device": "cpu", "progress": False, "n_threads": 1, "random_state": 5}
+    alone = CrossEncoderRanker(**options).fit(pairs, y, qid, eval_set=dev)
+    assert alone.member_epochs_ == [alone.best_epoch_] and alone.soup_dev_ == alone.member_dev_[0]
+
+    averaged = []
+    real = cross_encoder.average_weights
+    monkeypatch.setattr(cross_encoder, "average_weights", lambda states: averaged.append(states) or real(states))
+    soup = CrossEncoderRanker(**options, soup=2).fit(pairs, y, qid, eval_set=dev)
+    (states,) = averaged
+    first = alone.model_.state_dict()
+    assert len(states) == 2 and all(torch_close(states[0][k], first[k]) for k in first)  # soup=1's network
+    assert not all(torch_close(states[1][k], first[k]) for k in first)  # the second drew its own order
+    mean = real(states)
+    assert all(torch_close(soup.model_.state_dict()[k], mean[k]) for k in mean)
+    assert soup.member_epochs_[0] == alone.best_epoch_ and soup.member_dev_[0] == pytest.approx(alone.soup_dev_)
+    assert soup.score(*dev) == pytest.approx(soup.soup_dev_, abs=1e-6) and len(soup.member_dev_) == 2
+
+    parallel = CrossEncoderRanker(**{**options, "n_threads": None}, soup=2, n_jobs=2).fit(pairs, y, qid, eval_set=dev)
+    np.testing.assert_allclose(parallel.predict(dev[0]), soup.predict(dev[0]), rtol=0, atol=1e-4)
+    assert parallel.member_epochs_ == soup.member_epochs_
+
+    path = tmp_path / "soup"
+    save_model(soup, path)
+    loaded = load_model(path)
+    assert loaded.soup == 2 and list(loaded.member_epochs_) == soup.member_epochs_
+    np.testing.assert_allclose(CrossEncoder(str(path)).predict(dev[0]), soup.predict(dev[0]), rtol=0, atol=1e-5)
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(ValueError, match="n_jobs=2 under the launcher's 2 processes"):
+        CrossEncoderRanker(**options, soup=2, n_jobs=2).fit(pairs, y, qid)
+
+
+def torch_close(a, b):
+    import torch
+
+    return bool(torch.allclose(a.float(), b.float(), rtol=0, atol=1e-6))

@@ -38,7 +38,7 @@ from sklearn.utils.validation import check_is_fitted
 from structrank.cross_encoder_models import is_model_folder
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.launch import world_size
-from structrank.learners.base import (COUNT, METRICS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
+from structrank.learners.base import (COUNT, METRICS, N_JOBS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       ConventionName, labels_vary_within_queries, metric_list)
 from structrank.learners.encoders import encoder_folder, quiet_transformers, require_text_extra
 from structrank.learners.epochs import BestEpoch
@@ -203,6 +203,17 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     random_state : int, default 0
         Seeds the head, dropout, the order of the queries and the CRF subsets (without touching the caller's
         generators).
+    soup : int, default 1
+        Fine-tunings whose weights are averaged into the model (a uniform model soup, Wortsman et al. 2022). All
+        start from the same network (the encoder and a head seeded by ``random_state``); the i-th (from 0) draws its
+        order of the queries, dropout and CRF subsets from ``random_state + i`` and keeps its own epoch on
+        ``eval_set``. The model is one network of the encoder's size, saved and served as with ``soup=1``; a soup of
+        K takes K fine-tunings' time, ``n_jobs`` of them at once. ``soup=1`` is the first of them alone.
+    n_jobs : int or None, default None
+        The fine-tunings of a soup trained at once, each in a process of its own (joblib) with ``n_threads`` torch
+        threads (None: the cores shared out among them); -1, as many as the cores. None trains them one after the
+        other in this process. Not under a launcher's several processes (each fine-tuning is already shared
+        among them).
 
     Attributes
     ----------
@@ -214,6 +225,11 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         The eval metric after each epoch, and those epochs (empty without ``eval_set``).
     epoch_seconds_ : ndarray
         Each epoch's training time (eval excluded).
+        With ``soup`` > 1, these are the first fine-tuning's (the one ``soup=1`` trains).
+    member_epochs_, member_dev_ : list
+        The epoch each fine-tuning of the soup kept and its ``eval_set`` value (with ``eval_set`` only).
+    soup_dev_ : float
+        The model's ``eval_set`` value: the averaged network's (``soup=1``: the kept epoch's).
 
     Examples
     --------
@@ -240,13 +256,15 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                               "precision": [StrOptions({"fp32", "bf16", "fp16"})], "dev_metric": [*METRICS, None],
                               "convention": [ConventionName()], "patience": [*COUNT, None],
                               "predict_batch_size": COUNT, "n_threads": [*COUNT, None],
-                              "progress": ["boolean", None], "random_state": NON_NEGATIVE_INT}
+                              "progress": ["boolean", None], "random_state": NON_NEGATIVE_INT, "soup": COUNT,
+                              "n_jobs": N_JOBS}
 
     def __init__(self, loss="map", loss_params=None, smoothing=0.0, smoothing_samples=1, encoder=None,
                  head="classification", max_length=256, epochs=3, batch_size=4, mini_batch_size=16, learning_rate=5e-5,
                  weight_decay=0.01, warmup=0.1,
                  gradient_accumulation_steps=1, device="auto", precision="fp32", dev_metric=None, convention="trec",
-                 patience=None, predict_batch_size=64, n_threads=None, progress=None, random_state=0):
+                 patience=None, predict_batch_size=64, n_threads=None, progress=None, random_state=0, soup=1,
+                 n_jobs=None):
         self.loss = loss
         self.loss_params = loss_params
         self.smoothing = smoothing
@@ -270,6 +288,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self.n_threads = n_threads
         self.progress = progress
         self.random_state = random_state
+        self.soup = soup
+        self.n_jobs = n_jobs
 
     # -- the loss: a registered one, or a baseline of sentence-transformers ---------------------------------------
 
@@ -297,8 +317,9 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         # a baseline is judged as the MAP hinge is: MAP, on labels binarised at 1
         return get_loss("map") if self._baseline() else super()._trained_loss()
 
-    def _training_loss(self, model):
-        """The trainer's loss module over ``model``."""
+    def _training_loss(self, model, seed=None):
+        """The trainer's loss module over ``model`` (a structured loss's draws seeded by ``seed``, default
+        ``random_state``)."""
         if self._baseline():
             from sentence_transformers.cross_encoder import losses
 
@@ -307,8 +328,9 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         # deferred: optional extra (torch)
         from structrank.learners.cross_encoder_losses import StructuredCrossEncoderLoss
 
-        return StructuredCrossEncoderLoss(model, self.score_loss(), mini_batch_size=self.mini_batch_size,
-                                          random_state=self.random_state)
+        seed = int(self.random_state) if seed is None else int(seed)
+        return StructuredCrossEncoderLoss(model, self.score_loss(random_state=seed),
+                                          mini_batch_size=self.mini_batch_size, random_state=seed)
 
     # -- fit --------------------------------------------------------------------------------------------------
 
@@ -349,6 +371,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             "its minibatch objective is the mean over the batch's queries, and weighted means are not implemented"))
         folder = self._checked_encoder()
         self._per_process(int(self.batch_size))
+        self._jobs(int(self.soup))
         require_text_extra("CrossEncoderRanker")
         if self.precision == "fp16" and resolve_device(self.device) == "cpu":  # the trainer would train in fp32
             raise InvalidParameterError(f"{type(self).__name__}: precision='fp16' needs a GPU (on the CPU the trainer "
@@ -372,14 +395,70 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         return self._finish_fit()
 
     def _train(self, folder, data, dev):
+        """The fine-tunings of the soup (one, or ``soup`` of them, ``n_jobs`` at once), their kept weights averaged
+        into ``model_``."""
+        device = resolve_device(self.device)
+        seeds = [int(self.random_state) + i for i in range(int(self.soup))]
+        jobs = self._jobs(len(seeds))
+        if jobs > 1:
+            from joblib import Parallel, delayed
+
+            threads = self.n_threads if self.n_threads is not None else max(1, (os.cpu_count() or 1) // jobs)
+            runs = Parallel(n_jobs=jobs, backend="loky")(
+                delayed(_fine_tune_apart)(self, folder, data, dev, device, seed, threads) for seed in seeds)
+            model = self._start_network(folder, device)
+            model.load_state_dict(average_weights([state for state, _ in runs]))
+            records = [record for _, record in runs]
+        else:
+            model, first = self._fine_tune(folder, data, dev, device, seeds[0])
+            records, states = [first], [_cpu_state(model)] if len(seeds) > 1 else []
+            for seed in seeds[1:]:
+                other, record = self._fine_tune(folder, data, dev, device, seed)
+                states.append(_cpu_state(other))
+                records.append(record)
+                del other
+            if states:
+                model.load_state_dict(average_weights(states))
+        model.eval()
+        self.model_ = model
+        first = records[0]  # a soup's epochs, curve and seconds are its first fine-tuning's (soup=1's)
+        self.best_epoch_ = first["epoch"]
+        self.dev_curve_, self.dev_epochs_ = np.array(first["curve"]), np.array(first["epochs"], dtype=np.int64)
+        self.n_steps_, self.n_epochs_ = first["n_steps"], len(first["seconds"])
+        self.epoch_seconds_ = np.array(first["seconds"])
+        if dev is not None:
+            self.member_epochs_ = [record["epoch"] for record in records]
+            self.member_dev_ = [record["value"] for record in records]
+            self.soup_dev_ = self.member_dev_[0] if len(records) == 1 else float(self._dev_value(model, dev))
+
+    def _jobs(self, fine_tunings) -> int:
+        """How many fine-tunings run at once (1: in this process); several are refused under a launcher."""
+        if self.n_jobs is None:
+            return 1
+        from joblib import effective_n_jobs
+
+        if world_size() > 1:
+            raise InvalidParameterError(f"{type(self).__name__}: n_jobs={self.n_jobs} under the launcher's "
+                                        f"{world_size()} processes: each fine-tuning is already shared among them; "
+                                        "give n_jobs=None")
+        return max(1, min(int(effective_n_jobs(int(self.n_jobs))), fine_tunings))
+
+    def _start_network(self, folder, device):
+        """The network every fine-tuning of the soup starts from: the encoder and a new head seeded by
+        ``random_state`` (torch's generator is given back by ``process_state``)."""
         import torch
+
+        torch.manual_seed(int(self.random_state))
+        return self._network(folder, device)
+
+    def _fine_tune(self, folder, data, dev, device, seed, bar=True):
+        """One fine-tuning from the start network, its order of queries, dropout and CRF subsets drawn from
+        ``seed``: the network with its kept epoch's weights, and a record of the run (the epoch kept and its dev
+        value, the dev curve and its epochs, the steps, each epoch's seconds)."""
         from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
         from transformers import TrainerCallback
 
-        device = resolve_device(self.device)
-        torch.manual_seed(int(self.random_state))  # the new head's weights (inside process_state: the caller's
-        # generator is given back)
-        model = self._network(folder, device)
+        model = self._start_network(folder, device)
         dataset, batch = self._dataset(data)
         ranker = self
         best = BestEpoch(None if dev is None else (lambda state: self._dev_value(model, dev)), total=int(self.epochs))
@@ -394,8 +473,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             def on_epoch_end(self, args, state, control, **kwargs):
                 seconds.append(time.perf_counter() - self.started)
                 epoch, before = len(seconds), best.epoch
-                best.offer(epoch, {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-                           if dev is not None else None)
+                best.offer(epoch, _cpu_state(model) if dev is not None else None)
                 since_best[0] = 0 if best.epoch != before else since_best[0] + 1
                 if ranker.patience is not None and since_best[0] >= int(ranker.patience):
                     control.should_training_stop = True
@@ -407,9 +485,10 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                 output_dir=out, num_train_epochs=int(self.epochs), per_device_train_batch_size=per_process,
                 learning_rate=float(self.learning_rate), weight_decay=float(self.weight_decay),
                 warmup_steps=float(self.warmup), lr_scheduler_type="linear", max_grad_norm=MAX_GRAD_NORM,
-                gradient_accumulation_steps=int(self.gradient_accumulation_steps), seed=int(self.random_state),
+                gradient_accumulation_steps=int(self.gradient_accumulation_steps), seed=int(seed),
                 bf16=self.precision == "bf16", fp16=self.precision == "fp16", use_cpu=device == "cpu",
-                save_strategy="no", eval_strategy="no", report_to="none", disable_tqdm=self._bar_disabled(),
+                save_strategy="no", eval_strategy="no", report_to="none",
+                disable_tqdm=not bar or self._bar_disabled(),
                 # several processes: the trainer drops each one's last short step itself (else one may wait for ever)
                 logging_strategy="no", dataloader_drop_last=world_size() > 1,
                 # under DDP the processes make different numbers of mini-batch forwards, and a buffer broadcast at each
@@ -418,20 +497,18 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                 # transformers' classification head reaches every weight; the mean-pooled head leaves the pooler out
                 ddp_find_unused_parameters=not _every_weight_scores(model))
             trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=dataset,
-                                          loss=self._training_loss(model), callbacks=[EpochEnd()])
+                                          loss=self._training_loss(model, seed), callbacks=[EpochEnd()])
             quiet_logs(trainer)
             with warnings.catch_warnings():
                 # torch renames the option the trainer passes; its meaning (no buffer broadcast at each forward) stays
                 warnings.filterwarnings("ignore", r".*`broadcast_buffers` is deprecated", FutureWarning)
                 trainer.train()
-            self.n_steps_ = int(trainer.state.global_step)
+            steps = int(trainer.state.global_step)
         if dev is not None:
             model.load_state_dict(best.iterate)
-        model.eval()
-        self.model_ = model
-        self.n_epochs_ = len(seconds)
-        best.keep(self)
-        self.epoch_seconds_ = np.array(seconds)
+        return model, {"epoch": None if best.epoch is None else int(best.epoch),
+                       "value": None if best.value is None else float(best.value), "curve": list(best.curve),
+                       "epochs": list(best.epochs), "n_steps": steps, "seconds": list(seconds)}
 
     def _network(self, folder, device):
         """The network the fine-tuning starts from: a model folder structrank saved as it is, its head included; a
@@ -516,6 +593,30 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         tags.input_tags.two_d_array = False
         tags.input_tags.string = True
         return tags
+
+
+def _cpu_state(model) -> dict:
+    """A copy of ``model``'s weights and buffers on the CPU."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+
+
+def average_weights(states) -> dict:
+    """The uniform average of the networks' weights ``states`` (state dicts of one architecture): a model soup.
+    Integer buffers (position ids) are the same in every network and are taken from the first."""
+    out = {}
+    for key, first in states[0].items():
+        if first.is_floating_point():
+            out[key] = (sum(state[key].double() for state in states) / len(states)).to(first.dtype)
+        else:
+            out[key] = first
+    return out
+
+
+def _fine_tune_apart(ranker, folder, data, dev, device, seed, threads):
+    """One fine-tuning of a soup in a worker process (joblib): its record and its kept weights on the CPU."""
+    with process_state(threads):
+        model, record = ranker._fine_tune(folder, data, dev, device, seed, bar=False)
+        return _cpu_state(model), record
 
 
 def _every_weight_scores(model) -> bool:
