@@ -34,6 +34,17 @@ def test_the_page_judges_each_recipe_on_its_record():
     row = next(line for line in wc.page({"default-torchrun": launched}, "cmd").splitlines()
                if line.startswith("| default-torchrun |"))
     assert "| 450 (1 core): **within** 30 min | 60 |" in row
+    # a soup's row gives each fine-tuning's vali value and the averaged network's
+    soup = {**_record(0.81, 1200.0, 0.0), "vali": {"each": [0.81, 0.8, 0.79], "epochs": [2, 3, 2], "model": 0.815}}
+    row = next(line for line in wc.page({"soup-3": soup}, "cmd").splitlines() if line.startswith("| soup-3 |"))
+    assert "| soup-3 | 0.8100 / 0.8000 / 0.7900; averaged: 0.8150 | 0.81" in row
+    # vali chooses among the recipes on WikiQA alone; trec-first, which also reads TREC QA, is not among them
+    default = {**_record(0.78, 700.0, 0.0), "vali": {"each": [0.81], "epochs": [2], "model": 0.81}}
+    first = {**_record(0.83, 900.0, 0.0), "vali": {"each": [0.9], "epochs": [2], "model": 0.9}}
+    text = wc.page({"default": default, "trec-first": first, "soup-3": soup}, "cmd")
+    assert ("alone (default, soup-3): **soup-3** (vali 0.8150, +0.0050 against default's); its test MAP is "
+            f"{np.mean(list(soup['values']['map'].values())):.4f}, at or above 0.80") in text
+    assert "**default** (vali 0.8100); its test MAP" in wc.page({"default": default}, "cmd")
 
 
 def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monkeypatch):
@@ -47,6 +58,7 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     monkeypatch.setattr(wc, "timed_step", step)
     monkeypatch.setattr(wc, "per_question", lambda data, scores, metrics: {m: {"Q1": 1.0} for m in metrics})
     monkeypatch.setattr(wc, "crossencoder_difference", lambda model, test, scores: 0.0)
+    monkeypatch.setattr(wc, "vali_values", lambda model: {"each": [0.8], "epochs": [2], "model": 0.8})
     data, work = tmp_path / "DATA", tmp_path / "work"
     for name in ("wikiqa/WikiQA-train.tsv.gz", "wikiqa/WikiQA-dev.tsv", "wikiqa/WikiQA-test.tsv.gz",
                  "trecqa/jacana/dev-less-than-40.manual-edit.xml", "trecqa/wang2007-train-all/"):
@@ -74,6 +86,13 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     launched.clear()
     wc.run_recipe("default-torchrun", data, work)
     assert launched == [wc.PROCESSES, 1] and commands[0][commands[0].index("--out") + 1].endswith("default-torchrun")
+    # the soups: default's training with their settings, each its own output
+    for recipe, head in (("soup-3", None), ("soup-3-mean", "mean")):
+        commands.clear()
+        wc.run_recipe(recipe, data, work)
+        train = " ".join(commands[0])
+        assert f"--set soup={wc.SOUP} --set n_jobs={wc.SOUP}" in train and train.endswith(f"--out {work / recipe} --quiet")
+        assert ("--set head=mean" in train) == (head == "mean") and "encoder=" not in train
 
 
 def test_a_step_under_torchrun_is_launched_and_named_as_a_user_types_it(tmp_path, monkeypatch):
@@ -95,7 +114,7 @@ def test_a_recorded_recipe_is_not_run_again_and_an_unknown_one_is_refused(tmp_pa
     record.write_text(json.dumps({"default": _record(0.79, 500.0, 1e-6)}))
     monkeypatch.setattr(wc, "run_recipe", lambda *a: pytest.fail("a recorded recipe ran again"))
     assert wc.main(["--out", str(tmp_path / "p.md"), "--record", str(record), "--recipes", "default"]) == 0
-    assert "| default | 0.79" in (tmp_path / "p.md").read_text()
+    assert "| default | - | 0.79" in (tmp_path / "p.md").read_text()
     with pytest.raises(SystemExit) as stop:
         wc.main(["--out", str(tmp_path / "p.md"), "--record", str(record), "--recipes", "bogus"])
     assert stop.value.code == 2 and "'bogus' is not one of" in capsys.readouterr().err
