@@ -678,7 +678,7 @@ def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, 
     real = cross_encoder.average_weights
     monkeypatch.setattr(cross_encoder, "average_weights", lambda states: averaged.append(states) or real(states))
     soup = CrossEncoderRanker(**options, soup=2).fit(pairs, y, qid, eval_set=dev)
-    (states,) = averaged
+    states = averaged[0]
     first = alone.model_.state_dict()
     assert len(states) == 2 and all(torch_close(states[0][k], first[k]) for k in first)  # soup=1's network
     assert not all(torch_close(states[1][k], first[k]) for k in first)  # the second drew its own order
@@ -696,6 +696,11 @@ def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, 
     loaded = load_model(path)
     assert loaded.soup == 2 and list(loaded.member_epochs_) == soup.member_epochs_
     np.testing.assert_allclose(CrossEncoder(str(path)).predict(dev[0]), soup.predict(dev[0]), rtol=0, atol=1e-5)
+
+    # without eval_set each fine-tuning gives its last epoch, and no dev value is claimed
+    blind = CrossEncoderRanker(**{**options, "epochs": 1}, soup=2).fit(pairs, y, qid)
+    assert len(averaged) == 3 and not hasattr(blind, "member_dev_") and blind.n_epochs_ == 1
+    assert all(torch_close(blind.model_.state_dict()[k], v) for k, v in real(averaged[-1]).items())
 
     monkeypatch.setenv("WORLD_SIZE", "2")
     with pytest.raises(ValueError, match="n_jobs=2 under the launcher's 2 processes"):
