@@ -45,6 +45,10 @@ def test_the_page_judges_each_recipe_on_its_record():
     assert ("alone (default, soup-3): **soup-3** (vali 0.8150, +0.0050 against default's); its test MAP is "
             f"{np.mean(list(soup['values']['map'].values())):.4f}, at or above 0.80") in text
     assert "**default** (vali 0.8100); its test MAP" in wc.page({"default": default}, "cmd")
+    # a repeat at another seed is shown but not chosen, however high its vali value
+    repeat = {**_record(0.85, 900.0, 0.0), "vali": {"each": [0.95], "epochs": [2], "model": 0.95}}
+    text = wc.page({"default": default, "soup-3-mean-seed-1": repeat}, "cmd")
+    assert "| soup-3-mean-seed-1 | 0.9500 |" in text and "alone (default): **default**" in text
 
 
 def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monkeypatch):
@@ -87,12 +91,13 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     wc.run_recipe("default-torchrun", data, work)
     assert launched == [wc.PROCESSES, 1] and commands[0][commands[0].index("--out") + 1].endswith("default-torchrun")
     # the soups: default's training with their settings, each its own output
-    for recipe, head in (("soup-3", None), ("soup-3-mean", "mean")):
+    for recipe, head, seed in (("soup-3", None, None), ("soup-3-mean", "mean", None), ("soup-3-mean-seed-1", "mean", 1)):
         commands.clear()
         wc.run_recipe(recipe, data, work)
         train = " ".join(commands[0])
         assert f"--set soup={wc.SOUP} --set n_jobs={wc.SOUP}" in train and train.endswith(f"--out {work / recipe} --quiet")
         assert ("--set head=mean" in train) == (head == "mean") and "encoder=" not in train
+        assert ("--set random_state=1" in train) == (seed == 1)
 
 
 def test_a_step_under_torchrun_is_launched_and_named_as_a_user_types_it(tmp_path, monkeypatch):

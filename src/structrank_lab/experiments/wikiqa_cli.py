@@ -9,7 +9,8 @@ questions with a correct and an incorrect candidate. ``default`` trains on WikiQ
 structrank ships with. ``trec-first`` trains first on TREC QA TRAIN-ALL (its epoch on TREC QA dev), then on WikiQA
 with ``--set encoder=`` that model (transfer, then adapt). ``default-torchrun`` is ``default`` trained by several
 processes under torchrun. ``soup-3`` averages three fine-tunings' weights (``--set soup=3``), trained at once;
-``soup-3-mean`` does so with the mean-pooled head. The saved folder is loaded in
+``soup-3-mean`` does so with the mean-pooled head, and ``soup-3-mean-seed-1`` repeats it at another seed. The saved
+folder is loaded in
 ``sentence_transformers.CrossEncoder`` and its test scores set against ``structrank predict``'s.
 
 A recipe's fine-tunings take most of an hour on one core: each step is kept in ``--work`` (a rerun resumes), and what
@@ -41,12 +42,16 @@ from structrank_lab.experiments.verdict_sets import constant
 
 MODEL = "xenc-crf-kl"
 METRICS = ("map", "mrr")
-RECIPES = ("default", "trec-first", "default-torchrun", "soup-3", "soup-3-mean")
+RECIPES = ("default", "trec-first", "default-torchrun", "soup-3", "soup-3-mean", "soup-3-mean-seed-1")
 #: the fine-tunings a soup recipe averages, trained at once (one process each, the cores shared out among them)
 SOUP = 3
 #: what each recipe adds to `train`'s command line (trec-first's encoder is its first model, added when it runs)
 SETTINGS = {"soup-3": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}"),
-            "soup-3-mean": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "head=mean")}
+            "soup-3-mean": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "head=mean"),
+            "soup-3-mean-seed-1": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "head=mean",
+                                   "--set", "random_state=1")}
+#: recipes that repeat another at another seed: shown, never chosen (vali choosing among seeds would pick a draw)
+REPEATS = ("soup-3-mean-seed-1",)
 #: the processes torchrun starts in the default-torchrun recipe (gloo on the CPU, one torch thread each)
 PROCESSES = 2
 #: the model the trec-first recipe trains first (its own name: each step's output is kept in the work folder by name)
@@ -155,7 +160,8 @@ def page(records: dict, command: str) -> str:
              f"sharing the cores. `soup-{SOUP}-mean` is `soup-{SOUP}` with `--set head=mean` (a linear layer over the "
              "mean of the token vectors): a head set by hand, not chosen on dev by this page, and a recipe added after "
              "docs/XENC_CRF_KL_DEV.md had measured that head's test MAP (so its test MAP here is not free of that "
-             "look).", ""]
+             "look). `soup-3-mean-seed-1` repeats it with `--set random_state=1` (another head, fine-tunings from seeds 1 "
+             "to 3): a second draw of the same recipe, shown beside it and not among vali's choices.", ""]
     for recipe, record in records.items():
         lines += [f"- {recipe}:"] + [f"  - `{step['command']}` ({step['seconds']:.0f} s)" for step in record["steps"]]
     lines += ["", "Test values are `structrank evaluate --convention trec --queries with-both` on WikiQA-test "
@@ -178,7 +184,8 @@ def page(records: dict, command: str) -> str:
 
 def chosen_on_vali(records: dict) -> list:
     """The sentence naming the recipe on WikiQA's files alone that vali ranks first, and its test MAP."""
-    alone = {recipe: record for recipe, record in records.items() if recipe != "trec-first" and "vali" in record}
+    alone = {recipe: record for recipe, record in records.items()
+             if recipe not in ("trec-first", *REPEATS) and "vali" in record}
     if not alone:
         return []
     best = max(alone, key=lambda recipe: alone[recipe]["vali"]["model"])  # ties: the first in the page's order
