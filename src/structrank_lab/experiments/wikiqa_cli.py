@@ -198,6 +198,11 @@ def chosen_on_vali(records: dict) -> list:
             "verdict in the table)."]
 
 
+def write_record(path: Path, records: dict) -> None:
+    """The record of every recipe, written whole and atomically (sorted keys: a rerun writes the same text)."""
+    write_text_atomic(path, json.dumps(records, indent=1, sort_keys=True) + "\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m structrank_lab.experiments.wikiqa_cli",
                                      description=__doc__.split("\n\n")[0])
@@ -219,14 +224,14 @@ def main(argv=None) -> int:
                 continue
             print(f"{recipe}: running", file=sys.stderr)
             records[recipe] = run_recipe(recipe, data_dir(required=True), Path(args.work or folder))
-            write_text_atomic(record_path, json.dumps(records, indent=1, sort_keys=True) + "\n")
+            write_record(record_path, records)
     if args.work:  # a recipe recorded before its vali values were: read from its model folder, kept in --work
         found = {recipe: vali_values(Path(args.work) / recipe) for recipe, record in records.items()
                  if "vali" not in record and (Path(args.work) / recipe).is_dir()}
         if found:
             records = {recipe: {**record, **({"vali": found[recipe]} if recipe in found else {})}
                        for recipe, record in records.items()}
-            write_text_atomic(record_path, json.dumps(records, indent=1, sort_keys=True) + "\n")
+            write_record(record_path, records)
     kept = {recipe: records[recipe] for recipe in RECIPES if recipe in records}
     return write_page(args.out, "structrank_lab.experiments.wikiqa_cli", argv, lambda command: page(kept, command))
 
