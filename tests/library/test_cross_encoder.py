@@ -658,9 +658,10 @@ def test_average_weights_is_the_mean_of_float_tensors_and_keeps_integer_buffers(
 
 
 @TEXT
-def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, monkeypatch):
+def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, monkeypatch, capsys):
     """``soup=2``: its first fine-tuning is ``soup=1``'s, the model is the mean of both kept networks, its dev value
-    is the averaged network's, one after the other or in two processes alike; it saves as one CrossEncoder folder."""
+    is the averaged network's, one after the other or in two processes alike (these draw one bar of both's steps);
+    it saves as one CrossEncoder folder."""
     from sentence_transformers import CrossEncoder
 
     from structrank.learners import CrossEncoderRanker
@@ -687,9 +688,14 @@ def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, 
     assert soup.member_epochs_[0] == alone.best_epoch_ and soup.member_dev_[0] == pytest.approx(alone.soup_dev_)
     assert soup.score(*dev) == pytest.approx(soup.soup_dev_, abs=1e-6) and len(soup.member_dev_) == 2
 
-    parallel = CrossEncoderRanker(**{**options, "n_threads": None}, soup=2, n_jobs=2).fit(pairs, y, qid, eval_set=dev)
+    capsys.readouterr()
+    parallel = CrossEncoderRanker(**{**options, "n_threads": None, "progress": True}, soup=2,
+                                  n_jobs=2).fit(pairs, y, qid, eval_set=dev)
     np.testing.assert_allclose(parallel.predict(dev[0]), soup.predict(dev[0]), rtol=0, atol=1e-4)
     assert parallel.member_epochs_ == soup.member_epochs_
+    last = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    steps = 2 * parallel.n_steps_  # both fine-tunings take as many steps
+    assert last.startswith("soup of 2 fine-tunings") and f" {steps}/{steps} " in last, last
 
     path = tmp_path / "soup"
     save_model(soup, path)

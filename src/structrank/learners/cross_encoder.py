@@ -404,8 +404,10 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             from joblib import Parallel, delayed
 
             threads = self.n_threads if self.n_threads is not None else max(1, (os.cpu_count() or 1) // jobs)
-            runs = Parallel(n_jobs=jobs, backend="loky")(
-                delayed(_fine_tune_apart)(self, folder, data, dev, device, seed, threads) for seed in seeds)
+            with soup_bar(len(seeds), enabled=not self._bar_disabled()) as report:
+                runs = Parallel(n_jobs=jobs, backend="loky")(
+                    delayed(_fine_tune_apart)(self, folder, data, dev, device, seed, threads, report)
+                    for seed in seeds)
             model = self._start_network(folder, device)
             model.load_state_dict(average_weights([state for state, _ in runs]))
             records = [record for _, record in runs]
@@ -451,10 +453,11 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         torch.manual_seed(int(self.random_state))
         return self._network(folder, device)
 
-    def _fine_tune(self, folder, data, dev, device, seed, bar=True):
+    def _fine_tune(self, folder, data, dev, device, seed, bar=True, report=None):
         """One fine-tuning from the start network, its order of queries, dropout and CRF subsets drawn from
         ``seed``: the network with its kept epoch's weights, and a record of the run (the epoch kept and its dev
-        value, the dev curve and its epochs, the steps, each epoch's seconds)."""
+        value, the dev curve and its epochs, the steps, each epoch's seconds). ``report``: a queue told the planned
+        steps and each step taken (``soup_bar``'s, when the fine-tuning runs in a worker process)."""
         from sentence_transformers.cross_encoder import CrossEncoderTrainer, CrossEncoderTrainingArguments
         from transformers import TrainerCallback
 
@@ -479,6 +482,15 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                     control.should_training_stop = True
                 return control
 
+        class Report(TrainerCallback):
+            """The planned steps and each step taken, told to the bar of the process that started this one."""
+
+            def on_train_begin(self, args, state, control, **kwargs):
+                report.put(("planned", int(state.max_steps)))
+
+            def on_step_end(self, args, state, control, **kwargs):
+                report.put(("step", 1))
+
         per_process = self._per_process(batch)
         with tempfile.TemporaryDirectory(prefix="structrank-xenc-") as out:
             args = CrossEncoderTrainingArguments(
@@ -497,7 +509,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                 # transformers' classification head reaches every weight; the mean-pooled head leaves the pooler out
                 ddp_find_unused_parameters=not _every_weight_scores(model))
             trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=dataset,
-                                          loss=self._training_loss(model, seed), callbacks=[EpochEnd()])
+                                          loss=self._training_loss(model, seed),
+                                          callbacks=[EpochEnd()] + ([Report()] if report is not None else []))
             quiet_logs(trainer)
             with warnings.catch_warnings():
                 # torch renames the option the trainer passes; its meaning (no buffer broadcast at each forward) stays
@@ -612,11 +625,51 @@ def average_weights(states) -> dict:
     return out
 
 
-def _fine_tune_apart(ranker, folder, data, dev, device, seed, threads):
-    """One fine-tuning of a soup in a worker process (joblib): its record and its kept weights on the CPU."""
+def _fine_tune_apart(ranker, folder, data, dev, device, seed, threads, report=None):
+    """One fine-tuning of a soup in a worker process (joblib): its record and its kept weights on the CPU; its steps
+    told to ``report`` (``soup_bar``'s queue, or None)."""
     with process_state(threads):
-        model, record = ranker._fine_tune(folder, data, dev, device, seed, bar=False)
+        model, record = ranker._fine_tune(folder, data, dev, device, seed, bar=False, report=report)
         return _cpu_state(model), record
+
+
+@contextlib.contextmanager
+def soup_bar(fine_tunings: int, enabled: bool):
+    """One progress bar, in this process, of the steps of ``fine_tunings`` fine-tunings run by worker processes:
+    yields the queue they tell their planned steps and each step to (None, and no bar, when not ``enabled``). The
+    workers' own bars would write over each other on one terminal."""
+    if not enabled:
+        yield None
+        return
+    # deferred: a manager process is started only when a soup's bar is drawn
+    import multiprocessing
+    import threading
+
+    from tqdm.auto import tqdm
+
+    with multiprocessing.Manager() as manager:
+        queue = manager.Queue()
+        bar = tqdm(total=0, desc=f"soup of {fine_tunings} fine-tunings", unit="step")
+        planned = [0]
+
+        def follow():
+            while (message := queue.get()) is not None:
+                kind, n = message
+                if kind == "planned":
+                    planned[0] += n
+                    bar.total = planned[0]
+                    bar.refresh()
+                else:
+                    bar.update(n)
+
+        follower = threading.Thread(target=follow, daemon=True)
+        follower.start()
+        try:
+            yield queue
+        finally:
+            queue.put(None)
+            follower.join()
+            bar.close()
 
 
 def _every_weight_scores(model) -> bool:
