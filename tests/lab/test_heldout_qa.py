@@ -1,6 +1,7 @@
-"""The held-out answer-selection page (structrank_lab.experiments.heldout_qa): its verdict rule, a section built
-from given per-question values, steps kept in the work folder, and the feature path run end to end through the CLI
-on a small TSV made here (the cross-encoder's fine-tuning is the command's, on the user's data)."""
+"""The held-out answer-selection page (structrank_lab.experiments.heldout_qa): its verdict rules, a section built
+from given per-question values (the variants paired with the defaults), the kept record that regenerates the page
+without the files, steps kept in the work folder, and the feature path run end to end through the CLI on a small
+TSV made here (the cross-encoder's fine-tuning is the command's, on the user's data)."""
 
 import json
 
@@ -30,28 +31,109 @@ def _tsv(path, n_questions, rng):
     return path
 
 
-def _results(shift, n=40):
+def _values(base, d):
+    return {m: {q: min(1.0, v + d + 0.002 * (int(q) % 3)) for q, v in base.items()} for m in hq.METRICS}
+
+
+def _results(shift, n=40, variants=None):
+    """LSP-AP, the checked cross-encoder ``shift`` above it and each variant ``variants[v]`` above that."""
     rng = np.random.default_rng(0)
     base = {str(q): 0.5 + 0.4 * rng.random() for q in range(n)}
-    def values(d):
-        return {m: {q: min(1.0, v + d + 0.002 * (int(q) % 3)) for q, v in base.items()} for m in hq.METRICS}
-    return {"lsp-ap (features)": {"values": values(0.0), "train": {"seconds": 3.0, "cores": 1},
-                                  "predict": {"seconds": 1.0}},
-            "xenc-crf-kl": {"values": values(shift), "train": {"seconds": 1800.0, "cores": 2},
-                            "predict": {"seconds": 60.0, "cores": 2}}}
+    out = {"lsp-ap (features)": {"values": _values(base, 0.0), "train": {"seconds": 3.0, "cores": 1},
+                                 "predict": {"seconds": 1.0}},
+           "xenc-crf-kl": {"values": _values(base, shift), "train": {"seconds": 1800.0, "cores": 2},
+                           "predict": {"seconds": 60.0, "cores": 2}}}
+    for variant, d in (variants or {}).items():
+        noisy = {q: v + 0.01 * rng.standard_normal() for q, v in base.items()}
+        out[hq.variant_name(variant)] = {"values": _values(noisy, shift + d), "train": {"seconds": 5400.0, "cores": 1},
+                                         "predict": {"seconds": 60.0, "cores": 1}}
+    for name, r in out.items():
+        r["train"]["command"], r["predict"]["command"] = f"structrank train {name}", "structrank predict"
+    return out
+
+
+def _files(train, test):
+    return {"train": {"name": train.name, "size": hq._size(train)}, "test": {"name": test.name, "size": hq._size(test)}}
 
 
 def test_a_section_pairs_each_cross_encoder_with_lsp_ap(tmp_path):
     rng = np.random.default_rng(1)
-    train, test = _tsv(tmp_path / "tr.tsv", 6, rng), _tsv(tmp_path / "te.tsv", 5, rng)
-    far = hq.dataset_section("D", train, test, _results(0.06))
+    files = _files(_tsv(tmp_path / "tr.tsv", 6, rng), _tsv(tmp_path / "te.tsv", 5, rng))
+    far = hq.dataset_section("D", files, _results(0.06))
     assert "6 questions / 30 pairs" in far and "5 questions / 25 pairs" in far
     row = next(line for line in far.splitlines() if line.startswith("| xenc-crf-kl | +"))
     assert row.endswith("**holds** |") and "| 40 |" in row
     assert "| 1800 (2 cores) | 60 (2 cores) |" in far and "| 3 (1 core) | 1 |" in far  # no cores recorded: none said
-    near = hq.dataset_section("D", train, test, _results(0.0))
+    assert "tried on WikiQA" not in far  # no variants: no table of them
+    near = hq.dataset_section("D", files, _results(0.0))
     row = next(line for line in near.splitlines() if line.startswith("| xenc-crf-kl | +"))
     assert row.endswith("**does not hold** |")
+
+
+def test_a_variant_is_judged_against_the_defaults_not_lsp_ap(tmp_path):
+    rng = np.random.default_rng(1)
+    files = _files(_tsv(tmp_path / "tr.tsv", 6, rng), _tsv(tmp_path / "te.tsv", 5, rng))
+    section = hq.dataset_section("D", files, _results(0.06, variants={"head-mean": 0.03, "soup-3": -0.03,
+                                                                      "soup-3-mean": 0.0}))
+    table = section.split("tried on WikiQA")[1]
+    verdicts = {line.split(" |")[0][2:]: line.rsplit("**", 2)[1] for line in table.splitlines()
+                if line.startswith("| xenc-crf-kl --set")}
+    assert verdicts == {"xenc-crf-kl --set head=mean": "better", "xenc-crf-kl --set soup=3": "worse",
+                        "xenc-crf-kl --set soup=3 --set head=mean": "inconclusive"}
+    row = next(line for line in table.splitlines() if line.startswith("| xenc-crf-kl --set head=mean |"))
+    assert 2.5 < float(row.split("|")[2]) < 3.5  # the difference from xenc-crf-kl (+3 and noise), not LSP-AP's +9
+    assert hq.better(0.001, 0.02) == "better" and hq.better(-0.02, -0.001) == "worse"
+    assert hq.better(-0.001, 0.02) == "inconclusive"
+
+
+def test_the_record_regenerates_the_section_without_the_files(tmp_path):
+    rng = np.random.default_rng(4)
+    train, test = _tsv(tmp_path / "tr.tsv", 6, rng), _tsv(tmp_path / "te.tsv", 5, rng)
+    results = _results(0.04, variants={"head-mean": 0.01})
+    for name, r in results.items():
+        r["train"]["command"] = f"structrank train {name} --train {train} --out {tmp_path / 'work' / name}"
+        r["predict"]["command"] = f"structrank predict --data {test}"
+    text = hq.dumps(hq.to_record(results, train, test, work=tmp_path / "work"))
+    record = json.loads(text)  # as read back from the file
+    assert record["test"] == {"name": "te.tsv", "size": "5 questions / 25 pairs"}
+    assert "what is" not in text and str(tmp_path) not in text  # numbers only: no text of the data, no question ids
+    steps = record["models"]["xenc-crf-kl"]
+    assert steps["train"]["command"] == "structrank train xenc-crf-kl --train $HELDOUT/tr.tsv --out $WORK/xenc-crf-kl"
+    assert steps["predict"]["command"] == "structrank predict --data $HELDOUT/te.tsv"
+    assert len(text.splitlines()) < 100  # each list of per-question values on one line
+    assert hq.dataset_section("D", record, hq.from_record(record)) == hq.dataset_section("D", _files(train, test),
+                                                                                           results)
+    # a later run of fewer models keeps the recorded others, in the same order of questions
+    fewer = {m: r for m, r in results.items() if m != hq.variant_name("head-mean")}
+    merged = hq.to_record(fewer, train, test, record)
+    assert merged["models"][hq.variant_name("head-mean")] == record["models"][hq.variant_name("head-mean")]
+    lopsided = dict(results, **{"xenc-crf-kl": {**results["xenc-crf-kl"], "values": {
+        m: dict(list(v.items())[1:]) for m, v in results["xenc-crf-kl"]["values"].items()}}})
+    with pytest.raises(hq.StructRankError, match="xenc-crf-kl was measured on other questions"):
+        hq.to_record(lopsided, train, test)
+
+
+def test_a_recorded_data_set_is_not_run_again(tmp_path, monkeypatch):
+    rng = np.random.default_rng(5)
+    train, test = _tsv(tmp_path / "tr.tsv", 6, rng), _tsv(tmp_path / "te.tsv", 5, rng)
+    results = _results(0.04, variants={variant: 0.0 for variant in hq.VARIANTS})
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps({"D": hq.to_record(results, train, test)}))
+    train.unlink(), test.unlink()  # the page needs neither file now
+    monkeypatch.setattr(hq, "run_dataset", lambda *a, **k: pytest.fail("a recorded data set was run again"))
+    out = tmp_path / "page.md"
+    assert hq.main(["--out", str(out), "--heldout", f"D={train},{test}", "--record", str(record)]) == 0
+    text = out.read_text()
+    assert "| xenc-crf-kl --set soup=3 --set head=mean | " in text and "- train: `tr.tsv`, 6 questions" in text
+    assert hq.main(["--out", str(out), "--heldout", f"D={train},{test}", "--record", str(record),
+                    "--variants", ""]) == 0
+    assert "xenc-crf-kl --set" not in out.read_text().split("## D")[1]  # the page shows what was asked, from the record
+
+
+def test_an_unknown_variant_is_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        hq.main(["--out", "x.md", "--heldout", "D=a,b", "--variants", "head-max"])
+    assert stop.value.code == 2 and "'head-max' is not one of head-mean" in capsys.readouterr().err
 
 
 def test_a_step_kept_in_the_work_folder_is_not_run_again(tmp_path, monkeypatch):
@@ -76,7 +158,7 @@ def test_the_feature_path_runs_through_the_cli_and_writes_the_page(tmp_path):
     rng = np.random.default_rng(2)
     train, test = _tsv(tmp_path / "tr.tsv", 30, rng), _tsv(tmp_path / "te.tsv", 12, rng)
     out = tmp_path / "page.md"
-    assert hq.main(["--out", str(out), "--heldout", f"tiny={train},{test}", "--models", "",
+    assert hq.main(["--out", str(out), "--heldout", f"tiny={train},{test}", "--models", "", "--variants", "",
                     "--work", str(tmp_path / "work")]) == 0
     text = out.read_text()
     row = next(line for line in text.splitlines() if line.startswith("| lsp-ap (features) |"))
@@ -100,3 +182,23 @@ def test_featurized_questions_are_renamed_as_the_tsv_names_them(tmp_path):
     featurized.write_text("0 qid:1 1:0.5 #docid = d1 question = elsewhere\n")
     with pytest.raises(hq.StructRankError, match="'elsewhere' is not a question of"):
         hq.by_tsv_question({"map": {"1": 0.5}}, featurized, test)
+
+
+def test_the_committed_page_is_what_the_kept_record_makes(tmp_path, monkeypatch):
+    """docs/HELDOUT_QA.md regenerates from results/heldout-qa.json by the command on its first line, without the
+    held-out files (not on this machine, not in the repository) and without a run."""
+    import shlex
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    committed = (root / "docs" / "HELDOUT_QA.md").read_text()
+    command = shlex.split(committed.splitlines()[0].split("`")[1])
+    assert command[:3] == ["python", "-m", "structrank_lab.experiments.heldout_qa"]
+    argv = command[3:]
+    argv[argv.index("--out") + 1] = str(tmp_path / "page.md")
+    argv[argv.index("--record") + 1] = str(root / "results" / "heldout-qa.json")
+    monkeypatch.setattr(hq, "run_dataset", lambda *a, **k: pytest.fail("the kept record was not enough"))
+    assert hq.main(argv) == 0
+    made = (tmp_path / "page.md").read_text().splitlines()
+    assert made[1:] == committed.splitlines()[1:]  # all but the header line, which names the command as run
+    assert "| xenc-crf-kl --set soup=3 --set head=mean |" in committed

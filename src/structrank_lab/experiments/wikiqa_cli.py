@@ -160,7 +160,8 @@ def page(records: dict, command: str) -> str:
              f"sharing the cores. `soup-{SOUP}-mean` is `soup-{SOUP}` with `--set head=mean` (a linear layer over the "
              "mean of the token vectors): a head set by hand, not chosen on dev by this page, and a recipe added after "
              "docs/XENC_CRF_KL_DEV.md had measured that head's test MAP (so its test MAP here is not free of that "
-             "look). `soup-3-mean-seed-1` repeats it with `--set random_state=1` (another head, fine-tunings from seeds 1 "
+             "look; docs/HELDOUT_QA.md checks the head and the soups on a data set that played no part in the choice). "
+             "`soup-3-mean-seed-1` repeats it with `--set random_state=1` (another head, fine-tunings from seeds 1 "
              "to 3): a second draw of the same recipe, shown beside it and not among vali's choices.", ""]
     for recipe, record in records.items():
         lines += [f"- {recipe}:"] + [f"  - `{step['command']}` ({step['seconds']:.0f} s)" for step in record["steps"]]
