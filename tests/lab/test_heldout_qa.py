@@ -202,3 +202,37 @@ def test_the_committed_page_is_what_the_kept_record_makes(tmp_path, monkeypatch)
     made = (tmp_path / "page.md").read_text().splitlines()
     assert made[1:] == committed.splitlines()[1:]  # all but the header line, which names the command as run
     assert "| xenc-crf-kl --set soup=3 --set head=mean |" in committed
+
+
+def test_a_model_at_several_seeds_is_each_questions_mean_over_them(tmp_path, monkeypatch):
+    """Seed 0 is the default run (no --set, kept under the model's name); seed S adds ``--set random_state=S`` and is
+    kept under NAME.seed-S; the row pairs each question's mean over the seeds."""
+    steps = []
+    monkeypatch.setattr(hq, "timed_step", lambda work, name, output, *args: steps.append((name, args)) or
+                        {"seconds": 10.0 * len(steps), "cores": 1, "command": "structrank " + " ".join(args)})
+    by_seed = {"x.v": {"a": 0.5, "b": 1.0}, "x.v.seed-3": {"a": 1.0, "b": 0.0}}
+    monkeypatch.setattr(hq, "per_question", lambda test, scores, metrics: {
+        m: by_seed[scores.name.removesuffix(".scores")] for m in metrics})
+    row = hq._text_model("xenc-crf-kl", tmp_path / "tr.tsv", tmp_path / "te.tsv", tmp_path, ("--set", "head=mean"),
+                         "x.v", (0, 3))
+    assert [name for name, _ in steps] == ["train-x.v", "predict-x.v", "train-x.v.seed-3", "predict-x.v.seed-3"]
+    assert steps[0][1][-3:] == ("--set", "head=mean", "--quiet")
+    assert steps[2][1][-5:] == ("--set", "head=mean", "--set", "random_state=3", "--quiet")
+    assert row["values"]["map"] == {"a": 0.75, "b": 0.5} and row["seeds"] == {"0": 0.75, "3": 0.5}
+    assert [step["seconds"] for step in row["train"]] == [10.0, 30.0]
+    section = hq.dataset_section("D", {"train": {"name": "tr", "size": "-"}, "test": {"name": "te", "size": "-"}},
+                                 {"lsp-ap (features)": {"values": {m: {"a": 0.5, "b": 0.5} for m in hq.METRICS},
+                                                        "train": {"seconds": 1.0}, "predict": {"seconds": 1.0}},
+                                  "xenc-crf-kl": row})
+    assert "| xenc-crf-kl | 0.6250 | 0.6250 | 0.6250 | 0, 3 (0.7500 / 0.5000) | 10 / 30 (1 core) | 20 / 40 (1 core) |" \
+        in section
+    with pytest.raises(hq.StructRankError, match="other questions"):
+        hq.over_seeds([{"values": {m: {"a": 1.0} for m in hq.METRICS}},
+                       {"values": {m: {"b": 1.0} for m in hq.METRICS}}], (0, 1))
+
+
+@pytest.mark.parametrize("seeds", ["0,x", "0,0", "-1", ","])
+def test_bad_seeds_are_refused_in_one_line(seeds, capsys):
+    with pytest.raises(SystemExit) as stop:
+        hq.main(["--out", "x.md", "--heldout", "D=a,b", "--seeds", seeds])
+    assert stop.value.code == 2 and f"--seeds {seeds!r}: give" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 
     python -m structrank_lab.experiments.heldout_qa --out docs/HELDOUT_QA.md \\
         --heldout NAME=TRAIN,TEST [...] [--work DIR] [--models xenc-crf-kl,...] [--variants head-mean,...] \\
-        [--record results/heldout-qa.json]
+        [--seeds 0,1] [--record results/heldout-qa.json]
 
 What a user with a new answer-selection data set in the (question, candidate, label) TSV form runs, each step its
 own ``structrank`` process with its defaults (no ``--vali``, no ``--set``): the feature-based LSP-AP
@@ -13,7 +13,8 @@ test questions. The files are the user's: none is kept in the repository.
 
 Beside the defaults, the settings docs/XENC_WIKIQA_CLI.md tried on WikiQA (``VARIANTS``: the mean-pooled head, a
 soup of fine-tunings) are run here with one ``--set`` each and paired with the defaults: a data set that played no
-part in choosing them checks that choice.
+part in choosing them checks that choice. With ``--seeds``, every cross-encoder model is trained at each seed
+(``--set random_state=S``; seed 0 is the default) and each test question's value is its mean over the seeds.
 
 A fine-tuning takes most of an hour on one core, so the steps are kept in ``--work``: a step whose output and its
 timing file are there is not run again (delete them to rerun it). What the page shows is kept in ``--record`` (each
@@ -91,16 +92,33 @@ def by_tsv_question(values: dict, featurized: Path, tsv: Path) -> dict:
     return {m: {by_name[named[q]]: v for q, v in by_query.items()} for m, by_query in values.items()}
 
 
-def _text_model(name: str, train: Path, test: Path, work: Path, settings=(), kept=None) -> dict:
-    """``train NAME [SETTINGS]`` on ``train``, ``predict`` and ``evaluate`` on ``test``; its steps kept in ``work``
-    under ``kept`` (default: NAME)."""
+def _text_model(name: str, train: Path, test: Path, work: Path, settings=(), kept=None, seeds=(0,)) -> dict:
+    """``train NAME [SETTINGS]`` on ``train`` at each of ``seeds``, ``predict`` and ``evaluate`` on ``test``; its
+    steps kept in ``work`` under ``kept`` (default: NAME; seed S > 0: ``KEPT.seed-S``). Each question's values are
+    their mean over the seeds; "seeds" holds each seed's mean MAP, "train" and "predict" each seed's step."""
     kept = kept or name
-    model, scores = work / kept, work / f"{kept}.scores"
-    fit = timed_step(work, f"train-{kept}", model, "train", name, "--train", str(train), "--out", str(model),
-                     *settings, "--quiet")
-    predict = timed_step(work, f"predict-{kept}", scores, "predict", "--model", str(model), "--data", str(test),
-                         "--out", str(scores), "--quiet")
-    return {"values": per_question(test, scores, METRICS), "train": fit, "predict": predict}
+    runs = []
+    for seed in seeds:
+        under = kept if seed == 0 else f"{kept}.seed-{seed}"
+        model, scores = work / under, work / f"{under}.scores"
+        seeded = ("--set", f"random_state={seed}") if seed != 0 else ()
+        fit = timed_step(work, f"train-{under}", model, "train", name, "--train", str(train), "--out", str(model),
+                         *settings, *seeded, "--quiet")
+        predict = timed_step(work, f"predict-{under}", scores, "predict", "--model", str(model), "--data",
+                             str(test), "--out", str(scores), "--quiet")
+        runs.append({"values": per_question(test, scores, METRICS), "train": fit, "predict": predict})
+    return over_seeds(runs, seeds)
+
+
+def over_seeds(runs: list, seeds) -> dict:
+    """One model's runs at ``seeds`` as one: each question's values averaged over them, each seed's mean MAP, the
+    steps of each."""
+    questions = sorted(runs[0]["values"]["map"])
+    if any(sorted(run["values"]["map"]) != questions for run in runs):
+        raise StructRankError("the seeds' runs were measured on other questions")
+    values = {m: {q: float(np.mean([run["values"][m][q] for run in runs])) for q in questions} for m in METRICS}
+    return {"values": values, "seeds": {str(seed): _mean(run["values"]["map"]) for seed, run in zip(seeds, runs)},
+            "train": [run["train"] for run in runs], "predict": [run["predict"] for run in runs]}
 
 
 def variant_name(variant: str) -> str:
@@ -108,17 +126,19 @@ def variant_name(variant: str) -> str:
     return f"{CHECKED} {' '.join(VARIANTS[variant])}"
 
 
-def run_dataset(train: Path, test: Path, work: Path, models=MODELS, variants=()) -> dict:
-    """{model: {"values": {metric: {qid: value}}, "train", "predict": each step's timing}} on one data set,
-    LSP-AP first, then ``models``, then the ``variants`` of CHECKED."""
+def run_dataset(train: Path, test: Path, work: Path, models=MODELS, variants=(), seeds=(0,)) -> dict:
+    """{model: {"values": {metric: {qid: value}}, "train", "predict": each step's timing (a cross-encoder's: one per
+    seed), "seeds": a cross-encoder's mean MAP at each seed}} on one data set, LSP-AP first, then ``models``, then
+    the ``variants`` of CHECKED, each cross-encoder at every one of ``seeds``."""
     work.mkdir(parents=True, exist_ok=True)
     out = {f"{FEATURES} (features)": _features_model(train, test, work)}
     for name in models:
-        out[name] = _text_model(name, train, test, work)
+        out[name] = _text_model(name, train, test, work, seeds=seeds)
     for variant in variants:
-        out[variant_name(variant)] = _text_model(CHECKED, train, test, work, VARIANTS[variant], f"{CHECKED}.{variant}")
+        out[variant_name(variant)] = _text_model(CHECKED, train, test, work, VARIANTS[variant], f"{CHECKED}.{variant}",
+                                                 seeds)
     for name, r in out.items():
-        print(f"  {name}: MAP {_mean(r['values']['map']):.4f} (train {r['train']['seconds']:.0f} s)", file=sys.stderr)
+        print(f"  {name}: MAP {_mean(r['values']['map']):.4f} (train seconds {_timed(r['train'])})", file=sys.stderr)
     return out
 
 
@@ -127,7 +147,9 @@ def to_record(results: dict, train: Path, test: Path, kept=None, work=None) -> d
     the sorted order of the test questions (the same questions for every model), its means, its steps (their
     commands with ``$WORK`` for ``work`` and ``$HELDOUT`` for the folder of the files); the files' names and sizes.
     The models of ``kept`` (a record of the same files) that ``results`` has not are kept."""
-    def step(done: dict) -> dict:
+    def step(done):
+        if isinstance(done, list):
+            return [step(one) for one in done]
         command = done["command"].replace(str(work), "$WORK") if work is not None else done["command"]
         return {**done, "command": command.replace(str(train.parent), "$HELDOUT")}
 
@@ -140,6 +162,8 @@ def to_record(results: dict, train: Path, test: Path, kept=None, work=None) -> d
         models[name] = {"map": [round(r["values"]["map"][q], 6) for q in questions],
                         "means": {m: round(_mean(r["values"][m]), 6) for m in METRICS},
                         "train": step(r["train"]), "predict": step(r["predict"])}
+        if "seeds" in r:
+            models[name]["seeds"] = {seed: round(value, 6) for seed, value in r["seeds"].items()}
     return {"train": {"name": train.name, "size": _size(train)}, "test": {"name": test.name, "size": _size(test)},
             "models": models}
 
@@ -155,12 +179,23 @@ def from_record(kept: dict) -> dict:
     """``run_dataset``'s form of a recorded data set (the questions numbered in their sorted order); its means are
     the recorded ones."""
     return {name: {"values": {"map": dict(enumerate(r["map"]))}, "means": r["means"], "train": r["train"],
-                   "predict": r["predict"]} for name, r in kept["models"].items()}
+                   "predict": r["predict"], **({"seeds": r["seeds"]} if "seeds" in r else {})}
+            for name, r in kept["models"].items()}
 
 
-def _timed(step: dict) -> str:
-    cores = step.get("cores")
-    return f"{step['seconds']:.0f}" + ("" if cores is None else f" ({cores} core{'' if cores == 1 else 's'})")
+def _timed(step) -> str:
+    """A step's seconds and cores; a list of steps (one per seed): their seconds, ``/`` between them."""
+    steps = step if isinstance(step, list) else [step]
+    cores = {one.get("cores") for one in steps}
+    said = "" if cores == {None} or len(cores) > 1 else f" ({cores.pop()} core{'' if steps[0]['cores'] == 1 else 's'})"
+    return " / ".join(f"{one['seconds']:.0f}" for one in steps) + said
+
+
+def _seeds(r: dict) -> str:
+    """The seeds a cross-encoder's row averages, and its MAP at each ("-": one run, no seed drawn)."""
+    if "seeds" not in r:
+        return "-"
+    return f"{', '.join(r['seeds'])} ({' / '.join(f'{v:.4f}' for v in r['seeds'].values())})"
 
 
 def _mean(values: dict) -> float:
@@ -208,11 +243,11 @@ def dataset_section(name: str, files: dict, results: dict) -> str:
     baseline = next(iter(results))
     train, test = files["train"], files["test"]
     lines = [f"## {name}", "", f"- train: `{train['name']}`, {train['size']}; test: `{test['name']}`, {test['size']}.",
-             "", "| model | MAP | MRR | P@1 | train seconds (the whole process, its cores) | predict seconds |",
-             "|---|---|---|---|---|---|"]
+             "", "| model | MAP | MRR | P@1 | seeds (MAP at each) | train seconds (the whole process, its cores; each "
+             "seed's) | predict seconds |", "|---|---|---|---|---|---|---|"]
     for model, r in results.items():
         lines.append(f"| {model} | " + " | ".join(f"{_means(r)[m]:.4f}" for m in METRICS)
-                     + f" | {_timed(r['train'])} | {_timed(r['predict'])} |")
+                     + f" | {_seeds(r)} | {_timed(r['train'])} | {_timed(r['predict'])} |")
     lines += ["", f"| model | MAP - {baseline} (points) | 95% interval (points) | t-test p | randomisation p | "
               f"questions | well above (interval above +{100 * WELL_ABOVE:.0f}) |", "|---|---|---|---|---|---|---|"]
     for model in list(results)[1:]:
@@ -245,7 +280,8 @@ INTRO = ("Each data set is one this project was not developed on, in the (questi
          "settings docs/XENC_WIKIQA_CLI.md tried on WikiQA (the mean-pooled head; a soup of fine-tunings whose "
          "weights are averaged, here one after the other on the cores given), each otherwise with the defaults: "
          "the mean-pooled head was set there after a look at WikiQA's test, and this data set played no part in "
-         "that choice.")
+         "that choice. A cross-encoder row run at several seeds (`--set random_state=S`, 0 being the default; the "
+         "seeds column) shows and pairs each test question's mean over them.")
 
 
 def page(sections: list[str], command: str) -> str:
@@ -267,11 +303,20 @@ def main(argv=None) -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"settings of {CHECKED} tried on WikiQA, comma-separated, of {', '.join(VARIANTS)} "
                              "(default: all)")
-    parser.add_argument("--record", help="JSON keeping what the page shows: a data set in it is not run again")
+    parser.add_argument("--seeds", default="0", help="the cross-encoders' seeds, comma-separated (default 0: "
+                                                     "their default); each question's value is the mean over them")
+    parser.add_argument("--record", help="JSON keeping what the page shows: a model of a data set in it is not run "
+                                         "again (delete its entry to run it again)")
     args = parser.parse_args(argv)
     sets = [heldout_spec(spec, parser) for spec in args.heldout]
     models = [m for m in args.models.split(",") if m]
     variants = [v for v in args.variants.split(",") if v]
+    try:
+        seeds = [int(seed) for seed in args.seeds.split(",") if seed]
+    except ValueError:
+        parser.error(f"--seeds {args.seeds!r}: give whole numbers, comma-separated")
+    if not seeds or min(seeds) < 0 or len(set(seeds)) < len(seeds):
+        parser.error(f"--seeds {args.seeds!r}: give distinct seeds of 0 or more")
     unknown = sorted(set(variants) - set(VARIANTS))
     if unknown:
         parser.error(f"--variants: {unknown[0]!r} is not one of {', '.join(VARIANTS)}")
@@ -286,7 +331,7 @@ def main(argv=None) -> int:
             wanted = [f"{FEATURES} (features)", *models, *map(variant_name, variants)]
             if kept is None or not set(wanted) <= set(kept["models"]):
                 folder = work / name.replace("/", "_")
-                results = run_dataset(train, test, folder, models, variants)
+                results = run_dataset(train, test, folder, models, variants, seeds)
                 kept = record[name] = to_record(results, train, test, kept, folder)
                 if record_path:
                     write_text_atomic(record_path, dumps(record))
