@@ -129,6 +129,18 @@ def test_a_recorded_data_set_is_not_run_again(tmp_path, monkeypatch):
                     "--variants", ""]) == 0
     assert "xenc-crf-kl --set" not in out.read_text().split("## D")[1]  # the page shows what was asked, from the record
 
+    # a model the record lacks is the only one run (beside LSP-AP, which orders the questions); the rest are kept
+    lacking = json.loads(record.read_text())
+    del lacking["D"]["models"][hq.variant_name("soup-3")]
+    record.write_text(json.dumps(lacking))
+    calls = []
+    fresh = {m: r for m, r in results.items() if m in ("lsp-ap (features)", hq.variant_name("soup-3"))}
+    monkeypatch.setattr(hq, "run_dataset", lambda *a: calls.append(a[3:5]) or fresh)
+    monkeypatch.setattr(hq, "_size", lambda path: "-")  # the files are gone; a run would have them
+    assert hq.main(["--out", str(out), "--heldout", f"D={train},{test}", "--record", str(record)]) == 0
+    assert calls == [([], ["soup-3"])]
+    assert set(json.loads(record.read_text())["D"]["models"]) == set(results)
+
 
 def test_an_unknown_variant_is_refused_in_one_line(capsys):
     with pytest.raises(SystemExit) as stop:

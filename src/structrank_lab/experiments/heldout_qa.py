@@ -331,7 +331,9 @@ def main(argv=None) -> int:
             wanted = [f"{FEATURES} (features)", *models, *map(variant_name, variants)]
             if kept is None or not set(wanted) <= set(kept["models"]):
                 folder = work / name.replace("/", "_")
-                results = run_dataset(train, test, folder, models, variants, seeds)
+                recorded = set(kept["models"]) if kept else set()  # run only what the record lacks (and LSP-AP)
+                results = run_dataset(train, test, folder, [m for m in models if m not in recorded],
+                                      [v for v in variants if variant_name(v) not in recorded], seeds)
                 kept = record[name] = to_record(results, train, test, kept, folder)
                 if record_path:
                     write_text_atomic(record_path, dumps(record))
