@@ -377,6 +377,48 @@ def test_qa_data_and_pairs_give_the_same_scores(fitted):
     np.testing.assert_array_equal(model.predict(data), model.predict(pairs))
 
 
+def titled_data(n_queries, seed=0):
+    """QA data whose signal is in the titles alone: a correct candidate's document is titled "red ...", another's
+    "blue ...", and every candidate's own words are random."""
+    from structrank.qa.readers import QAData
+
+    pairs, y, qid = make_pairs(n_queries, seed)
+    titles = [("red " if label else "blue ") + str(WORDS[i % 7]) for i, label in enumerate(y)]
+    plain = [" ".join(w for w in c.split() if w not in ("red", "blue")) for _, c in pairs]
+    questions = [pairs[i][0] for i in range(0, len(pairs), 5)]
+    return QAData(questions, plain, y, qid.astype(str), [f"d{i}" for i in range(len(pairs))], titles=titles)
+
+
+@TEXT
+def test_titles_are_read_in_fit_eval_set_and_predict_when_told(encoder):
+    """Trained with titles=True on data whose signal is in the titles, the model finds it (dev MAP near 1); the
+    same fit without titles cannot (about random). Its scores are those of the titled candidates as pairs, and
+    pairs, which carry no titles, are refused."""
+    from structrank.learners import CrossEncoderRanker
+    from structrank.qa.readers import TITLE_SEPARATOR
+
+    train, dev = titled_data(30), titled_data(10, seed=1)
+    options = dict(loss="map", encoder=encoder, epochs=3, learning_rate=2e-3, batch_size=4, max_length=64,
+                   device="cpu", progress=False)
+    titled = CrossEncoderRanker(**options, titles=True).fit(train, eval_set=dev)
+    untitled = CrossEncoderRanker(**options).fit(train, eval_set=dev)
+    assert titled.dev_curve_.max() > 0.9 and untitled.dev_curve_.max() < 0.8  # random scores give about 0.6
+    assert titled.score(dev) == pytest.approx(titled.soup_dev_, abs=1e-6)
+    joined = [(q, f"{t}{TITLE_SEPARATOR}{c}") for q, t, c in zip(dev.pair_questions(), dev.titles, dev.candidates)]
+    assert joined[0][1].startswith(dev.titles[0] + ". ")
+    scores = titled.predict(dev)
+    np.testing.assert_array_equal(scores, titled.set_params(titles=False).predict(joined))
+    titled.set_params(titles=True)
+    with pytest.raises(DataValidationError, match=r"predict: titles=True reads .* pairs carry none"):
+        titled.predict(joined)
+    with pytest.raises(DataValidationError, match=r"fit: titles=True reads"):
+        CrossEncoderRanker(**options, titles=True).fit(*make_pairs(3))
+    no_titles = titled_data(2)
+    no_titles.titles, no_titles.source = None, "plain.tsv"
+    with pytest.raises(DataValidationError, match=r"predict: titles=True: plain.tsv gives no document titles"):
+        titled.predict(no_titles)
+
+
 @TEXT
 def test_bad_parameters_and_data_are_refused_before_any_work(encoder, tmp_path):
     from structrank.constraints import InvalidParameterError
@@ -572,6 +614,50 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path, head, soup):
     assert first[0] == "q0" and first[1] == "Q0" and first[3] == "1"
     compared = structrank("compare", "--data", vali, scores, scores, "--names", "a,b", "--format", "json")
     assert json.loads(compared.stdout)
+
+
+def _write_wikiqa(path, data):
+    """``data`` (QA data with titles) as a WikiQA TSV, its header and seven columns."""
+    lines = ["QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel"]
+    for q, question, title, sentence, label, docid in zip(data.qid, data.pair_questions(), data.titles,
+                                                          data.candidates, data.labels, data.docids):
+        lines.append(f"Q{q}\t{question}\tD{q}\t{title}\tD{q}-{docid[1:]}\t{sentence}\t{label}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@TEXT
+def test_a_model_trained_with_titles_reads_them_through_the_command_line(encoder, tmp_path):
+    """`--set titles=true` on WikiQA files: train chooses its epoch on the titled vali, predict reads the test file's
+    titles as the saved model says (the signal is in them: MAP near 1), and a file without titles is refused in one
+    line that names it."""
+    train, vali, plain = tmp_path / "train.tsv", tmp_path / "vali.tsv", tmp_path / "plain.tsv"
+    _write_wikiqa(train, titled_data(30))
+    _write_wikiqa(vali, titled_data(10, seed=1))
+    _write_tsv(plain, *make_pairs(3))
+    model, scores = tmp_path / "m", tmp_path / "s.txt"
+
+    def structrank(*args, rc=0):
+        done = subprocess.run([sys.executable, "-m", "structrank", *map(str, args)], capture_output=True, text=True)
+        assert done.returncode == rc, done.stderr
+        return done
+
+    structrank("train", "xenc-map", "--train", train, "--vali", vali, "--set", f"encoder={encoder}", "--set",
+               "epochs=3", "--set", "learning_rate=0.002", "--set", "max_length=64", "--set", "titles=true",
+               "--out", model)
+    assert json.loads((model / "structrank.json").read_text())["params"]["titles"] is True
+    structrank("predict", "--model", model, "--data", vali, "--out", scores)
+    out = json.loads(structrank("evaluate", "--data", vali, "--scores", scores, "--json").stdout)
+    assert out["metrics"]["map"] > 0.9
+    refused = structrank("predict", "--model", model, "--data", plain, "--out", tmp_path / "t.txt", rc=2)
+    assert "plain.tsv gives no document titles" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "t.txt").exists()
+    # served by sentence-transformers, the folder scores the candidates joined with their titles as predict did
+    from sentence_transformers import CrossEncoder
+    from structrank.qa.pairs_files import read_pairs_file
+
+    data = read_pairs_file(vali)
+    served = CrossEncoder(str(model)).predict(list(zip(data.pair_questions(), data.titled_candidates())))
+    np.testing.assert_allclose(served, np.loadtxt(scores), atol=1e-5)
 
 
 @TEXT

@@ -5,7 +5,7 @@ import gzip
 import numpy as np
 import pytest
 
-from structrank.errors import DataFormatError
+from structrank.errors import DataFormatError, DataValidationError
 from structrank.qa.readers import (
     QAData,
     cap_candidates,
@@ -54,6 +54,23 @@ def test_wikiqa_tsv_plain_and_gzip(tmp_path, gz):
         assert d.docids == ["D1-0", "D1-1", "D2-0"]
         assert d.position.tolist() == [0, 1, 0]
         assert d.offsets.tolist() == [0, 2, 3]
+
+
+def test_wikiqa_titles_are_kept_and_joined_only_when_asked(tmp_path):
+    """WikiQA's DocumentTitle is each candidate's title; it follows the candidates through a selection, and
+    ``titled_candidates`` puts it before each; a file without titles says so, naming itself."""
+    d = read_wikiqa(write(tmp_path / "w.tsv", WIKIQA_HEADER + WIKIQA_ROWS))
+    assert d.titles == ["Glacier cave", "Glacier cave", "Hamlet"]
+    assert d.candidates[2] == "Hamlet is a tragedy by Shakespeare."  # the text itself is untouched
+    assert d.titled_candidates()[2] == "Hamlet. Hamlet is a tragedy by Shakespeare."
+    assert d.take_rows([1, 2]).titles == ["Glacier cave", "Hamlet"]
+    assert keep_questions_with_both(d).titles == ["Glacier cave", "Glacier cave"]
+    plain = read_qa_tsv(write(tmp_path / "u.tsv", "who?\tAnn.\t1\nwho?\tBob.\t0\n"))
+    assert plain.titles is None
+    with pytest.raises(DataValidationError, match=r"u\.tsv gives no document titles"):
+        plain.titled_candidates()
+    with pytest.raises(DataValidationError, match="titles must have one entry per candidate"):
+        QAData(["who?"], ["Ann.", "Bob."], np.array([1, 0]), np.array(["q", "q"]), ["a", "b"], titles=["T"])
 
 
 def test_wikiqa_header_is_required_and_complete(tmp_path):

@@ -44,7 +44,7 @@ def run(args) -> int:
         ds = read_labelled(args.data, "text")
     else:
         ds = widened_to(read_letor(args.data), model.n_features_in_, args.data)
-    scores = model.predict(ds.X)
+    scores = model.predict(ds if model_inputs(model) == "text" else ds.X)  # QA data: titles, where a model reads them
     warn_if_every_query_ties(model, scores, ds.qid)
     if args.format == "trec":
         from structrank.metrics import write_run

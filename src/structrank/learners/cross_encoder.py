@@ -214,6 +214,11 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         threads (None: the cores shared out among them); -1, as many as the cores. None trains them one after the
         other in this process. Not under a launcher's several processes (each fine-tuning is already shared
         among them).
+    titles : bool, default False
+        Read each candidate with its document's title before it, ``"{title}. {candidate}"`` (QA data's
+        ``titled_candidates``; WikiQA gives a DocumentTitle per sentence), as rerankers read a passage with its
+        title (BEIR's title and text). ``X`` must then be QA data with titles, in ``fit``, ``eval_set`` and
+        ``predict``: pairs carry none. A server of the saved folder gives it the candidates so joined.
 
     Attributes
     ----------
@@ -257,14 +262,14 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
                               "convention": [ConventionName()], "patience": [*COUNT, None],
                               "predict_batch_size": COUNT, "n_threads": [*COUNT, None],
                               "progress": ["boolean", None], "random_state": NON_NEGATIVE_INT, "soup": COUNT,
-                              "n_jobs": N_JOBS}
+                              "n_jobs": N_JOBS, "titles": ["boolean"]}
 
     def __init__(self, loss="map", loss_params=None, smoothing=0.0, smoothing_samples=1, encoder=None,
                  head="classification", max_length=256, epochs=3, batch_size=4, mini_batch_size=16, learning_rate=5e-5,
                  weight_decay=0.01, warmup=0.1,
                  gradient_accumulation_steps=1, device="auto", precision="fp32", dev_metric=None, convention="trec",
                  patience=None, predict_batch_size=64, n_threads=None, progress=None, random_state=0, soup=1,
-                 n_jobs=None):
+                 n_jobs=None, titles=False):
         self.loss = loss
         self.loss_params = loss_params
         self.smoothing = smoothing
@@ -290,6 +295,7 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self.random_state = random_state
         self.soup = soup
         self.n_jobs = n_jobs
+        self.titles = titles
 
     # -- the loss: a registered one, or a baseline of sentence-transformers ---------------------------------------
 
@@ -377,14 +383,14 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
             raise InvalidParameterError(f"{type(self).__name__}: precision='fp16' needs a GPU (on the CPU the trainer "
                                         "trains in fp32 without a word); on the CPU give precision='bf16'")
         name = type(self).__name__
-        data = text_pairs(X, y, qid, f"{name}.fit")
+        data = text_pairs(X, y, qid, f"{name}.fit", titles=self.titles)
         if not labels_vary_within_queries(data.y, data.offsets):
             raise DataValidationError(f"{name}.fit: no query has two candidates with different labels: nothing to "
                                       "learn from")
         dev = None
         if eval_set is not None:
-            dev = (text_pairs(*eval_set, where="eval_set") if isinstance(eval_set, tuple)
-                   else text_pairs(eval_set, where="eval_set"))
+            dev = (text_pairs(*eval_set, where="eval_set", titles=self.titles) if isinstance(eval_set, tuple)
+                   else text_pairs(eval_set, where="eval_set", titles=self.titles))
         if self.loss != "bce":  # a query whose labels are all alike gives a list or pair loss no gradient: skip it
             data = data.informative()
         self._fit_loss(data.y)
@@ -588,7 +594,11 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         """One score per pair of ``X`` (QA data or (query, candidate) pairs), in ``X``'s order."""
         check_is_fitted(self, "model_")
         require_text_extra("CrossEncoderRanker.predict")
-        pairs = text_pairs(X, where=f"{type(self).__name__}.predict", labelled=False)
+        return self._scores_of(text_pairs(X, where=f"{type(self).__name__}.predict", labelled=False,
+                                          titles=self.titles))
+
+    def _scores_of(self, pairs):
+        """One score per row of ``pairs`` (``TextPairs``), in its order."""
         with process_state(self.n_threads):
             return self._checked_scores(self._predict_with(self.model_, list(zip(pairs.queries, pairs.candidates))))
 
@@ -596,8 +606,10 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         """The mean over queries of the loss's metric (the baselines: MAP), as ``BaseRanker.score``."""
         if sample_weight is not None:
             raise DataValidationError(f"{type(self).__name__}.score: sample_weight must be None")
-        data = text_pairs(X, y, qid, f"{type(self).__name__}.score")
-        scores = self.predict(list(zip(data.queries, data.candidates)))  # in data's order: queries contiguous
+        check_is_fitted(self, "model_")
+        require_text_extra("CrossEncoderRanker.score")
+        data = text_pairs(X, y, qid, f"{type(self).__name__}.score", titles=self.titles)
+        scores = self._scores_of(data)  # in data's order: queries contiguous
         return self._scored(data.y, scores, data.qid, docids_of(data))
 
     def __sklearn_tags__(self):

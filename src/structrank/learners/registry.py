@@ -629,7 +629,8 @@ def fit_and_score(spec, params, train, vali, convention):
         model = model.fit(train, eval_set=vali) if spec.fit_with_vali else model.fit(train)
     metrics = [spec.metric] if isinstance(spec.metric, str) else list(spec.metric)
     # docids: trec_eval's tie rule needs them (trec named, or auto on labels above 4)
-    value = evaluate(vali.y, model.predict(vali.X), vali.qid, metrics, convention,
+    rows = vali if spec.inputs == "text" else vali.X  # QA data: titles, where a model reads them
+    value = evaluate(vali.y, model.predict(rows), vali.qid, metrics, convention,
                      docids=getattr(vali, "docids", None)).mean_of(metrics)
     return model, value
 

@@ -3,7 +3,8 @@
 A text reranker takes its data as a ``QAData`` (``structrank.qa``: what the QA readers return, labels and
 question ids inside) or as a sequence of (query, candidate) pairs with ``y`` and ``qid`` beside it, the
 calling convention of the feature-based rankers. ``TextPairs`` is either, with each query's pairs
-contiguous (a stable regrouping, as ``RankingDataset`` does).
+contiguous (a stable regrouping, as ``RankingDataset`` does). Told to read titles, the candidates are QA data's
+``titled_candidates`` (each with its document's title before it); pairs carry no titles and are refused then.
 
 Batches (no torch here):
 
@@ -101,14 +102,22 @@ def _pairs_of(X, where):
     return queries, candidates
 
 
-def text_pairs(X, y=None, qid=None, where="fit", labelled=True) -> TextPairs:
-    """``TextPairs`` of a fit's or a predict's input (``labelled``: y and qid required, queries regrouped)."""
+def text_pairs(X, y=None, qid=None, where="fit", labelled=True, titles=False) -> TextPairs:
+    """``TextPairs`` of a fit's or a predict's input (``labelled``: y and qid required, queries regrouped;
+    ``titles``: each candidate read with its document's title, which only QA data gives)."""
     docids = None
     if _is_qa_data(X):
         if y is not None or qid is not None:
             raise DataValidationError(f"{where}: QA data carries its labels and question ids; give no y or qid")
-        queries, candidates = X.pair_questions(), list(X.candidates)
-        y, qid, docids = X.labels, X.qid, list(X.docids)
+        try:
+            candidates = X.titled_candidates() if titles else list(X.candidates)
+        except DataValidationError as exc:
+            raise DataValidationError(f"{where}: titles=True: {exc}") from None
+        queries, y, qid, docids = X.pair_questions(), X.labels, X.qid, list(X.docids)
+    elif titles:
+        raise DataValidationError(f"{where}: titles=True reads each candidate's document title from QA data "
+                                  "(structrank.qa's readers); pairs carry none: give QA data, or pairs whose "
+                                  "candidates hold their titles with titles=False")
     else:
         queries, candidates = _pairs_of(X, where)
     if not candidates:

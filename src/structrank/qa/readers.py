@@ -8,8 +8,8 @@ paper's TREC13 training cap keeps "the first 10" candidates.
 ``load_qa(name, split)`` gives the splits of Haponchyk & Moschitti (2018), Sec. 5.1, from the
 benchmark data folder.
 
-``QAData`` holds questions, candidates, labels, qid, docids and ``position`` (source information,
-never a feature). The readers: WikiQA TSV, TREC jacana pseudo-XML (read line by line), TREC
+``QAData`` holds questions, candidates, labels, qid, docids, ``position`` (source information,
+never a feature) and ``titles`` (each candidate's document title where the file gives one: WikiQA's DocumentTitle). The readers: WikiQA TSV, TREC jacana pseudo-XML (read line by line), TREC
 TRAIN-ALL POSInput files, and a user TSV (3 or 4 columns, or the WikiQA header). The paper's filters
 are ``keep_questions_with_both``, ``cap_candidates`` and ``filter_questions``.
 """
@@ -32,6 +32,9 @@ from structrank.paths import data_dir
 
 #: Columns a WikiQA header must have; SentenceID gives docids and positions when present.
 WIKIQA_REQUIRED = ("QuestionID", "Question", "Sentence", "Label")
+
+#: Between a candidate's document title and its text when a reranker reads both (``QAData.titled_candidates``)
+TITLE_SEPARATOR = ". "
 
 #: The paper caps TREC13 training questions at this many candidates (Sec. 5.1).
 TREC13_TRAIN_CAP = 10
@@ -60,6 +63,10 @@ class QAData:
         passages cannot know).
     source : str, optional
         Where the data came from, for messages.
+    titles : list of str, optional
+        The title of each candidate's document (WikiQA's DocumentTitle), None when the file has none. A text
+        reranker reads it only when told (``CrossEncoderRanker(titles=True)``, through ``titled_candidates``), as
+        rerankers read a passage with its document's title (BEIR's title and text).
 
     Examples
     --------
@@ -76,15 +83,19 @@ class QAData:
     docids: list
     position: np.ndarray | None = None
     source: str | None = None
+    titles: list | None = None
 
     def __post_init__(self):
         self.questions = [str(q) for q in self.questions]
         self.candidates = [str(c) for c in self.candidates]
         self.docids = [str(d) for d in self.docids]
+        if self.titles is not None:
+            self.titles = [str(t) for t in self.titles]
         self.labels = np.asarray(self.labels, dtype=np.int64)
         self.qid = np.asarray(self.qid, dtype=str)
         n = len(self.candidates)
-        for name, length in (("labels", self.labels.shape[0]), ("qid", self.qid.shape[0]), ("docids", len(self.docids))):
+        lengths = [("labels", self.labels.shape[0]), ("qid", self.qid.shape[0]), ("docids", len(self.docids))]
+        for name, length in lengths + ([("titles", len(self.titles))] if self.titles is not None else []):
             if length != n:
                 raise DataValidationError(f"{name} must have one entry per candidate ({n}), got {length}")
         if self.position is not None:
@@ -129,6 +140,14 @@ class QAData:
 
     row_order = None
 
+    def titled_candidates(self) -> list:
+        """Each candidate with its document's title before it (``"{title}. {candidate}"``), the text a reranker
+        told to read titles scores; DataValidationError when the data has no titles."""
+        if self.titles is None:
+            raise DataValidationError(f"{self.source or 'the QA data'} gives no document titles (a WikiQA file's "
+                                      "DocumentTitle column) for the candidates to be read with")
+        return [f"{title}{TITLE_SEPARATOR}{candidate}" for title, candidate in zip(self.titles, self.candidates)]
+
     def pair_questions(self) -> list:
         """The question text of every candidate (one entry per candidate)."""
         sizes = np.diff(self.offsets)
@@ -146,6 +165,7 @@ class QAData:
             [self.docids[i] for i in rows],
             None if self.position is None else self.position[rows],
             self.source,
+            None if self.titles is None else [self.titles[i] for i in rows],
         )
 
     def take_queries(self, query_index) -> "QAData":
@@ -249,9 +269,9 @@ class _Builder:
     def __init__(self, path):
         self.path = path
         self.question_of = {}  # qid -> (text, line)
-        self.rows = []  # (qid, candidate, label, docid, position)
+        self.rows = []  # (qid, candidate, label, docid, position, title)
 
-    def add(self, number, qid, question, candidate, label, docid=None, position=-1):
+    def add(self, number, qid, question, candidate, label, docid=None, position=-1, title=None):
         seen = self.question_of.get(qid)
         if seen is None:
             self.question_of[qid] = (question, number)
@@ -259,7 +279,7 @@ class _Builder:
             raise DataFormatError(
                 self.path, number, f"question id {qid!r} was {seen[0]!r} at line {seen[1]}, here {question!r}",
                 "question")
-        self.rows.append((qid, candidate, label, docid, position))
+        self.rows.append((qid, candidate, label, docid, position, title))
 
     def build(self) -> QAData:
         if not self.rows:
@@ -273,7 +293,7 @@ class _Builder:
             rows = [rows[i] for i in order]
         # Documents without an id get QID-k, k counting the question's candidates from 0.
         docids, counter = [], {}
-        for q, _, _, docid, _ in rows:
+        for q, _, _, docid, _, _ in rows:
             k = counter.get(q, 0)
             counter[q] = k + 1
             docids.append(docid if docid else f"{q}-{k}")
@@ -286,6 +306,7 @@ class _Builder:
             docids,
             np.array([r[4] for r in rows], dtype=np.int64),
             str(self.path),
+            [r[5] for r in rows] if all(r[5] is not None for r in rows) else None,
         )
 
 
@@ -373,6 +394,7 @@ def _read_wikiqa_lines(path, lines, header_index) -> QAData:
             _parse_label(path, number, fields[column["Label"]]),
             re.sub(r"\s+", "_", sentence_id) or None,
             int(match.group(1)) if match else -1,
+            fields[column["DocumentTitle"]].strip() if "DocumentTitle" in column else None,
         )
     return builder.build()
 

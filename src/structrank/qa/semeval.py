@@ -464,8 +464,8 @@ class SemEvalPairs(QAData):
         base = QAData.take_rows(self, rows)
         rows = np.asarray(rows, dtype=np.int64)
         return SemEvalPairs(base.questions, base.candidates, base.labels, base.qid, base.docids, base.position,
-                            base.source, self.features[rows], self.feature_names, self.question_ids[rows],
-                            self.fine_labels[rows])
+                            base.source, features=self.features[rows], feature_names=self.feature_names,
+                            question_ids=self.question_ids[rows], fine_labels=self.fine_labels[rows])
 
 
 def comment_features(thread: Thread) -> np.ndarray:
@@ -523,8 +523,9 @@ def to_pairs(threads, source: str | None = None) -> SemEvalPairs:
         sources = list(dict.fromkeys(t.source for t in threads if t.source))
         source = " + ".join(sources) or None
     return SemEvalPairs(questions, candidates, np.array(labels, dtype=np.int64), np.array(qid, dtype=str), docids,
-                        np.array(position, dtype=np.int64), source, np.vstack(features), FEATURE_NAMES,
-                        np.array(question_ids, dtype=str), np.array(fine, dtype=str))
+                        np.array(position, dtype=np.int64), source, features=np.vstack(features),
+                        feature_names=FEATURE_NAMES, question_ids=np.array(question_ids, dtype=str),
+                        fine_labels=np.array(fine, dtype=str))
 
 
 # -- the scorer's files ---------------------------------------------------------------------------
