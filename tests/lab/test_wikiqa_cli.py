@@ -3,6 +3,7 @@ and its verdicts from a given record, a recorded recipe not run again. The fine-
 commands' (tests/library/test_cross_encoder.py runs them on a tiny BERT)."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,28 @@ def test_the_page_judges_each_recipe_on_its_record():
     assert "| soup-3-mean-seed-1 | 0.9500 |" in text and "alone (default): **default**" in text
 
 
+def test_the_titles_are_paired_with_the_defaults_over_both_seeds_once_all_four_are_recorded():
+    def run(mean, vali, seed):
+        record = {**_record(mean, 600.0, 0.0), "vali": {"each": [vali], "epochs": [2], "model": vali}}
+        rng = np.random.default_rng(seed)  # each seed its own draw around the mean
+        values = record["values"]["map"]
+        record["values"]["map"] = {q: float(v + 0.02 * rng.standard_normal()) for q, v in values.items()}
+        return record
+
+    records = {"default": run(0.77, 0.82, 1), "default-seed-1": run(0.79, 0.83, 2), "title": run(0.80, 0.84, 3)}
+    assert "Over seeds 0 and 1" not in wc.page(records, "cmd")  # title-seed-1 not yet run
+    text = wc.page({**records, "title-seed-1": run(0.80, 0.84, 4)}, "cmd")
+    # +2.0 points over 200 questions, the seeds' noise averaged: better
+    assert "the titles are **better than** the defaults (+" in text
+    title, default = map(float, re.search(r"test MAP (0\.\d+) against (0\.\d+)\)", text).groups())
+    assert title == pytest.approx(0.80, abs=0.005) and default == pytest.approx(0.78, abs=0.005)
+    assert "On vali the titles measured 0.8400 / 0.8400 against 0.8200 / 0.8300 (seeds 0 / 1)." in text
+    even = wc.page({**records, "title": run(0.78, 0.84, 3), "title-seed-1": run(0.78, 0.84, 4)}, "cmd")
+    assert "the titles are **not told apart from** the defaults" in even
+    # the repeats at seed 1 are shown, never chosen
+    assert "alone (default, title): **title**" in text
+
+
 def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monkeypatch):
     commands, launched = [], []
 
@@ -97,6 +120,15 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
         train = " ".join(commands[0])
         assert f"--set soup={wc.SOUP} --set n_jobs={wc.SOUP}" in train and train.endswith(f"--out {work / recipe} --quiet")
         assert ("--set head=mean" in train) == (head == "mean") and "encoder=" not in train
+        assert ("--set random_state=1" in train) == (seed == 1)
+    # the titled recipes: default's and soup-3's training reading the titles
+    for recipe, titles, soup, seed in (("title", True, False, 0), ("soup-3-title", True, True, 0),
+                                      ("default-seed-1", False, False, 1), ("title-seed-1", True, False, 1)):
+        commands.clear()
+        wc.run_recipe(recipe, data, work)
+        train = " ".join(commands[0])
+        assert ("--set titles=true" in train) == titles and train.endswith(f"--out {work / recipe} --quiet")
+        assert (f"--set soup={wc.SOUP}" in train) == soup and "head=" not in train
         assert ("--set random_state=1" in train) == (seed == 1)
 
 

@@ -65,6 +65,8 @@ def test_wikiqa_titles_are_kept_and_joined_only_when_asked(tmp_path):
     assert d.titled_candidates()[2] == "Hamlet. Hamlet is a tragedy by Shakespeare."
     assert d.take_rows([1, 2]).titles == ["Glacier cave", "Hamlet"]
     assert keep_questions_with_both(d).titles == ["Glacier cave", "Glacier cave"]
+    untitled = read_wikiqa(write(tmp_path / "e.tsv", WIKIQA_HEADER + WIKIQA_ROWS.replace("\tHamlet\t", "\t\t")))
+    assert untitled.titled_candidates()[2] == "Hamlet is a tragedy by Shakespeare."  # an empty title adds nothing
     plain = read_qa_tsv(write(tmp_path / "u.tsv", "who?\tAnn.\t1\nwho?\tBob.\t0\n"))
     assert plain.titles is None
     with pytest.raises(DataValidationError, match=r"u\.tsv gives no document titles"):

@@ -9,7 +9,8 @@ paper's TREC13 training cap keeps "the first 10" candidates.
 benchmark data folder.
 
 ``QAData`` holds questions, candidates, labels, qid, docids, ``position`` (source information,
-never a feature) and ``titles`` (each candidate's document title where the file gives one: WikiQA's DocumentTitle). The readers: WikiQA TSV, TREC jacana pseudo-XML (read line by line), TREC
+never a feature) and ``titles`` (each candidate's document title where the file gives one: WikiQA's
+DocumentTitle). The readers: WikiQA TSV, TREC jacana pseudo-XML (read line by line), TREC
 TRAIN-ALL POSInput files, and a user TSV (3 or 4 columns, or the WikiQA header). The paper's filters
 are ``keep_questions_with_both``, ``cap_candidates`` and ``filter_questions``.
 """
@@ -141,12 +142,14 @@ class QAData:
     row_order = None
 
     def titled_candidates(self) -> list:
-        """Each candidate with its document's title before it (``"{title}. {candidate}"``), the text a reranker
-        told to read titles scores; DataValidationError when the data has no titles."""
+        """Each candidate with its document's title before it (``"{title}. {candidate}"``; an empty title, the
+        candidate alone), the text a reranker told to read titles scores; DataValidationError when the data has
+        no titles."""
         if self.titles is None:
             raise DataValidationError(f"{self.source or 'the QA data'} gives no document titles (a WikiQA file's "
                                       "DocumentTitle column) for the candidates to be read with")
-        return [f"{title}{TITLE_SEPARATOR}{candidate}" for title, candidate in zip(self.titles, self.candidates)]
+        return [f"{title}{TITLE_SEPARATOR}{candidate}" if title else candidate
+                for title, candidate in zip(self.titles, self.candidates)]
 
     def pair_questions(self) -> list:
         """The question text of every candidate (one entry per candidate)."""

@@ -9,8 +9,11 @@ questions with a correct and an incorrect candidate. ``default`` trains on WikiQ
 structrank ships with. ``trec-first`` trains first on TREC QA TRAIN-ALL (its epoch on TREC QA dev), then on WikiQA
 with ``--set encoder=`` that model (transfer, then adapt). ``default-torchrun`` is ``default`` trained by several
 processes under torchrun. ``soup-3`` averages three fine-tunings' weights (``--set soup=3``), trained at once;
-``soup-3-mean`` does so with the mean-pooled head, and ``soup-3-mean-seed-1`` repeats it at another seed. The saved
-folder is loaded in
+``soup-3-mean`` does so with the mean-pooled head, and ``soup-3-mean-seed-1`` repeats it at another seed. ``title``
+and ``soup-3-title`` are ``default`` and ``soup-3`` reading each sentence with its Wikipedia page's title
+(``--set titles=true``: WikiQA's DocumentTitle column, "title. sentence"); ``default-seed-1`` and
+``title-seed-1`` repeat ``default`` and ``title`` at seed 1, and the page pairs the two settings over both seeds.
+The saved folder is loaded in
 ``sentence_transformers.CrossEncoder`` and its test scores set against ``structrank predict``'s.
 
 A recipe's fine-tunings take most of an hour on one core: each step is kept in ``--work`` (a rerun resumes), and what
@@ -37,21 +40,29 @@ from structrank.qa.pairs_files import read_pairs_file
 from structrank.qa.readers import qa_file
 from structrank_lab.experiments.cli_pages import per_question, timed_step, write_page
 from structrank_lab.experiments.neural_qa.design import MAX_RUN_SECONDS, TARGET_MAP
-from structrank_lab.experiments.verdict_rules import not_below
+from structrank_lab.experiments.verdict_rules import direction, not_below
 from structrank_lab.experiments.verdict_sets import constant
+from structrank_lab.experiments.verdicts import FAILS, HOLDS, INCONCLUSIVE
 
 MODEL = "xenc-crf-kl"
 METRICS = ("map", "mrr")
-RECIPES = ("default", "trec-first", "default-torchrun", "soup-3", "soup-3-mean", "soup-3-mean-seed-1")
+RECIPES = ("default", "trec-first", "default-torchrun", "soup-3", "soup-3-mean", "soup-3-mean-seed-1", "title",
+           "soup-3-title", "default-seed-1", "title-seed-1")
 #: the fine-tunings a soup recipe averages, trained at once (one process each, the cores shared out among them)
 SOUP = 3
 #: what each recipe adds to `train`'s command line (trec-first's encoder is its first model, added when it runs)
 SETTINGS = {"soup-3": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}"),
             "soup-3-mean": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "head=mean"),
             "soup-3-mean-seed-1": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "head=mean",
-                                   "--set", "random_state=1")}
+                                   "--set", "random_state=1"),
+            "title": ("--set", "titles=true"),
+            "default-seed-1": ("--set", "random_state=1"),
+            "title-seed-1": ("--set", "titles=true", "--set", "random_state=1"),
+            "soup-3-title": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "titles=true")}
 #: recipes that repeat another at another seed: shown, never chosen (vali choosing among seeds would pick a draw)
-REPEATS = ("soup-3-mean-seed-1",)
+REPEATS = ("soup-3-mean-seed-1", "default-seed-1", "title-seed-1")
+#: a setting and the recipes that run it at seeds 0 and 1, paired with the defaults' over both seeds
+OVER_SEEDS = {"default": ("default", "default-seed-1"), "title": ("title", "title-seed-1")}
 #: the processes torchrun starts in the default-torchrun recipe (gloo on the CPU, one torch thread each)
 PROCESSES = 2
 #: the model the trec-first recipe trains first (its own name: each step's output is kept in the work folder by name)
@@ -112,7 +123,9 @@ def crossencoder_difference(model: Path, test: Path, scores: Path) -> float:
     from sentence_transformers import CrossEncoder  # deferred: the text extra, only when a recipe runs
 
     data = read_pairs_file(test)
-    theirs = CrossEncoder(str(model)).predict(list(zip(data.pair_questions(), data.candidates)), batch_size=64)
+    # a model that reads titles is served the candidates so joined
+    candidates = data.titled_candidates() if read_header(model)["params"].get("titles") else data.candidates
+    theirs = CrossEncoder(str(model)).predict(list(zip(data.pair_questions(), candidates)), batch_size=64)
     ours = np.loadtxt(scores, dtype=float, ndmin=1)
     return float(np.max(np.abs(np.asarray(theirs, dtype=float) - ours)))
 
@@ -162,7 +175,15 @@ def page(records: dict, command: str) -> str:
              "docs/XENC_CRF_KL_DEV.md had measured that head's test MAP (so its test MAP here is not free of that "
              "look; docs/HELDOUT_QA.md checks the head and the soups on a data set that played no part in the choice). "
              "`soup-3-mean-seed-1` repeats it with `--set random_state=1` (another head, fine-tunings from seeds 1 "
-             "to 3): a second draw of the same recipe, shown beside it and not among vali's choices.", ""]
+             "to 3): a second draw of the same recipe, shown beside it and not among vali's choices. `title` and "
+             f"`soup-{SOUP}-title` are `default` and `soup-{SOUP}` with `--set titles=true`: each sentence read with "
+             "the title of the Wikipedia page it comes from (WikiQA's DocumentTitle column, joined as \"title. "
+             "sentence\"), as rerankers read a passage with its title; the CrossEncoder column serves the folder the "
+             "sentences so joined. A question's candidates all come from one page, so the title tells them apart "
+             "only through what it lets the network read in each sentence (a pronoun's referent, say: a "
+             "hypothesis). `default-seed-1` and `title-seed-1` repeat `default` and `title` with `--set "
+             "random_state=1`, shown and not among vali's choices; the sentence after the table pairs the two "
+             "settings over both seeds.", ""]
     for recipe, record in records.items():
         lines += [f"- {recipe}:"] + [f"  - `{step['command']}` ({step['seconds']:.0f} s)" for step in record["steps"]]
     lines += ["", "Test values are `structrank evaluate --convention trec --queries with-both` on WikiQA-test "
@@ -180,7 +201,29 @@ def page(records: dict, command: str) -> str:
               "(interval, points) | train seconds | predict seconds | CrossEncoder |",
               "|---|---|---|---|---|---|---|---|"]
     lines += [recipe_row(recipe, record) for recipe, record in records.items()]
-    return "\n".join(lines + chosen_on_vali(records)) + "\n"
+    return "\n".join(lines + chosen_on_vali(records) + titles_over_seeds(records)) + "\n"
+
+
+def titles_over_seeds(records: dict) -> list:
+    """The titles against the defaults over seeds 0 and 1 (each test question's AP the mean over the seeds), paired
+    over the questions: the sentence saying so, once the four runs are recorded."""
+    runs = [recipe for pair in OVER_SEEDS.values() for recipe in pair]
+    if not all(recipe in records for recipe in runs):
+        return []
+
+    def mean_ap(setting):  # by question id, as the record keeps them
+        return np.mean([[v for _, v in sorted(records[r]["values"]["map"].items())] for r in OVER_SEEDS[setting]],
+                       axis=0)
+
+    judged = direction(mean_ap("title"), mean_ap("default"), units="questions")
+    vali = {setting: [records[r]["vali"]["model"] for r in OVER_SEEDS[setting] if "vali" in records[r]]
+            for setting in OVER_SEEDS}
+    words = {HOLDS: "better than", FAILS: "worse than", INCONCLUSIVE: "not told apart from"}
+    return ["", f"Over seeds 0 and 1 (`title`, `title-seed-1` against `default`, `default-seed-1`), each test "
+            f"question's AP the mean over the seeds: the titles are **{words[judged.verdict]}** the defaults "
+            f"({judged.interval}; test MAP {mean_ap('title').mean():.4f} against {mean_ap('default').mean():.4f}). "
+            f"On vali the titles measured {' / '.join(f'{v:.4f}' for v in vali['title'])} against "
+            f"{' / '.join(f'{v:.4f}' for v in vali['default'])} (seeds 0 / 1)."]
 
 
 def chosen_on_vali(records: dict) -> list:
