@@ -123,7 +123,8 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
         assert ("--set random_state=1" in train) == (seed == 1)
     # the titled recipes: default's and soup-3's training reading the titles
     for recipe, titles, soup, seed in (("title", True, False, 0), ("soup-3-title", True, True, 0),
-                                      ("default-seed-1", False, False, 1), ("title-seed-1", True, False, 1)):
+                                      ("default-seed-1", False, False, 1), ("title-seed-1", True, False, 1),
+                                      ("soup-3-title-seed-1", True, True, 1)):
         commands.clear()
         wc.run_recipe(recipe, data, work)
         train = " ".join(commands[0])

@@ -12,8 +12,8 @@ processes under torchrun. ``soup-3`` averages three fine-tunings' weights (``--s
 ``soup-3-mean`` does so with the mean-pooled head, and ``soup-3-mean-seed-1`` repeats it at another seed. ``title``
 and ``soup-3-title`` are ``default`` and ``soup-3`` reading each sentence with its Wikipedia page's title
 (``--set titles=true``: WikiQA's DocumentTitle column, "title. sentence"); ``default-seed-1`` and
-``title-seed-1`` repeat ``default`` and ``title`` at seed 1, and the page pairs the two settings over both seeds.
-The saved folder is loaded in
+``title-seed-1`` repeat ``default`` and ``title`` at seed 1, and the page pairs the two settings over both seeds;
+``soup-3-title-seed-1`` repeats ``soup-3-title`` so. The saved folder is loaded in
 ``sentence_transformers.CrossEncoder`` and its test scores set against ``structrank predict``'s.
 
 A recipe's fine-tunings take most of an hour on one core: each step is kept in ``--work`` (a rerun resumes), and what
@@ -47,7 +47,7 @@ from structrank_lab.experiments.verdicts import FAILS, HOLDS, INCONCLUSIVE
 MODEL = "xenc-crf-kl"
 METRICS = ("map", "mrr")
 RECIPES = ("default", "trec-first", "default-torchrun", "soup-3", "soup-3-mean", "soup-3-mean-seed-1", "title",
-           "soup-3-title", "default-seed-1", "title-seed-1")
+           "soup-3-title", "default-seed-1", "title-seed-1", "soup-3-title-seed-1")
 #: the fine-tunings a soup recipe averages, trained at once (one process each, the cores shared out among them)
 SOUP = 3
 #: what each recipe adds to `train`'s command line (trec-first's encoder is its first model, added when it runs)
@@ -56,11 +56,13 @@ SETTINGS = {"soup-3": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}"),
             "soup-3-mean-seed-1": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "head=mean",
                                    "--set", "random_state=1"),
             "title": ("--set", "titles=true"),
+            "soup-3-title": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "titles=true"),
             "default-seed-1": ("--set", "random_state=1"),
             "title-seed-1": ("--set", "titles=true", "--set", "random_state=1"),
-            "soup-3-title": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "titles=true")}
+            "soup-3-title-seed-1": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "titles=true",
+                                    "--set", "random_state=1")}
 #: recipes that repeat another at another seed: shown, never chosen (vali choosing among seeds would pick a draw)
-REPEATS = ("soup-3-mean-seed-1", "default-seed-1", "title-seed-1")
+REPEATS = ("soup-3-mean-seed-1", "default-seed-1", "title-seed-1", "soup-3-title-seed-1")
 #: a setting and the recipes that run it at seeds 0 and 1, paired with the defaults' over both seeds
 OVER_SEEDS = {"default": ("default", "default-seed-1"), "title": ("title", "title-seed-1")}
 #: the processes torchrun starts in the default-torchrun recipe (gloo on the CPU, one torch thread each)
@@ -183,7 +185,8 @@ def page(records: dict, command: str) -> str:
              "only through what it lets the network read in each sentence (a pronoun's referent, say: a "
              "hypothesis). `default-seed-1` and `title-seed-1` repeat `default` and `title` with `--set "
              "random_state=1`, shown and not among vali's choices; the sentence after the table pairs the two "
-             "settings over both seeds.", ""]
+             f"settings over both seeds. `soup-{SOUP}-title-seed-1` repeats `soup-{SOUP}-title` so (fine-tunings from "
+             "seeds 1 to 3), also shown and not chosen.", ""]
     for recipe, record in records.items():
         lines += [f"- {recipe}:"] + [f"  - `{step['command']}` ({step['seconds']:.0f} s)" for step in record["steps"]]
     lines += ["", "Test values are `structrank evaluate --convention trec --queries with-both` on WikiQA-test "
