@@ -779,6 +779,7 @@ def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, 
                                   n_jobs=2).fit(pairs, y, qid, eval_set=dev)
     np.testing.assert_allclose(parallel.predict(dev[0]), soup.predict(dev[0]), rtol=0, atol=1e-4)
     assert parallel.member_epochs_ == soup.member_epochs_
+    assert not workers_left(), "the soup's worker processes outlived its fit"
     last = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
     steps = 2 * parallel.n_steps_  # both fine-tunings take as many steps
     assert last.startswith("soup of 2 fine-tunings") and f" {steps}/{steps} " in last, last
@@ -797,6 +798,25 @@ def test_a_soup_averages_fine_tunings_that_share_their_start(encoder, tmp_path, 
     monkeypatch.setenv("WORLD_SIZE", "2")
     with pytest.raises(ValueError, match="n_jobs=2 under the launcher's 2 processes"):
         CrossEncoderRanker(**options, soup=2, n_jobs=2).fit(pairs, y, qid)
+
+
+@TEXT
+def test_a_failed_fine_tuning_in_a_worker_is_raised_and_its_workers_end():
+    """A fine-tuning that fails in its worker process is raised in the caller, and the pool's workers are gone."""
+    from structrank.learners.cross_encoder import _in_processes
+
+    with pytest.raises(AttributeError, match="_fine_tune"):
+        _in_processes(2, [(None,) * 7] * 3)
+    assert not workers_left()
+
+
+def workers_left() -> list:
+    """This process's children but the resource trackers (the one each process keeps for its life, started by any
+    use of multiprocessing): the command lines of the worker processes still alive."""
+    import psutil
+
+    return [" ".join(child.cmdline()) for child in psutil.Process().children(recursive=True)
+            if not any("resource_tracker" in part for part in child.cmdline())]
 
 
 def torch_close(a, b):

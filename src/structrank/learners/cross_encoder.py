@@ -210,9 +210,9 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         ``eval_set``. The model is one network of the encoder's size, saved and served as with ``soup=1``; a soup of
         K takes K fine-tunings' time, ``n_jobs`` of them at once. ``soup=1`` is the first of them alone.
     n_jobs : int or None, default None
-        The fine-tunings of a soup trained at once, each in a process of its own (joblib) with ``n_threads`` torch
-        threads (None: the cores shared out among them); -1, as many as the cores. None trains them one after the
-        other in this process. Not under a launcher's several processes (each fine-tuning is already shared
+        The fine-tunings of a soup trained at once, each in a process of its own (a loky pool of the fit's own,
+        whose workers end with the fit) with ``n_threads`` torch threads (None: the cores shared out among them);
+        -1, as many as the cores. None trains them one after the other in this process. Not under a launcher's several processes (each fine-tuning is already shared
         among them).
     titles : bool, default False
         Read each candidate with its document's title before it, ``"{title}. {candidate}"`` (QA data's
@@ -407,13 +407,10 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         seeds = [int(self.random_state) + i for i in range(int(self.soup))]
         jobs = self._jobs(len(seeds))
         if jobs > 1:
-            from joblib import Parallel, delayed
-
             threads = self.n_threads if self.n_threads is not None else max(1, (os.cpu_count() or 1) // jobs)
             with soup_bar(len(seeds), enabled=not self._bar_disabled()) as report:
-                runs = Parallel(n_jobs=jobs, backend="loky")(
-                    delayed(_fine_tune_apart)(self, folder, data, dev, device, seed, threads, report)
-                    for seed in seeds)
+                runs = _in_processes(jobs, [(self, folder, data, dev, device, seed, threads, report)
+                                            for seed in seeds])
             model = self._start_network(folder, device)
             model.load_state_dict(average_weights([state for state, _ in runs]))
             records = [record for _, record in runs]
@@ -637,8 +634,25 @@ def average_weights(states) -> dict:
     return out
 
 
+def _in_processes(jobs: int, calls: list) -> list:
+    """``_fine_tune_apart(*call)`` for each call, ``jobs`` worker processes at once, in a pool of this fit's own: its
+    workers (each with torch loaded) end with it, or are killed when a call fails or the fit is interrupted. joblib's
+    reusable executor would leave them alive in the caller's process tree after the fit."""
+    # deferred: worker processes are started only for a soup trained n_jobs at a time
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        runs = list(pool.map(_fine_tune_apart, *zip(*calls)))
+    except BaseException:
+        pool.shutdown(wait=True, kill_workers=True)
+        raise
+    pool.shutdown(wait=True)
+    return runs
+
+
 def _fine_tune_apart(ranker, folder, data, dev, device, seed, threads, report=None):
-    """One fine-tuning of a soup in a worker process (joblib): its record and its kept weights on the CPU; its steps
+    """One fine-tuning of a soup in a worker process (``_in_processes``): its record and its kept weights on the CPU; its steps
     told to ``report`` (``soup_bar``'s queue, or None)."""
     with process_state(threads):
         model, record = ranker._fine_tune(folder, data, dev, device, seed, bar=False, report=report)
