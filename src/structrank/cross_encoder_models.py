@@ -28,22 +28,16 @@ import numpy as np
 
 from structrank.errors import DataFormatError
 from structrank.files import open_regular
+from structrank.learners.encoders import HEADER_FILE, is_model_folder
 
 FORMAT_NAME = "structrank-model"
 FORMAT_VERSION = 1
-#: the file of structrank's header inside a model folder
-HEADER_FILE = "structrank.json"
 #: a header is a few kilobytes; a bigger one is not ours
 MAX_HEADER_BYTES = 1 << 20
 #: the fitted attributes kept in the header, and what each must be
 ATTRIBUTES = {"best_epoch_": int, "n_epochs_": int, "n_steps_": int, "gain_": str, "dev_curve_": list,
               "dev_epochs_": list, "epoch_seconds_": list, "member_epochs_": list, "member_dev_": list,
               "soup_dev_": float}
-
-
-def is_model_folder(path) -> bool:
-    """Whether ``path`` is a folder holding structrank's header."""
-    return Path(path).is_dir() and (Path(path) / HEADER_FILE).is_file()
 
 
 def is_single_file_model(path) -> bool:
@@ -175,4 +169,4 @@ def load_cross_encoder_model(path):
     return model
 
 
-__all__ = ["is_model_folder", "load_cross_encoder_model", "save_cross_encoder_model"]
+__all__ = ["load_cross_encoder_model", "save_cross_encoder_model"]

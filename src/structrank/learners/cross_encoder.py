@@ -35,12 +35,11 @@ import numpy as np
 from structrank.constraints import Constraint, Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from structrank.cross_encoder_models import is_model_folder
 from structrank.errors import DataFormatError, DataValidationError
 from structrank.launch import world_size
 from structrank.learners.base import (COUNT, METRICS, N_JOBS, NON_NEGATIVE, NON_NEGATIVE_INT, POSITIVE, BaseRanker,
                                       ConventionName, labels_vary_within_queries, metric_list)
-from structrank.learners.encoders import encoder_folder, quiet_transformers, require_text_extra
+from structrank.learners.encoders import encoder_folder, is_model_folder, quiet_transformers, require_text_extra
 from structrank.learners.epochs import BestEpoch
 from structrank.learners.loss_params import LOSS_PARAMETERS
 from structrank.learners.score_loss import ScoreLossScorerMixin

