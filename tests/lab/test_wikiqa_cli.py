@@ -61,13 +61,21 @@ def test_the_titles_are_paired_with_the_defaults_over_both_seeds_once_all_four_a
         return record
 
     records = {"default": run(0.77, 0.82, 1), "default-seed-1": run(0.79, 0.83, 2), "title": run(0.80, 0.84, 3)}
-    assert "Over seeds 0 and 1" not in wc.page(records, "cmd")  # title-seed-1 not yet run
+    assert "Over seeds" not in wc.page(records, "cmd")  # title-seed-1 not yet run
     text = wc.page({**records, "title-seed-1": run(0.80, 0.84, 4)}, "cmd")
     # +2.0 points over 200 questions, the seeds' noise averaged: better
     assert "the titles are **better than** the defaults (+" in text
+    assert "Over seeds 0 / 1 (`title`, `title-seed-1` against `default`, `default-seed-1`)" in text
     title, default = map(float, re.search(r"test MAP (0\.\d+) against (0\.\d+)\)", text).groups())
     assert title == pytest.approx(0.80, abs=0.005) and default == pytest.approx(0.78, abs=0.005)
     assert "On vali the titles measured 0.8400 / 0.8400 against 0.8200 / 0.8300 (seeds 0 / 1)." in text
+    # a third seed joins once both settings have it; one setting's alone is left out of the pairing
+    records = {**records, "title-seed-1": run(0.80, 0.84, 4), "default-seed-2": run(0.78, 0.81, 5)}
+    assert "Over seeds 0 / 1 (" in wc.page(records, "cmd")
+    third = wc.page({**records, "title-seed-2": run(0.79, 0.85, 6)}, "cmd")
+    assert ("Over seeds 0 / 1 / 2 (`title`, `title-seed-1`, `title-seed-2` against `default`, `default-seed-1`, "
+            "`default-seed-2`)") in third
+    assert "0.8400 / 0.8400 / 0.8500 against 0.8200 / 0.8300 / 0.8100 (seeds 0 / 1 / 2)." in third
     even = wc.page({**records, "title": run(0.78, 0.84, 3), "title-seed-1": run(0.78, 0.84, 4)}, "cmd")
     assert "the titles are **not told apart from** the defaults" in even
     # the repeats at seed 1 are shown, never chosen
@@ -114,23 +122,26 @@ def test_the_trec_first_recipe_adapts_the_model_it_trained_first(tmp_path, monke
     wc.run_recipe("default-torchrun", data, work)
     assert launched == [wc.PROCESSES, 1] and commands[0][commands[0].index("--out") + 1].endswith("default-torchrun")
     # the soups: default's training with their settings, each its own output
-    for recipe, head, seed in (("soup-3", None, None), ("soup-3-mean", "mean", None), ("soup-3-mean-seed-1", "mean", 1)):
+    for recipe, head, seed in (("soup-3", None, None), ("soup-3-mean", "mean", None), ("soup-3-mean-seed-1", "mean", 1),
+                               ("soup-3-mean-title", "mean", None)):
         commands.clear()
         wc.run_recipe(recipe, data, work)
         train = " ".join(commands[0])
         assert f"--set soup={wc.SOUP} --set n_jobs={wc.SOUP}" in train and train.endswith(f"--out {work / recipe} --quiet")
         assert ("--set head=mean" in train) == (head == "mean") and "encoder=" not in train
         assert ("--set random_state=1" in train) == (seed == 1)
+        assert ("--set titles=true" in train) == recipe.endswith("-title")
     # the titled recipes: default's and soup-3's training reading the titles
     for recipe, titles, soup, seed in (("title", True, False, 0), ("soup-3-title", True, True, 0),
                                       ("default-seed-1", False, False, 1), ("title-seed-1", True, False, 1),
-                                      ("soup-3-title-seed-1", True, True, 1)):
+                                      ("soup-3-title-seed-1", True, True, 1), ("default-seed-2", False, False, 2),
+                                      ("title-seed-2", True, False, 2)):
         commands.clear()
         wc.run_recipe(recipe, data, work)
         train = " ".join(commands[0])
         assert ("--set titles=true" in train) == titles and train.endswith(f"--out {work / recipe} --quiet")
         assert (f"--set soup={wc.SOUP}" in train) == soup and "head=" not in train
-        assert ("--set random_state=1" in train) == (seed == 1)
+        assert ("--set random_state=" in train) == (seed > 0) and (f"--set random_state={seed}" in train) == (seed > 0)
 
 
 def test_a_step_under_torchrun_is_launched_and_named_as_a_user_types_it(tmp_path, monkeypatch):

@@ -12,8 +12,9 @@ processes under torchrun. ``soup-3`` averages three fine-tunings' weights (``--s
 ``soup-3-mean`` does so with the mean-pooled head, and ``soup-3-mean-seed-1`` repeats it at another seed. ``title``
 and ``soup-3-title`` are ``default`` and ``soup-3`` reading each sentence with its Wikipedia page's title
 (``--set titles=true``: WikiQA's DocumentTitle column, "title. sentence"); ``default-seed-1`` and
-``title-seed-1`` repeat ``default`` and ``title`` at seed 1, and the page pairs the two settings over both seeds;
-``soup-3-title-seed-1`` repeats ``soup-3-title`` so. The saved folder is loaded in
+``title-seed-1`` repeat ``default`` and ``title`` at seed 1, ``default-seed-2`` and ``title-seed-2`` at seed 2, and
+the page pairs the two settings over the seeds; ``soup-3-title-seed-1`` repeats ``soup-3-title`` so;
+``soup-3-mean-title`` joins the mean head and the titles. The saved folder is loaded in
 ``sentence_transformers.CrossEncoder`` and its test scores set against ``structrank predict``'s.
 
 A recipe's fine-tunings take most of an hour on one core: each step is kept in ``--work`` (a rerun resumes), and what
@@ -47,7 +48,8 @@ from structrank_lab.experiments.verdicts import FAILS, HOLDS, INCONCLUSIVE
 MODEL = "xenc-crf-kl"
 METRICS = ("map", "mrr")
 RECIPES = ("default", "trec-first", "default-torchrun", "soup-3", "soup-3-mean", "soup-3-mean-seed-1", "title",
-           "soup-3-title", "default-seed-1", "title-seed-1", "soup-3-title-seed-1")
+           "soup-3-title", "default-seed-1", "title-seed-1", "soup-3-title-seed-1", "default-seed-2", "title-seed-2",
+           "soup-3-mean-title")
 #: the fine-tunings a soup recipe averages, trained at once (one process each, the cores shared out among them)
 SOUP = 3
 #: what each recipe adds to `train`'s command line (trec-first's encoder is its first model, added when it runs)
@@ -60,11 +62,17 @@ SETTINGS = {"soup-3": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}"),
             "default-seed-1": ("--set", "random_state=1"),
             "title-seed-1": ("--set", "titles=true", "--set", "random_state=1"),
             "soup-3-title-seed-1": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "titles=true",
-                                    "--set", "random_state=1")}
+                                    "--set", "random_state=1"),
+            "default-seed-2": ("--set", "random_state=2"),
+            "title-seed-2": ("--set", "titles=true", "--set", "random_state=2"),
+            "soup-3-mean-title": ("--set", f"soup={SOUP}", "--set", f"n_jobs={SOUP}", "--set", "head=mean", "--set",
+                                  "titles=true")}
 #: recipes that repeat another at another seed: shown, never chosen (vali choosing among seeds would pick a draw)
-REPEATS = ("soup-3-mean-seed-1", "default-seed-1", "title-seed-1", "soup-3-title-seed-1")
-#: a setting and the recipes that run it at seeds 0 and 1, paired with the defaults' over both seeds
-OVER_SEEDS = {"default": ("default", "default-seed-1"), "title": ("title", "title-seed-1")}
+REPEATS = ("soup-3-mean-seed-1", "default-seed-1", "title-seed-1", "soup-3-title-seed-1", "default-seed-2",
+           "title-seed-2")
+#: a setting and the recipes that run it at seeds 0, 1 and 2, paired with the defaults' over the seeds
+OVER_SEEDS = {"default": ("default", "default-seed-1", "default-seed-2"),
+              "title": ("title", "title-seed-1", "title-seed-2")}
 #: the processes torchrun starts in the default-torchrun recipe (gloo on the CPU, one torch thread each)
 PROCESSES = 2
 #: the model the trec-first recipe trains first (its own name: each step's output is kept in the work folder by name)
@@ -184,9 +192,11 @@ def page(records: dict, command: str) -> str:
              "sentences so joined. A question's candidates all come from one page, so the title tells them apart "
              "only through what it lets the network read in each sentence (a pronoun's referent, say: a "
              "hypothesis). `default-seed-1` and `title-seed-1` repeat `default` and `title` with `--set "
-             "random_state=1`, shown and not among vali's choices; the sentence after the table pairs the two "
-             f"settings over both seeds. `soup-{SOUP}-title-seed-1` repeats `soup-{SOUP}-title` so (fine-tunings from "
-             "seeds 1 to 3), also shown and not chosen.", ""]
+             "random_state=1`, `default-seed-2` and `title-seed-2` with `--set random_state=2`, shown and not among "
+             "vali's choices; the sentence after the table pairs the two settings over the seeds. "
+             f"`soup-{SOUP}-title-seed-1` repeats `soup-{SOUP}-title` so (fine-tunings from "
+             f"seeds 1 to 3), also shown and not chosen. `soup-{SOUP}-mean-title` joins the mean-pooled head and the "
+             f"titles in one soup (its head under the same look at the test as `soup-{SOUP}-mean`'s).", ""]
     for recipe, record in records.items():
         lines += [f"- {recipe}:"] + [f"  - `{step['command']}` ({step['seconds']:.0f} s)" for step in record["steps"]]
     lines += ["", "Test values are `structrank evaluate --convention trec --queries with-both` on WikiQA-test "
@@ -208,25 +218,26 @@ def page(records: dict, command: str) -> str:
 
 
 def titles_over_seeds(records: dict) -> list:
-    """The titles against the defaults over seeds 0 and 1 (each test question's AP the mean over the seeds), paired
-    over the questions: the sentence saying so, once the four runs are recorded."""
-    runs = [recipe for pair in OVER_SEEDS.values() for recipe in pair]
-    if not all(recipe in records for recipe in runs):
+    """The titles against the defaults over the seeds both have recorded (at least two; each test question's AP the
+    mean over them), paired over the questions: the sentence saying so."""
+    seeds = [i for i, pair in enumerate(zip(*OVER_SEEDS.values())) if all(recipe in records for recipe in pair)]
+    if len(seeds) < 2:
         return []
+    runs = {setting: [recipes[i] for i in seeds] for setting, recipes in OVER_SEEDS.items()}
 
     def mean_ap(setting):  # by question id, as the record keeps them
-        return np.mean([[v for _, v in sorted(records[r]["values"]["map"].items())] for r in OVER_SEEDS[setting]],
-                       axis=0)
+        return np.mean([[v for _, v in sorted(records[r]["values"]["map"].items())] for r in runs[setting]], axis=0)
 
     judged = direction(mean_ap("title"), mean_ap("default"), units="questions")
-    vali = {setting: [records[r]["vali"]["model"] for r in OVER_SEEDS[setting] if "vali" in records[r]]
-            for setting in OVER_SEEDS}
+    vali = {setting: [records[r]["vali"]["model"] for r in runs[setting] if "vali" in records[r]] for setting in runs}
     words = {HOLDS: "better than", FAILS: "worse than", INCONCLUSIVE: "not told apart from"}
-    return ["", f"Over seeds 0 and 1 (`title`, `title-seed-1` against `default`, `default-seed-1`), each test "
-            f"question's AP the mean over the seeds: the titles are **{words[judged.verdict]}** the defaults "
-            f"({judged.interval}; test MAP {mean_ap('title').mean():.4f} against {mean_ap('default').mean():.4f}). "
-            f"On vali the titles measured {' / '.join(f'{v:.4f}' for v in vali['title'])} against "
-            f"{' / '.join(f'{v:.4f}' for v in vali['default'])} (seeds 0 / 1)."]
+    named = " / ".join(str(i) for i in seeds)
+    return ["", f"Over seeds {named} ({', '.join(f'`{r}`' for r in runs['title'])} against "
+            f"{', '.join(f'`{r}`' for r in runs['default'])}), each test question's AP the mean over the seeds: the "
+            f"titles are **{words[judged.verdict]}** the defaults ({judged.interval}; test MAP "
+            f"{mean_ap('title').mean():.4f} against {mean_ap('default').mean():.4f}). On vali the titles measured "
+            f"{' / '.join(f'{v:.4f}' for v in vali['title'])} against "
+            f"{' / '.join(f'{v:.4f}' for v in vali['default'])} (seeds {named})."]
 
 
 def chosen_on_vali(records: dict) -> list:
