@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import spearmanr
 
 from structrank.atomic import write_text_atomic
 from structrank.cross_encoder_models import read_header
@@ -214,7 +215,7 @@ def page(records: dict, command: str) -> str:
               "(interval, points) | train seconds | predict seconds | CrossEncoder |",
               "|---|---|---|---|---|---|---|---|"]
     lines += [recipe_row(recipe, record) for recipe, record in records.items()]
-    return "\n".join(lines + chosen_on_vali(records) + titles_over_seeds(records)) + "\n"
+    return "\n".join(lines + chosen_on_vali(records) + vali_against_test(records) + titles_over_seeds(records)) + "\n"
 
 
 def titles_over_seeds(records: dict) -> list:
@@ -254,6 +255,21 @@ def chosen_on_vali(records: dict) -> list:
             f"(vali {value:.4f}{against}); its test MAP is {test:.4f}, "
             f"{'at or above' if test >= TARGET_MAP else 'below'} {TARGET_MAP:.2f} as a mean (its interval is the "
             "verdict in the table)."]
+
+
+def vali_against_test(records: dict) -> list:
+    """How far vali ranks the runs on WikiQA's files alone (repeats included: each run a draw) as test MAP ranks
+    them: Spearman's rank correlation over the runs, the sentence saying so (from four runs)."""
+    runs = {recipe: record for recipe, record in records.items() if recipe != "trec-first" and "vali" in record}
+    if len(runs) < 4:
+        return []
+    vali = [record["vali"]["model"] for record in runs.values()]
+    test = [np.mean(list(record["values"]["map"].values())) for record in runs.values()]
+    rho, p = spearmanr(vali, test)
+    reading = ("rank them alike" if p < 0.05 and rho > 0 else "rank them in opposite orders" if p < 0.05 else
+               "are not seen to rank them alike, so vali's choice among these recipes says little of their test MAP")
+    return ["", f"Over the {len(runs)} runs on WikiQA's files alone (the repeats included), vali and test MAP "
+            f"{reading} (Spearman's rho {rho:+.2f}, p = {p:.2f})."]
 
 
 def write_record(path: Path, records: dict) -> None:
