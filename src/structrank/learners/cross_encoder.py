@@ -211,8 +211,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
     n_jobs : int or None, default None
         The fine-tunings of a soup trained at once, each in a process of its own (a loky pool of the fit's own,
         whose workers end with the fit) with ``n_threads`` torch threads (None: the cores shared out among them);
-        -1, as many as the cores. None trains them one after the other in this process. Not under a launcher's several processes (each fine-tuning is already shared
-        among them).
+        -1, as many as the cores. None trains them one after the other in this process. Not under a launcher's
+        several processes (each fine-tuning is already shared among them).
     titles : bool, default False
         Read each candidate with its document's title before it, ``"{title}. {candidate}"`` (QA data's
         ``titled_candidates``; WikiQA gives a DocumentTitle per sentence), as rerankers read a passage with its
@@ -651,8 +651,8 @@ def _in_processes(jobs: int, calls: list) -> list:
 
 
 def _fine_tune_apart(ranker, folder, data, dev, device, seed, threads, report=None):
-    """One fine-tuning of a soup in a worker process (``_in_processes``): its record and its kept weights on the CPU; its steps
-    told to ``report`` (``soup_bar``'s queue, or None)."""
+    """One fine-tuning of a soup in a worker process (``_in_processes``): its record and its kept weights on the CPU;
+    its steps told to ``report`` (``soup_bar``'s queue, or None)."""
     with process_state(threads):
         model, record = ranker._fine_tune(folder, data, dev, device, seed, bar=False, report=report)
         return _cpu_state(model), record
