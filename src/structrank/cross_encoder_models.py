@@ -156,11 +156,11 @@ def load_cross_encoder_model(path):
     import torch
     from sentence_transformers.cross_encoder import CrossEncoder
 
-    from structrank.learners.cross_encoder import resolve_device
+    from structrank.learners.cross_encoder import serving_device
 
     try:
         with quiet_transformers():
-            model.model_ = CrossEncoder(str(path), device=resolve_device(model.device), local_files_only=True,
+            model.model_ = CrossEncoder(str(path), device=serving_device(model.device), local_files_only=True,
                                         activation_fn=torch.nn.Identity())
     except (OSError, ValueError, RuntimeError, KeyError, TypeError) as exc:
         first = " ".join(str(exc).splitlines()[:2])

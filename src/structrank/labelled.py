@@ -8,6 +8,7 @@ from structrank.data import read_letor
 from structrank.data.filters import queries_with_both as with_both
 from structrank.metrics import resolve_convention
 from structrank.qa.pairs_files import is_pairs_file, read_pairs_file
+from structrank.qa.readers import QAData
 
 
 def read_labelled(path, inputs=None):
@@ -17,6 +18,16 @@ def read_labelled(path, inputs=None):
     if inputs == "text" or (inputs is None and path != "-" and is_pairs_file(path)):
         return read_pairs_file(path)
     return read_letor(path)
+
+
+def data_convention(convention, ds) -> str:
+    """The convention ``evaluate`` and ``compare`` judge ``ds`` by: ``convention`` when named; else trec_eval's rules
+    for question-candidate text (answer selection reports trec_eval's values, and ``structrank train`` judges a text
+    reranker by them), else ``auto``, from the labels (letor4's rules would score nDCG@10 of every question with
+    fewer than 10 candidates 0)."""
+    if convention is not None:
+        return convention
+    return "trec" if isinstance(ds, QAData) else "auto"
 
 
 def queries_with_both(ds, path, convention=None):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
+import numpy as np
 from tqdm.auto import tqdm
 
 from structrank.data import read_letor
@@ -87,6 +88,9 @@ def train_model(model, train, out, *, fixed=None, vali=None, convention=None, qu
                         else read_letor(vali, n_features=data.n_features))
             if queries == "with-both":
                 held_out = held_out.take_queries(queries_with_both(held_out, vali, convention))
+            if not (np.asarray(held_out.y) > 0).any():  # every model would score 0 on it: the choice would be void
+                raise ValueError(f"--vali {vali}: no document has a label above 0, so every model scores 0 on it and "
+                                 "nothing can be chosen by it; give a validation file with relevant documents")
             chosen, auto = resolve_convention(convention, held_out.y)
             label = f"{chosen.name} (auto)" if auto else chosen.name
             tell(f"choosing on {vali} by {spec.metric_label} under {label}")

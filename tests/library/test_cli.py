@@ -142,6 +142,17 @@ def test_train_queries_with_both_chooses_on_the_queries_evaluate_keeps(files, tm
     assert reported["with-both"] > reported["all"]  # the empty queries' zeros are gone from the mean
 
 
+def test_a_vali_file_without_a_relevant_document_is_refused_before_any_fit(files, tmp_path, capsys):
+    vali = read_letor(files["vali"], n_features=N_FEATURES)
+    blank = tmp_path / "vali-blank.txt"
+    write_letor(blank, RankingDataset(vali.X, np.zeros_like(vali.y), vali.qid))
+    out_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "linreg", "--train", files["train"], "--vali", blank, "--out", out_path)
+    assert code == 2
+    assert f"--vali {blank}: no document has a label above 0" in err
+    assert "vali map = " not in err and not out_path.exists()  # no grid point was fitted, nothing was written
+
+
 def test_set_fixes_a_parameter(files, tmp_path, capsys):
     out_path = tmp_path / "m.npz"
     code, out, err = run(capsys, "train", "ranksvm", "--train", files["train"], "--set", "C=0.5", "--out", out_path)

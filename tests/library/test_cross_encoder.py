@@ -127,6 +127,30 @@ def test_evaluate_and_compare_keep_the_queries_with_both_labels(tmp_path, capsys
     assert '"map"' in capsys.readouterr().out
 
 
+def test_question_candidate_text_is_judged_by_trec_eval_s_rules_unless_told(tmp_path, capsys):
+    from structrank.cli import main
+
+    data, scores = tmp_path / "qa.tsv", tmp_path / "s.txt"
+    data.write_text("q1\twho?\tAnn.\t0\nq1\twho?\tRain.\t1\nq1\twho?\tSun.\t0\n"
+                    "q2\twhere?\tHere.\t1\nq2\twhere?\tThere.\t0\n")
+    scores.write_text("3\n2\n1\n1\n0\n")
+    # ranks 2 and 1: nDCG@10 of these short lists is 1/log2(3) and 1 under trec_eval; letor4 (auto's choice for
+    # labels 0-1) would score both 0, as its script does with fewer than 10 documents
+    expected = {"ndcg@10": (1 / np.log2(3) + 1) / 2, "map": (0.5 + 1) / 2}
+    for command in (["evaluate", "--data", str(data), "--scores", str(scores)],
+                    ["compare", "--data", str(data), str(scores), str(scores), "--names", "a,b"]):
+        args = ["--metric", "ndcg@10", "--metric", "map"]
+        assert main(command + args + ["--json" if command[0] == "evaluate" else "--format=json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        got = out["metrics"] if command[0] == "evaluate" else out["means"]["a"]
+        assert got == pytest.approx(expected, abs=1e-12), command[0]
+        if command[0] == "evaluate":
+            assert out["convention"] == "trec" and out["convention_auto"] is False
+    assert main(["evaluate", "--data", str(data), "--scores", str(scores), "--metric", "ndcg@10", "--json",
+                 "--convention", "letor4"]) == 0  # named, it is followed
+    assert json.loads(capsys.readouterr().out)["metrics"]["ndcg@10"] == 0.0
+
+
 @TEXT
 def test_the_baselines_are_sentence_transformers_own_losses(encoder):
     from sentence_transformers.cross_encoder import CrossEncoder, losses
@@ -449,6 +473,23 @@ def test_bad_parameters_and_data_are_refused_before_any_work(encoder, tmp_path):
         CrossEncoderRanker(encoder=encoder, max_length=64).fit(pairs, np.zeros_like(y), qid)
 
 
+def test_a_device_this_machine_lacks_is_refused_before_any_work(encoder, monkeypatch):
+    import torch
+
+    from structrank.constraints import InvalidParameterError
+    from structrank.learners import CrossEncoderRanker
+
+    absent = f"cuda:{torch.cuda.device_count()}"  # numbered past the last device: absent on any machine
+    with pytest.raises(InvalidParameterError, match=rf"CrossEncoderRanker: device='{absent}': this machine"):
+        CrossEncoderRanker(encoder=encoder, device=absent).fit(["not pairs"], [1], [1])
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(InvalidParameterError, match=r"device='cuda': .*sees no CUDA device.*give device='auto'"):
+        CrossEncoderRanker(encoder=encoder, device="cuda").fit(["not pairs"], [1], [1])
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    with pytest.raises(InvalidParameterError, match=r"device='mps': .*no MPS device"):
+        CrossEncoderRanker(encoder=encoder, device="mps").fit(["not pairs"], [1], [1])
+
+
 # -- model folders ----------------------------------------------------------------------------------------------
 
 
@@ -567,6 +608,22 @@ def test_damaged_weights_an_old_single_file_and_a_failed_save_are_handled(fitted
     np.testing.assert_allclose(load_model(path).predict(fitted[1][0]), fitted[0].predict(fitted[1][0]), atol=1e-5)
     with pytest.raises(FileExistsError, match="not a structrank model folder"):
         save_model(fitted[0], tmp_path)
+
+
+@TEXT
+def test_a_model_trained_on_a_device_this_machine_lacks_is_served_on_what_it_has(fitted, tmp_path):
+    import copy
+
+    import torch
+
+    from structrank.model_io import load_model, save_model
+
+    model = copy.deepcopy(fitted[0]).set_params(device=f"cuda:{torch.cuda.device_count()}")  # as a GPU box saves it
+    save_model(model, tmp_path / "m")
+    loaded = load_model(tmp_path / "m")
+    assert loaded.device == model.device  # the parameter is kept as trained; only where it is served changes
+    assert str(loaded.model_.model.device).startswith("cuda" if torch.cuda.is_available() else "cpu")
+    np.testing.assert_allclose(loaded.predict(fitted[1][0]), fitted[0].predict(fitted[1][0]), atol=1e-5)
 
 
 # -- the command line -------------------------------------------------------------------------------------------

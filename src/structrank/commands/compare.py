@@ -86,13 +86,14 @@ def run(args) -> int:
             results[name] = evaluate_run(qrels, path, metrics, relevant_from=level,
                                          complete=args.complete)
     else:
-        from structrank.labelled import read_labelled
+        from structrank.labelled import data_convention, read_labelled
 
         ds = read_labelled(args.data)
-        check_docids_for(args.convention, ds, args.data)
+        convention = data_convention(args.convention, ds)
+        check_docids_for(convention, ds, args.data)
         for name, path in zip(names, args.systems):
-            y, scores, qid, docids = kept_queries(args, ds, scores_in_row_order(ds, path, args.data))
-            results[name] = evaluate(y, scores, qid, metrics, args.convention or "auto", docids=docids)
+            y, scores, qid, docids = kept_queries(args, ds, scores_in_row_order(ds, path, args.data), convention)
+            results[name] = evaluate(y, scores, qid, metrics, convention, docids=docids)
     comparison = compare_results(results, n_resamples=args.permutations, seed=args.seed, alpha=args.alpha)
     print({"text": comparison.to_text, "markdown": comparison.to_markdown, "json": comparison.to_json,
            "latex": comparison.to_latex}[args.format](), end="" if args.format != "json" else "\n")

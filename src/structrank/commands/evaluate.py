@@ -71,12 +71,13 @@ def _evaluate_inputs(args):
     refuse_inapplicable([("--relevant-from", args.relevant_from is not None, False, "with --qrels and --run"),
                          ("--complete", args.complete, False, "with --qrels and --run")])
     kernels_alone()
-    from structrank.labelled import read_labelled
+    from structrank.labelled import data_convention, read_labelled
 
     ds = read_labelled(args.data)
-    check_docids_for(args.convention, ds, args.data)
-    y, scores, qid, docids = kept_queries(args, ds, scores_in_row_order(ds, args.scores, args.data))
-    result = evaluate(y, scores, qid, metrics, args.convention or "auto", docids=docids)
+    convention = data_convention(args.convention, ds)
+    check_docids_for(convention, ds, args.data)
+    y, scores, qid, docids = kept_queries(args, ds, scores_in_row_order(ds, args.scores, args.data), convention)
+    result = evaluate(y, scores, qid, metrics, convention, docids=docids)
     return result, f"{args.data}: {result.n_queries} queries, {len(y)} documents"
 
 

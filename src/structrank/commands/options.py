@@ -18,8 +18,9 @@ import sys
 from structrank.errors import DataFormatError, StructRankError
 
 #: ``--convention``'s help: what ``auto``, the default, resolves to
-CONVENTION_HELP = ("the evaluation tool whose rules to follow; default auto: the one the labels allow (letor4 for "
-                   "labels 0-2, mslr up to 4, trec above), named in the output")
+CONVENTION_HELP = ("the evaluation tool whose rules to follow; default: trec for question-candidate text (as train "
+                   "judges a text reranker), else auto, the one the labels allow (letor4 for labels 0-2, mslr up to "
+                   "4, trec above); named in the output")
 
 
 def say(args, message) -> None:
@@ -51,8 +52,8 @@ def add_queries_option(p, default="all", what="with --data: the queries evaluate
                         "(answer selection's clean questions, as WikiQA's and TREC QA's results are reported)")
 
 
-def kept_queries(args, ds, scores):
-    """(y, scores, qid, docids) of the queries ``--queries`` keeps (relevance read through ``--convention``)."""
+def kept_queries(args, ds, scores, convention):
+    """(y, scores, qid, docids) of the queries ``--queries`` keeps (relevance read through ``convention``)."""
     import numpy as np
 
     y, qid, docids = np.asarray(ds.y), np.asarray(ds.qid), ds.docids
@@ -61,7 +62,7 @@ def kept_queries(args, ds, scores):
     from structrank.data.dataset import rows_of_queries
     from structrank.labelled import queries_with_both
 
-    rows = rows_of_queries(ds.offsets, queries_with_both(ds, args.data, getattr(args, "convention", None)))
+    rows = rows_of_queries(ds.offsets, queries_with_both(ds, args.data, convention))
     return y[rows], scores[rows], qid[rows], None if docids is None else [docids[i] for i in rows]
 
 

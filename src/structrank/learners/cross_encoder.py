@@ -118,13 +118,39 @@ def quiet_logs(trainer):
         trainer.add_callback(Bar())
 
 
+def device_problem(device) -> str | None:
+    """Why this machine cannot run on ``device`` (a name ``_Device`` accepts), or None when it can."""
+    import torch
+
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            return "this machine's torch sees no CUDA device (torch.cuda.is_available() is False)"
+        index = int(device.partition(":")[2] or 0)
+        if index >= torch.cuda.device_count():
+            return f"this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0"
+    if device == "mps" and not torch.backends.mps.is_available():
+        return "this machine's torch has no MPS device (torch.backends.mps.is_available() is False)"
+    return None
+
+
 def resolve_device(device) -> str:
-    """"auto": CUDA when present, else the CPU; any other name as given."""
+    """"auto": CUDA when present, else the CPU; any other name as given, refused (InvalidParameterError) when this
+    machine does not have it."""
     import torch
 
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
+    problem = device_problem(device)
+    if problem is not None:
+        raise InvalidParameterError(f"device={device!r}: {problem}; give device='auto' (CUDA when present, else "
+                                    "the CPU) or 'cpu'")
     return device
+
+
+def serving_device(device) -> str:
+    """Where a saved model predicts: the device it was trained with when this machine has it, else "auto"'s choice
+    (a model fine-tuned on a GPU is served on a machine without one, as ``CrossEncoder(folder)`` would be)."""
+    return resolve_device("auto" if device == "auto" or device_problem(device) is not None else device)
 
 
 def encoder_positions(folder) -> int | None:
@@ -186,6 +212,8 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         Steps whose gradients are summed before one update (the trainer's).
     device : str, default "auto"
         Where the network trains and predicts: "auto" is CUDA when present, else the CPU; or "cpu", "cuda:1", ...
+        A device this machine lacks is refused by ``fit``; a saved model predicts on it where it is present, else
+        where "auto" says (a model fine-tuned on a GPU is served on a machine without one).
     precision : {"fp32", "bf16", "fp16"}, default "fp32"
         Mixed precision of the trainer's steps; "fp16" on a GPU only (refused on the CPU).
     dev_metric : str or list of str, default None
@@ -378,7 +406,11 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         self._per_process(int(self.batch_size))
         self._jobs(int(self.soup))
         require_text_extra("CrossEncoderRanker")
-        if self.precision == "fp16" and resolve_device(self.device) == "cpu":  # the trainer would train in fp32
+        try:
+            device = resolve_device(self.device)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"{type(self).__name__}: {exc}") from None
+        if self.precision == "fp16" and device == "cpu":  # the trainer would train in fp32
             raise InvalidParameterError(f"{type(self).__name__}: precision='fp16' needs a GPU (on the CPU the trainer "
                                         "trains in fp32 without a word); on the CPU give precision='bf16'")
         name = type(self).__name__
