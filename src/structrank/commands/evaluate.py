@@ -13,7 +13,8 @@ from structrank.commands.options import (CONVENTION_HELP, add_queries_option, ch
                                          kept_queries, kernels_alone, refuse_inapplicable, relevance_level,
                                          scores_in_row_order)
 
-HELP = "metrics of a scores file against a LETOR/SVMlight file, or of a TREC run against qrels"
+HELP = ("metrics of a scores file against a LETOR/SVMlight file or question-candidate text, or of a TREC run "
+        "against qrels")
 INPUTS = ("--data", "--scores", "--qrels", "--run")
 
 

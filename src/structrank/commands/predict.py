@@ -12,14 +12,15 @@ from __future__ import annotations
 from structrank.atomic import check_output
 from structrank.commands.options import refuse_inapplicable, say
 
-HELP = "score a LETOR/SVMlight file with a trained model"
+HELP = "score a LETOR/SVMlight file, or question-candidate text, with a trained model"
 INPUTS = ("--model", "--data")
 
 
 def add_parser(sub, details=None):
     p = sub.add_parser("predict", help=HELP)
-    p.add_argument("--model", required=True, help="model file written by `structrank train`")
-    p.add_argument("--data", required=True, help="LETOR/SVMlight file (- reads standard input)")
+    p.add_argument("--model", required=True, help="model file (a text reranker: folder) written by `structrank train`")
+    p.add_argument("--data", required=True,
+                   help="LETOR/SVMlight file (- reads standard input), or question-candidate text for a text reranker")
     p.add_argument("--out", required=True,
                    help="file to write (- writes standard output): one score per line in the data file's order, or "
                         "with --format trec a TREC run")

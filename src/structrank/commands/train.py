@@ -19,7 +19,7 @@ from structrank.atomic import check_output
 from structrank.commands.options import add_parallel_options, add_queries_option, cluster, refuse_inapplicable, say
 from structrank.launch import is_main_process
 
-HELP = "train a model on a LETOR/SVMlight file"
+HELP = "train a model on a LETOR/SVMlight file or on question-candidate text"
 INPUTS = ("--train", "--vali")
 
 
@@ -48,8 +48,8 @@ def add_parser(sub, details=True):
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
-                   help="the vali metric's convention (default auto: from the labels); --set convention=X "
-                        "is the same")
+                   help="the vali metric's convention (default: trec for a text reranker, else auto, from the "
+                        "labels); --set convention=X is the same")
     add_queries_option(p, default=None, what="with --vali: the vali queries chosen on (as `evaluate --queries` "
                                              "scores them)")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle; a text model: a folder)")
