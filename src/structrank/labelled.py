@@ -9,6 +9,7 @@ from structrank.data.filters import queries_with_both as with_both
 from structrank.metrics import resolve_convention
 from structrank.qa.pairs_files import is_pairs_file, read_pairs_file
 from structrank.qa.readers import QAData
+from structrank.qa.semeval import SemEvalPairs
 
 
 def read_labelled(path, inputs=None):
@@ -21,12 +22,14 @@ def read_labelled(path, inputs=None):
 
 
 def data_convention(convention, ds) -> str:
-    """The convention ``evaluate`` and ``compare`` judge ``ds`` by: ``convention`` when named; else trec_eval's rules
-    for question-candidate text (answer selection reports trec_eval's values, and ``structrank train`` judges a text
-    reranker by them), else ``auto``, from the labels (letor4's rules would score nDCG@10 of every question with
-    fewer than 10 candidates 0)."""
+    """The convention ``ds`` is judged by (``evaluate``, ``compare``, ``train --vali``): ``convention`` when named;
+    else for question-candidate text the official tool of its task, SemEval-2016 Task 3's scorer for SemEval
+    threads and trec_eval for the rest (as answer selection is reported), else ``auto``, from the labels (letor4's
+    rules would score nDCG@10 of every question with fewer than 10 candidates 0)."""
     if convention is not None:
         return convention
+    if isinstance(ds, SemEvalPairs):
+        return "semeval"
     return "trec" if isinstance(ds, QAData) else "auto"
 
 

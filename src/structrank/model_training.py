@@ -5,7 +5,8 @@
   loss (``learners.registry.ignored_parameters``).
 - Convention: the one selection on vali follows (``training_convention``): named once, as an argument or as the
   fixed parameter ``convention``; a model with a ``convention`` parameter gets it; a text reranker is judged by
-  trec_eval's rules unless one is named.
+  its vali file's task's official tool unless one is named (``labelled.data_convention``: SemEval's scorer for
+  SemEval threads, trec_eval's rules for the rest).
 - Files: a model on text reads question-candidate pairs (``structrank.labelled.read_labelled``); a feature model
   reads the validation file with the training file's feature count.
 - Progress: a bar over the grid's fits and one over each fit's epochs (``training_progress``; the epochs come
@@ -21,7 +22,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from structrank.data import read_letor
-from structrank.labelled import queries_with_both, read_labelled
+from structrank.labelled import data_convention, queries_with_both, read_labelled
 from structrank.launch import is_main_process
 from structrank.learners.epochs import epoch_progress
 from structrank.learners.registry import get_model, ignored_parameters, select_on_vali
@@ -33,16 +34,16 @@ from structrank.model_io import save_model
 def training_convention(spec, fixed: dict, convention=None, vali=False) -> str:
     """The convention selection on vali follows: ``convention`` (``--convention``), or the fixed parameter
     ``convention`` (``--set convention=X``), which means the same (taken out of ``fixed``; both given, they must
-    agree), else ``auto`` (``trec`` for a text reranker). A model with a ``convention`` parameter (``score()``'s)
-    gets the one named in ``fixed``; without ``vali`` and without that parameter, naming one would change
-    nothing, which is an error rather than a silent no-op."""
+    agree), else ``auto`` (``trec`` for a text reranker, until ``train_model`` has read its vali file). A model
+    with a ``convention`` parameter (``score()``'s) gets the one named in ``fixed``; without ``vali`` and without
+    that parameter, naming one would change nothing, which is an error rather than a silent no-op."""
     given = fixed.pop("convention", None)
     if given is not None and convention is not None and given != convention:
         raise ValueError(f"--set convention={given} and --convention {convention} disagree: give the "
                          "convention once, as --convention")
     named = convention or given
     if named is None:
-        return "trec" if spec.inputs == "text" else "auto"  # text rerankers are judged by trec_eval's rules
+        return "trec" if spec.inputs == "text" else "auto"  # a text reranker: its vali file may name another
     if named not in CONVENTION_NAMES:
         raise ValueError(f"--set convention={named!r}: not a convention; --convention takes one of "
                          f"{', '.join(CONVENTION_NAMES)}")
@@ -72,6 +73,7 @@ def train_model(model, train, out, *, fixed=None, vali=None, convention=None, qu
     spec = get_model(model) if isinstance(model, str) else model
     fixed = spec.with_loss_params(dict(fixed or {}))  # a loss's options in loss_params (k=5 refused)
     spec = spec.chosen_with(fixed)
+    named = convention is not None or fixed.get("convention") is not None
     convention = training_convention(spec, fixed, convention, vali is not None)
     spec.make(**fixed)  # unknown names and bad values fail here, before any work
     ignored = ignored_parameters(spec, fixed)
@@ -86,6 +88,10 @@ def train_model(model, train, out, *, fixed=None, vali=None, convention=None, qu
         if vali is not None:
             held_out = (read_labelled(vali, spec.inputs) if spec.inputs == "text"
                         else read_letor(vali, n_features=data.n_features))
+            if spec.inputs == "text" and not named:  # judged by its task's official tool (SemEval's scorer)
+                convention = data_convention(None, held_out)
+                if "convention" in spec.cls().get_params(deep=False):
+                    fixed["convention"] = convention
             if queries == "with-both":
                 held_out = held_out.take_queries(queries_with_both(held_out, vali, convention))
             if not (np.asarray(held_out.y) > 0).any():  # every model would score 0 on it: the choice would be void

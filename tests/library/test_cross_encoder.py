@@ -673,6 +673,47 @@ def test_train_predict_evaluate_on_a_qa_tsv(encoder, tmp_path, head, soup):
     assert json.loads(compared.stdout)
 
 
+def _write_semeval(path, pairs, y, qid):
+    """Pairs as SemEval-2016 Task 3 threads (a question, its comments Good or Bad), the XML the task ships."""
+    from xml.sax.saxutils import escape
+
+    threads = {}
+    for (question, comment), label, q in zip(pairs, y, qid):
+        threads.setdefault(q, (question, []))[1].append((comment, "Good" if label else "Bad"))
+    out = ['<?xml version="1.0" encoding="utf-8"?>', '<xml version="1.0">']
+    for q, (question, comments) in threads.items():
+        out += [f'<Thread THREAD_SEQUENCE="Q{q}_R1">', f'<RelQuestion RELQ_ID="Q{q}_R1" RELQ_CATEGORY="c" '
+                f'RELQ_DATE="2012-01-01 10:00:00" RELQ_USERID="U0" RELQ_USERNAME="u">',
+                f"<RelQSubject>{escape(question)}</RelQSubject><RelQBody></RelQBody></RelQuestion>"]
+        out += [f'<RelComment RELC_ID="Q{q}_R1_C{c + 1}" RELC_DATE="2012-01-01 11:00:00" RELC_USERID="U{c + 1}" '
+                f'RELC_USERNAME="u{c + 1}" RELC_RELEVANCE2RELQ="{label}"><RelCText>{escape(text)}</RelCText>'
+                "</RelComment>" for c, (text, label) in enumerate(comments)]
+        out.append("</Thread>")
+    path.write_text("\n".join(out + ["</xml>", ""]), encoding="utf-8")
+
+
+@TEXT
+def test_semeval_threads_are_judged_by_the_task_s_scorer_in_train_and_evaluate(encoder, tmp_path):
+    train, vali, model, scores = tmp_path / "train.xml", tmp_path / "vali.xml", tmp_path / "m", tmp_path / "s.txt"
+    _write_semeval(train, *make_pairs(30))
+    _write_semeval(vali, *make_pairs(10, seed=1, per_query=12))  # longer than the scorer's cut-off of 10
+
+    def structrank(*args):
+        done = subprocess.run([sys.executable, "-m", "structrank", *map(str, args)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    trained = structrank("train", "xenc-map", "--train", train, "--vali", vali, "--set", f"encoder={encoder}",
+                         "--set", "epochs=1", "--set", "max_length=64", "--out", model)
+    assert "under semeval" in trained.stderr
+    assert json.loads((model / "structrank.json").read_text())["params"]["convention"] == "semeval"
+    structrank("predict", "--model", model, "--data", vali, "--out", scores)
+    out = json.loads(structrank("evaluate", "--data", vali, "--scores", scores, "--json", "--metric", "map").stdout)
+    assert out["convention"] == "semeval"
+    chosen = float(re.search(r"chose .*: vali map ([0-9.]+)", trained.stderr).group(1))
+    assert chosen == pytest.approx(out["metrics"]["map"], abs=1e-5)  # train's vali value is evaluate's
+
+
 def _write_wikiqa(path, data):
     """``data`` (QA data with titles) as a WikiQA TSV, its header and seven columns."""
     lines = ["QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel"]

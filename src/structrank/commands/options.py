@@ -18,9 +18,9 @@ import sys
 from structrank.errors import DataFormatError, StructRankError
 
 #: ``--convention``'s help: what ``auto``, the default, resolves to
-CONVENTION_HELP = ("the evaluation tool whose rules to follow; default: trec for question-candidate text (as train "
-                   "judges a text reranker), else auto, the one the labels allow (letor4 for labels 0-2, mslr up to "
-                   "4, trec above); named in the output")
+CONVENTION_HELP = ("the evaluation tool whose rules to follow; default: for question-candidate text its task's tool "
+                   "(semeval for SemEval threads, else trec), else auto, the one the labels allow (letor4 for labels "
+                   "0-2, mslr up to 4, trec above); named in the output")
 
 
 def say(args, message) -> None:

@@ -48,8 +48,9 @@ def add_parser(sub, details=True):
     p.add_argument("--vali", help="validation file for choosing parameters from the grid")
     p.add_argument("--set", action="append", metavar="NAME=VALUE", help="fix a parameter (repeatable)")
     p.add_argument("--convention", default=None, choices=CONVENTION_NAMES,
-                   help="the vali metric's convention (default: trec for a text reranker, else auto, from the "
-                        "labels); --set convention=X is the same")
+                   help="the vali metric's convention (default: for a text reranker the vali file's task's tool, "
+                        "semeval for SemEval threads, else trec; else auto, from the labels); --set convention=X "
+                        "is the same")
     add_queries_option(p, default=None, what="with --vali: the vali queries chosen on (as `evaluate --queries` "
                                              "scores them)")
     p.add_argument("--out", required=True, help="model file to write (npz, no pickle; a text model: a folder)")
