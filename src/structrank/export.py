@@ -40,6 +40,7 @@ from structrank.data import grammar
 from structrank.errors import DataFormatError
 from structrank.export_trees import lightgbm_text, plugin_model
 from structrank.files import read_bytes
+from structrank.learners.base import model_inputs
 
 #: the formats ``export_model`` writes (``structrank export --format``)
 FORMATS = ("json", "opensearch-ltr", "svmrank", "lightgbm", "onnx")
@@ -136,6 +137,10 @@ def export_model(model, fmt, names=None, model_name="structrank"):
     """
     if fmt in ("lightgbm", "onnx") and names is not None:
         raise ValueError(f"a {fmt} model takes its features by position; feature names do not apply")
+    if model_inputs(model) == "text":  # a transformer over text, not weights or trees over features
+        raise ValueError(f"{type(model).__name__} reads text, and none of these formats holds a transformer: its "
+                         "model folder is itself a sentence-transformers CrossEncoder (served as it is, or exported "
+                         "by that library, e.g. CrossEncoder(folder, backend='onnx'))")
     if fmt == "onnx":
         from structrank.export_onnx import onnx_bytes  # deferred: the optional onnx extra, only for ONNX
 

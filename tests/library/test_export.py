@@ -12,6 +12,7 @@ from cli_checks import NO_OPEN_FILES
 from export_helpers import train_models
 from structrank.cli import main
 from structrank.data import make_ranking_dataset, write_letor
+from structrank.export import FORMATS, export_model
 from structrank.model_io import load_model
 
 pytestmark = NO_OPEN_FILES
@@ -145,3 +146,11 @@ def test_an_export_names_weights_as_the_model_file_records_them(tmp_path, capsys
     err = capsys.readouterr().err.strip()
     assert "feature 1 is 'bm25' there, 'a' here" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "other.json").exists()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_text_reranker_is_refused_with_where_its_folder_goes_instead(fmt):
+    from structrank.learners import CrossEncoderRanker
+
+    with pytest.raises(ValueError, match=r"CrossEncoderRanker reads text.*sentence-transformers CrossEncoder"):
+        export_model(CrossEncoderRanker(), fmt)
