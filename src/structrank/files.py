@@ -54,6 +54,13 @@ def gzip_limits(compressed_size: int) -> tuple[int, int]:
     return total, _limit(LINE_BYTES_ENV, MAX_LINE_BYTES)
 
 
+def _near_miss(path: Path) -> str:
+    """The words after "file not found" when the file is there compressed or uncompressed (``train.txt`` given,
+    ``train.txt.gz`` present, as LETOR's and WikiQA's files ship): which one to give instead."""
+    other = path.with_suffix("") if path.suffix == ".gz" else path.with_name(path.name + ".gz")
+    return f" (there is {other.name} beside it: give that)" if other.is_file() else ""
+
+
 def open_regular(path: Path):
     """``path`` opened for binary reading, or DataFormatError when it is missing, a folder or not a
     regular file. It is opened without blocking (a FIFO with no writer would block ``open``) and
@@ -61,7 +68,7 @@ def open_regular(path: Path):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise DataFormatError(path, None, "file not found") from None
+        raise DataFormatError(path, None, "file not found" + _near_miss(Path(path))) from None
     except IsADirectoryError:
         raise DataFormatError(path, None, "is a folder, not a file") from None
     mode = os.fstat(fd).st_mode

@@ -129,8 +129,15 @@ def test_truncated_gzip_is_a_clear_error(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(DataFormatError, match=r"nope.txt: file not found"):
+    with pytest.raises(DataFormatError, match=r"nope.txt: file not found$"):
         read_letor(tmp_path / "nope.txt")
+    # the file is there compressed (LETOR's and WikiQA's ship as .gz), or the other way round: the error says so
+    write(tmp_path, gzip.compress(GOOD.encode()), "train.txt.gz")
+    with pytest.raises(DataFormatError, match=r"train.txt: file not found \(there is train.txt.gz beside it"):
+        read_letor(tmp_path / "train.txt")
+    write(tmp_path, GOOD, "vali.txt")
+    with pytest.raises(DataFormatError, match=r"vali.txt.gz: file not found \(there is vali.txt beside it"):
+        read_letor(tmp_path / "vali.txt.gz")
 
 
 def test_non_contiguous_qids_are_grouped_stably_with_a_warning(tmp_path):
