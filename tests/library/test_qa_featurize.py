@@ -99,6 +99,36 @@ def test_fit_on_one_file_transform_another(tmp_path, capsys):
     np.testing.assert_array_equal(featurizer.transform(read_qa_tsv(test)), dense(b.X))
 
 
+def write_jacana(path, rows):
+    """``rows`` in TREC QA's jacana form: per question a <QApairs> with its <question>, <positive> and <negative>
+    blocks of five tab-separated lines (the tokens first; the other four are annotations the reader skips)."""
+    lines = []
+    for qid in dict.fromkeys(row[0] for row in rows):
+        mine = [row for row in rows if row[0] == qid]
+        lines += [f"<QApairs id='{qid}'>", *block("question", mine[0][1])]
+        lines += [line for _, _, candidate, label in mine for line in block(("negative", "positive")[label], candidate)]
+        lines.append("</QApairs>")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def block(tag, text):
+    tokens = "\t".join(text.split())
+    return [f"<{tag}>", tokens, *(["\t".join("-" for _ in text.split())] * 4), f"</{tag}>"]
+
+
+def test_any_question_candidate_file_the_commands_read_is_featurized_alike(tmp_path, capsys):
+    tsv = write_tsv(tmp_path / "train.tsv", TRAIN_ROWS)
+    xml = write_jacana(tmp_path / "train.xml", TRAIN_ROWS)  # TREC QA's form, which train and predict read too
+    for path in (tsv, xml):
+        code, _, err = run(capsys, "featurize", "qa", "--input", path, "--fit", tsv, "--out", f"{path}.letor")
+        assert code == 0, err
+    a, b = read_letor(f"{tsv}.letor"), read_letor(f"{xml}.letor")
+    # the jacana reader joins tokens by spaces: the texts and so the features are those of the TSV's rows
+    np.testing.assert_array_equal(dense(b.X), dense(a.X))
+    assert b.y.tolist() == a.y.tolist() and b.qid.tolist() == a.qid.tolist()
+
+
 def test_fit_and_state_exclude_each_other(tmp_path, capsys):
     tsv = write_tsv(tmp_path / "t.tsv", TRAIN_ROWS)
     with pytest.raises(SystemExit) as info:

@@ -13,17 +13,18 @@ INPUTS = ("--input", "--fit", "--state")
 def add_parser(sub, details=None):
     p = sub.add_parser(
         "featurize", help=HELP,
-        description="Featurize a QA TSV (rows of question, candidate, label, with an optional leading question id, "
-                    "or a WikiQA TSV with its header) into a LETOR/SVMlight file: one row per candidate, integer "
-                    "qids in question order, '#docid = ... question = ...' comments. The features are listed in "
-                    "docs/QA_FEATURES.md.",
+        description="Featurize question-candidate text (a QA TSV: rows of question, candidate, label, with an "
+                    "optional leading question id; a WikiQA TSV with its header; TREC QA's jacana XML or TRAIN-ALL "
+                    "folder; SemEval-2016 XML: what train and predict read) into a LETOR/SVMlight file: one row per "
+                    "candidate, integer qids in question order, '#docid = ... question = ...' comments. The "
+                    "features are listed in docs/QA_FEATURES.md.",
     )
     p.add_argument("kind", choices=("qa",), metavar="KIND", help="what to featurize: qa (question answering)")
-    p.add_argument("--input", required=True, help="TSV file to featurize (plain or .gz)")
+    p.add_argument("--input", required=True, help="question-candidate file to featurize (plain or .gz)")
     p.add_argument("--out", required=True, help="LETOR/SVMlight file to write (.gz to compress)")
     state = p.add_mutually_exclusive_group()
     state.add_argument("--fit", metavar="FILE",
-                       help="training TSV to fit the featurizer (idf) on; its state is saved as OUT.featurizer.json")
+                       help="training file to fit the featurizer (idf) on; its state is saved as OUT.featurizer.json")
     state.add_argument("--state", metavar="FILE", help="a saved OUT.featurizer.json to reuse (for test files)")
     p.add_argument("--query-file", action="store_true",
                    help="also write OUT.query: each question's row count, one per line (LightGBM's and RankLib's groups)")

@@ -1,6 +1,7 @@
-"""``structrank featurize qa``: question-candidate TSV in, LETOR/SVMlight file out.
+"""``structrank featurize qa``: question-candidate text in, LETOR/SVMlight file out.
 
-The input is a user TSV or a WikiQA TSV (``readers.read_qa_tsv``). Every candidate becomes one
+The input is any question-candidate file the other commands read (``pairs_files.read_pairs_file``): a user
+TSV, a WikiQA TSV, TREC QA's jacana XML or TRAIN-ALL folder, SemEval-2016 XML. Every candidate becomes one
 row: its label, an integer qid (1, 2, ... in the order of the questions) and the comment
 ``docid = DOCID question = QID`` keeping the file's own ids. Nothing is filtered: the file is
 featurized as it stands (filter with ``readers.keep_questions_with_both`` for the paper's setup).
@@ -26,7 +27,8 @@ from structrank.data.dataset import RankingDataset
 from structrank.data.letor import write_letor
 from structrank.errors import DataValidationError, StructRankError
 from structrank.qa.features import QAFeaturizer
-from structrank.qa.readers import QAData, read_qa_tsv
+from structrank.qa.pairs_files import read_pairs_file
+from structrank.qa.readers import QAData
 
 EMBEDDINGS_HINT = 'pip install "structrank[embeddings]"'
 
@@ -84,7 +86,7 @@ def featurize(data: QAData, featurizer: QAFeaturizer, embeddings: bool = False):
 
 
 def featurize_file(input_path, out, fit=None, state=None, embeddings=False, log=None, query_file=False) -> dict:
-    """Featurize a QA TSV into a LETOR/SVMlight file (see the module docstring).
+    """Featurize a question-candidate file into a LETOR/SVMlight file (see the module docstring).
 
     Returns a summary: rows, questions, features, the state file, seconds.
     """
@@ -92,7 +94,7 @@ def featurize_file(input_path, out, fit=None, state=None, embeddings=False, log=
     if fit is not None and state is not None:
         raise ValueError("give either --fit FILE or --state FILE, not both")
     started = time.perf_counter()
-    data = read_qa_tsv(input_path)
+    data = read_pairs_file(input_path)
     state_out = None
     if state is not None:
         featurizer = QAFeaturizer.load(state)
@@ -101,7 +103,7 @@ def featurize_file(input_path, out, fit=None, state=None, embeddings=False, log=
             say(f"no --fit or --state: fitting the featurizer (idf) on the input {input_path} itself")
             featurizer = QAFeaturizer().fit(data)
         else:
-            featurizer = QAFeaturizer().fit(read_qa_tsv(fit))
+            featurizer = QAFeaturizer().fit(read_pairs_file(fit))
         state_out = state_path_for(out)
     X, names = featurize(data, featurizer, embeddings=embeddings)
     write_letor(out, to_ranking_dataset(data, X), query_file=query_file)  # query_file: OUT.query beside it
