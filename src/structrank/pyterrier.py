@@ -2,15 +2,17 @@
 
 PyTerrier passes results as DataFrames: a result frame has a row per (query, document) with columns
 ``qid`` and ``docno`` and, after a feature union (``**``), ``features`` (one vector per row); a qrels frame
-has ``qid``, ``docno`` and ``label``. ``StructrankTransformer(ranker)`` makes any structrank ranker of
-feature vectors a PyTerrier transformer that can be fitted (a ``pt.Estimator``):
+has ``qid``, ``docno`` and ``label``. ``StructrankTransformer(ranker)`` makes any structrank ranker a
+PyTerrier transformer that can be fitted (a ``pt.Estimator``). A ranker of feature vectors reads ``features``;
+a text reranker (``CrossEncoderRanker``) reads each row's ``query`` and ``text``, the columns PyTerrier's
+neural rerankers read (``pt.text.get_text`` adds ``text``):
 
 - ``fit(res_tr, qrels_tr, res_va=None, qrels_va=None)`` joins each row's label from the qrels, as
   ``pt.ltr`` does (a row the qrels do not judge has label 0), and fits the ranker on the stacked features
-  with the rows' qid (``ranker.fit(X, y, qid=...)``). The validation frames are the ranker's ``eval_set``:
+  with the rows' qid (``ranker.fit(X, y, qid=...)``; a text reranker's ``X`` is the (query, text) pairs). The validation frames are the ranker's ``eval_set``:
   the learners that pick their epoch or round on it do so, the others score it (``eval_score_``); a fit
   without ``eval_set`` (a ranker from elsewhere) warns that they were not used.
-- ``transform(res)`` sets ``score`` to ``ranker.predict`` of the features, row for row, and recomputes
+- ``transform(res)`` sets ``score`` to ``ranker.predict`` of the features (or pairs), row for row, and recomputes
   ``rank`` with PyTerrier's own ``pt.model.add_ranks`` (the rows keep their order).
 
 Qrels may also come under ir_datasets' names (query_id, doc_id, relevance; ``metrics.trec.FRAME_COLUMNS``);
@@ -34,6 +36,7 @@ import warnings
 import numpy as np
 
 from structrank.errors import DataValidationError
+from structrank.learners.base import model_inputs
 from structrank.metrics.trec import frame_columns
 
 # deferred imports: pyterrier and pandas (python-terrier, an optional dependency) load when the adapter is first used
@@ -113,6 +116,30 @@ def _features(frame, where: str) -> np.ndarray:
     return X
 
 
+def _pairs(frame, where: str) -> list:
+    """The (query, text) pairs of a result frame, one per row, for a text reranker."""
+    pairs = []
+    for i, (query, text) in enumerate(zip(frame["query"], frame["text"])):
+        for name, value in (("query", query), ("text", text)):
+            if not isinstance(value, str):
+                missing = value is None or (isinstance(value, float) and np.isnan(value))
+                raise DataValidationError(f"{where}, row {i}: {name} is {'missing' if missing else repr(value)}, not "
+                                          "text (a text reranker reads each row's query and text; "
+                                          "pt.text.get_text adds the text)")
+        pairs.append((query, text))
+    return pairs
+
+
+def _inputs_of(pt, context, frame, ranker, where: str):
+    """What ``ranker`` scores of each row of ``frame``, checked to be there: its features, or (query, text) pairs
+    (None for a frame without rows)."""
+    text = model_inputs(ranker) == "text"
+    pt.validate.result_frame(frame, extra_columns=["query", "text"] if text else ["features"], context=context)
+    if len(frame) == 0:
+        return None
+    return _pairs(frame, where) if text else _features(frame, where)
+
+
 def _labels(frame, qrels, where: str) -> np.ndarray:
     """Each row's label, joined from the qrels on (qid, docno) as pt.ltr does: 0 where they judge no such row."""
     import pandas as pd  # deferred: installed with pyterrier
@@ -136,12 +163,12 @@ def _labels(frame, qrels, where: str) -> np.ndarray:
     return joined["label"].fillna(0).to_numpy()
 
 
-def _training_arrays(pt, context, frame, qrels, where: str):
-    """(X, y, qid) of a result frame with its labels joined from the qrels."""
-    pt.validate.result_frame(frame, extra_columns=["features"], context=context)
+def _training_arrays(pt, context, frame, qrels, ranker, where: str):
+    """(X, y, qid) of a result frame with its labels joined from the qrels; X is what ``ranker`` scores."""
+    X = _inputs_of(pt, context, frame, ranker, where)
     if len(frame) == 0:
         raise DataValidationError(f"{where} have no row to fit on")
-    return _features(frame, where), _labels(frame, qrels, where), _ids(frame["qid"])
+    return X, _labels(frame, qrels, where), _ids(frame["qid"])
 
 
 class _Adapter:  # the body of StructrankTransformer, which __getattr__ builds on pt.Estimator
@@ -150,7 +177,9 @@ class _Adapter:  # the body of StructrankTransformer, which __getattr__ builds o
     Parameters
     ----------
     ranker : structrank ranker
-        Any ranker of feature vectors (``fit(X, y, qid=...)`` and ``predict(X)``); the adapter fits it in place.
+        Any ranker (``fit(X, y, qid=...)`` and ``predict(X)``) of feature vectors, which it reads from the
+        ``features`` column, or of text (``CrossEncoderRanker``), from the ``query`` and ``text`` columns; the
+        adapter fits it in place.
 
     Examples
     --------
@@ -178,7 +207,8 @@ class _Adapter:  # the body of StructrankTransformer, which __getattr__ builds o
         Parameters
         ----------
         topics_or_res_tr : pandas.DataFrame
-            The training results: qid, docno, features (one vector per row).
+            The training results: qid, docno, features (one vector per row), or query and text for a text
+            reranker.
         qrels_tr : pandas.DataFrame
             Their judgements: qid, docno, label (or ir_datasets' query_id, doc_id, relevance). An unjudged
             row has label 0.
@@ -190,13 +220,13 @@ class _Adapter:  # the body of StructrankTransformer, which __getattr__ builds o
         self
         """
         pt = _pyterrier()
-        X, y, qid = _training_arrays(pt, self, topics_or_res_tr, qrels_tr, "the training results")
+        X, y, qid = _training_arrays(pt, self, topics_or_res_tr, qrels_tr, self.ranker, "the training results")
         options = {}
         if (topics_or_res_va is None) != (qrels_va is None):
             raise DataValidationError("fit takes validation results and validation qrels together: one was given "
                                       "without the other")
         if topics_or_res_va is not None:
-            dev = _training_arrays(pt, self, topics_or_res_va, qrels_va, "the validation results")
+            dev = _training_arrays(pt, self, topics_or_res_va, qrels_va, self.ranker, "the validation results")
             if "eval_set" in inspect.signature(self.ranker.fit).parameters:
                 options["eval_set"] = dev
             else:
@@ -211,16 +241,16 @@ class _Adapter:  # the body of StructrankTransformer, which __getattr__ builds o
         Parameters
         ----------
         inp : pandas.DataFrame
-            Results with qid, docno and features; the rows keep their order.
+            Results with qid, docno and features (a text reranker: query and text); the rows keep their order.
 
         Returns
         -------
         pandas.DataFrame
         """
         pt = _pyterrier()
-        pt.validate.result_frame(inp, extra_columns=["features"], context=self)
+        X = _inputs_of(pt, self, inp, self.ranker, "the results")
         out = inp.copy()
-        out["score"] = self.ranker.predict(_features(inp, "the results")) if len(inp) else np.zeros(0)
+        out["score"] = np.zeros(0) if X is None else self.ranker.predict(X)
         return pt.model.add_ranks(out)
 
     def transform_outputs(self, inp_cols):

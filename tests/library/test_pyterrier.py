@@ -295,3 +295,43 @@ def test_a_frame_without_known_columns_is_refused_naming_the_accepted_ones():
     both = pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [1], "relevance": [0]})
     with pytest.raises(DataValidationError, match=r"2 relevance label columns, 'label' and 'relevance': keep one"):
         evaluate_run(both, run)
+
+
+@PT
+@pytest.mark.extra("text")
+def test_a_cross_encoder_reads_each_rows_query_and_text(tmp_path):
+    """A text reranker in the adapter reads PyTerrier's query and text columns (what pt.text.get_text adds), fits
+    what a fit on the pairs fits, and scores as its predict; a row without text is named."""
+    import pandas as pd
+
+    from extras import need
+    from structrank.learners import CrossEncoderRanker
+    from structrank.pyterrier import StructrankTransformer
+    from tiny_encoder import write_tiny_encoder
+
+    need("text")
+    encoder = str(write_tiny_encoder(tmp_path / "tiny-bert"))
+    rng = np.random.default_rng(0)
+    rows = [(str(q), f"d{q}-{d}", "who ate the cake ?", f"the {'red' if d == q % 4 else 'blue'} dog ate",
+             int(d == q % 4)) for q in range(8) for d in range(4)]
+    rng.shuffle(rows[:4])  # the frame's order is the pairs' order either way
+    frame = pd.DataFrame(rows, columns=["qid", "docno", "query", "text", "label"])
+    results, qrels = frame.drop(columns=["label"]), frame[["qid", "docno", "label"]]
+
+    def ranker():
+        return CrossEncoderRanker(encoder=encoder, epochs=1, learning_rate=2e-3, max_length=32, device="cpu",
+                                  progress=False, random_state=0)
+
+    adapter = StructrankTransformer(ranker()).fit(results, qrels)
+    pairs = list(zip(frame["query"], frame["text"]))
+    on_pairs = ranker().fit(pairs, frame["label"].to_numpy(), frame["qid"].to_numpy())
+    reranked = adapter.transform(results)
+    np.testing.assert_allclose(reranked.score.to_numpy(), on_pairs.predict(pairs), atol=1e-5)
+    assert {"score", "rank"} <= set(reranked.columns)
+    holed = results.copy()
+    holed.at[5, "text"] = None
+    with pytest.raises(DataValidationError, match=r"the results, row 5: text is missing, not text"):
+        adapter.transform(holed)
+    import pyterrier as pt
+    with pytest.raises(pt.validate.InputValidationError):  # PyTerrier's own check names the missing column
+        adapter.transform(results.drop(columns=["text"]))
