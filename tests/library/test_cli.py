@@ -266,6 +266,18 @@ def test_a_truncated_model_file_is_refused_in_one_line_and_closed(files, ranksvm
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr  # and in a process of its own
     assert "ResourceWarning" not in proc.stderr and not (tmp_path / "s.txt").exists()
 
+@pytest.mark.parametrize("jobs, problem", [("0", "0 jobs: give a number of workers"), ("two", "'two' is not a whole")])
+def test_jobs_refuses_a_count_that_means_nothing_before_any_fit(files, tmp_path, jobs, problem):
+    # joblib takes -1 for one worker per core; 0 is no count at all (train took it as 1, reproduce failed in
+    # joblib's words about its own Parallel)
+    out = tmp_path / "m.npz"
+    proc = subprocess.run([*PYTHON, "-m", "structrank", "train", "ranksvm", "--train", str(files["train"]),
+                           "--vali", str(files["vali"]), "--jobs", jobs, "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and f"argument --jobs: {problem}" in proc.stderr, proc.stderr
+    assert "vali map" not in proc.stderr and not out.exists()
+
+
 #: (a command line whose option does not apply to its input, the option, where it applies): an error, never
 #: ignored (issue 38.6). DATA, SCORES, MODEL and OUT stand for the fixtures' files and an output path.
 INAPPLICABLE = [

@@ -99,9 +99,24 @@ def kernels_alone() -> None:
     without_blas_probe()
 
 
+def job_count(text) -> int:
+    """``--jobs``'s value: joblib's n_jobs, a count of workers or, below 0, every core but ``-1 - n`` of them; 0
+    means nothing (joblib refuses it in words about its own ``Parallel``; ``train`` took it as 1)."""
+    import argparse
+
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if jobs == 0:
+        raise argparse.ArgumentTypeError("0 jobs: give a number of workers (1, 2, ...), or -1 for one per core "
+                                         "(joblib's n_jobs)")
+    return jobs
+
+
 def add_parallel_options(p, jobs_help):
     """``--jobs N`` (``jobs_help``: what runs in parallel) and ``--scheduler ADDRESS`` on parser ``p``."""
-    p.add_argument("--jobs", type=int, default=None, help=jobs_help + " (default 1)")
+    p.add_argument("--jobs", type=job_count, default=None, help=jobs_help + "; -1: one per core (default 1)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run on this dask.distributed scheduler (tcp://host:8786) instead of local workers; "
                         "data files must be at the same paths on every worker (docs/DISTRIBUTED.md)")
