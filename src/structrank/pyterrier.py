@@ -9,11 +9,12 @@ neural rerankers read (``pt.text.get_text`` adds ``text``):
 
 - ``fit(res_tr, qrels_tr, res_va=None, qrels_va=None)`` joins each row's label from the qrels, as
   ``pt.ltr`` does (a row the qrels do not judge has label 0), and fits the ranker on the stacked features
-  with the rows' qid (``ranker.fit(X, y, qid=...)``; a text reranker's ``X`` is the (query, text) pairs). The validation frames are the ranker's ``eval_set``:
-  the learners that pick their epoch or round on it do so, the others score it (``eval_score_``); a fit
-  without ``eval_set`` (a ranker from elsewhere) warns that they were not used.
-- ``transform(res)`` sets ``score`` to ``ranker.predict`` of the features (or pairs), row for row, and recomputes
-  ``rank`` with PyTerrier's own ``pt.model.add_ranks`` (the rows keep their order).
+  with the rows' qid (``ranker.fit(X, y, qid=...)``; a text reranker's ``X`` is the (query, text) pairs).
+  The validation frames are the ranker's ``eval_set``: the learners that pick their epoch or round on it
+  do so, the others score it (``eval_score_``); a fit without ``eval_set`` (a ranker from elsewhere) warns
+  that they were not used.
+- ``transform(res)`` sets ``score`` to ``ranker.predict`` of the features (or pairs), row for row, and
+  recomputes ``rank`` with PyTerrier's own ``pt.model.add_ranks`` (the rows keep their order).
 
 Qrels may also come under ir_datasets' names (query_id, doc_id, relevance; ``metrics.trec.FRAME_COLUMNS``);
 query and document ids compare as strings, as trec_eval compares them. ``dataset_frames`` turns a
