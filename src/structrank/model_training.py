@@ -31,19 +31,19 @@ from structrank.metrics.conventions import CONVENTION_NAMES
 from structrank.model_io import save_model
 
 
-def training_convention(spec, fixed: dict, convention=None, vali=False) -> str:
-    """The convention selection on vali follows: ``convention`` (``--convention``), or the fixed parameter
+def training_convention(spec, fixed: dict, convention=None, vali=False) -> str | None:
+    """The convention named for selection on vali: ``convention`` (``--convention``), or the fixed parameter
     ``convention`` (``--set convention=X``), which means the same (taken out of ``fixed``; both given, they must
-    agree), else ``auto`` (``trec`` for a text reranker, until ``train_model`` has read its vali file). A model
-    with a ``convention`` parameter (``score()``'s) gets the one named in ``fixed``; without ``vali`` and without
-    that parameter, naming one would change nothing, which is an error rather than a silent no-op."""
+    agree), else None: the vali file's own (``labelled.data_convention``, once ``train_model`` has read it). A
+    model with a ``convention`` parameter (``score()``'s) gets the one named in ``fixed``; without ``vali`` and
+    without that parameter, naming one would change nothing, which is an error rather than a silent no-op."""
     given = fixed.pop("convention", None)
     if given is not None and convention is not None and given != convention:
         raise ValueError(f"--set convention={given} and --convention {convention} disagree: give the "
                          "convention once, as --convention")
     named = convention or given
     if named is None:
-        return "trec" if spec.inputs == "text" else "auto"  # a text reranker: its vali file may name another
+        return None
     if named not in CONVENTION_NAMES:
         raise ValueError(f"--set convention={named!r}: not a convention; --convention takes one of "
                          f"{', '.join(CONVENTION_NAMES)}")
@@ -73,7 +73,6 @@ def train_model(model, train, out, *, fixed=None, vali=None, convention=None, qu
     spec = get_model(model) if isinstance(model, str) else model
     fixed = spec.with_loss_params(dict(fixed or {}))  # a loss's options in loss_params (k=5 refused)
     spec = spec.chosen_with(fixed)
-    named = convention is not None or fixed.get("convention") is not None
     convention = training_convention(spec, fixed, convention, vali is not None)
     spec.make(**fixed)  # unknown names and bad values fail here, before any work
     ignored = ignored_parameters(spec, fixed)
@@ -88,10 +87,10 @@ def train_model(model, train, out, *, fixed=None, vali=None, convention=None, qu
         if vali is not None:
             held_out = (read_labelled(vali, spec.inputs) if spec.inputs == "text"
                         else read_letor(vali, n_features=data.n_features))
-            if spec.inputs == "text" and not named:  # judged by its task's official tool (SemEval's scorer)
+            if convention is None:  # the file's own: its task's official tool for text (SemEval's scorer), else auto
                 convention = data_convention(None, held_out)
-                if "convention" in spec.cls().get_params(deep=False):
-                    fixed["convention"] = convention
+                if convention != "auto" and "convention" in spec.cls().get_params(deep=False):
+                    fixed["convention"] = convention  # a text reranker keeps its epoch by it too
             if queries == "with-both":
                 held_out = held_out.take_queries(queries_with_both(held_out, vali, convention))
             if not (np.asarray(held_out.y) > 0).any():  # every model would score 0 on it: the choice would be void

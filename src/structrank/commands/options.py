@@ -101,7 +101,7 @@ def kernels_alone() -> None:
 
 def job_count(text) -> int:
     """``--jobs``'s value: joblib's n_jobs, a count of workers or, below 0, every core but ``-1 - n`` of them; 0
-    means nothing (joblib refuses it in words about its own ``Parallel``; ``train`` took it as 1)."""
+    counts nothing and is refused here, in the option's words rather than joblib's."""
     import argparse
 
     try:

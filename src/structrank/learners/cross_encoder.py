@@ -150,7 +150,9 @@ def resolve_device(device) -> str:
 def serving_device(device) -> str:
     """Where a saved model predicts: the device it was trained with when this machine has it, else "auto"'s choice
     (a model fine-tuned on a GPU is served on a machine without one, as ``CrossEncoder(folder)`` would be)."""
-    return resolve_device("auto" if device == "auto" or device_problem(device) is not None else device)
+    if device != "auto" and device_problem(device) is None:
+        return device
+    return resolve_device("auto")
 
 
 def encoder_positions(folder) -> int | None:
@@ -428,13 +430,12 @@ class CrossEncoderRanker(ScoreLossScorerMixin, BaseRanker):
         if not self._baseline():
             self._warn_if_loss_is_constant(self.loss_, data.offsets)
         with process_state(self.n_threads):
-            self._train(folder, data, dev)
+            self._train(folder, data, dev, device)
         return self._finish_fit()
 
-    def _train(self, folder, data, dev):
-        """The fine-tunings of the soup (one, or ``soup`` of them, ``n_jobs`` at once), their kept weights averaged
-        into ``model_``."""
-        device = resolve_device(self.device)
+    def _train(self, folder, data, dev, device):
+        """The fine-tunings of the soup (one, or ``soup`` of them, ``n_jobs`` at once) on ``device`` (``fit`` resolved
+        it), their kept weights averaged into ``model_``."""
         seeds = [int(self.random_state) + i for i in range(int(self.soup))]
         jobs = self._jobs(len(seeds))
         if jobs > 1:
